@@ -1,0 +1,137 @@
+import type { Db } from '../../db/connect';
+import { isUniqueViolation } from '../../db/errors';
+import { ApiKey, PLANS, Principal, Tenant, type Plan } from '../../db/models';
+import { newId, randomBase62, sha256Hex } from '../ids';
+import { ServiceError } from '../errors';
+
+
+/** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
+export const DEFAULT_SCOPES = [
+  'documents:read',
+  'documents:write',
+  'templates:read',
+  'contacts:write',
+  'offers:write',
+  'drive:write',
+  'transfers:write',
+  'webhooks:write',
+] as const;
+export const SIGN_SCOPE = 'documents:sign';
+
+const KEY_PREFIX = 'svc_';
+const KEY_RANDOM_LENGTH = 32;
+/** The visible start of a key kept for people to recognise it: `svc_` and four characters. */
+const KEY_DISPLAY_LENGTH = 8;
+const KEY_PATTERN = /^svc_[0-9A-Za-z]{32}$/;
+
+export function isBusinessPlus(plan: Plan): boolean {
+  return plan === 'business' || plan === 'enterprise';
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface CreatePrincipalInput {
+  email: string;
+  name: string;
+  plan?: Plan;
+  tenantId?: string;
+}
+
+export async function createPrincipal(db: Db, input: CreatePrincipalInput) {
+  const email = normalizeEmail(input.email);
+  const taken = () => new ServiceError('conflict', `A principal with e-mail ${email} already exists.`);
+  return db.transaction(async (trx) => {
+    if (await Principal.query(trx).whereRaw('lower(email) = ?', [email]).first()) throw taken();
+    let tenant: Tenant;
+    if (input.tenantId) {
+      const existing = await Tenant.query(trx).findById(input.tenantId);
+      if (!existing) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
+      if (input.plan && input.plan !== existing.plan) {
+        throw new ServiceError('invalid_request', `Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`);
+      }
+      tenant = existing;
+    } else {
+      tenant = await Tenant.query(trx).insertAndFetch({ id: newId('ten'), name: input.name, plan: input.plan ?? 'business' });
+    }
+    const principal = await Principal.query(trx).insertAndFetch({
+      id: newId('prn'),
+      tenant_id: tenant.id,
+      email,
+      name: input.name.trim(),
+    });
+    return { tenant, principal };
+  }).catch((error) => {
+    // Two creations of one e-mail at once: the unique index decides, the loser gets the same answer.
+    throw isUniqueViolation(error) ? taken() : error;
+  });
+}
+
+export interface CreatedKey {
+  apiKey: ApiKey;
+  /** The raw key: returned once, never stored. */
+  secret: string;
+}
+
+export async function createKey(db: Db, input: { email?: string; principalId?: string; label: string }): Promise<CreatedKey> {
+  const query = Principal.query(db);
+  const principal = input.principalId
+    ? await query.findById(input.principalId)
+    : await query.whereRaw('lower(email) = ?', [normalizeEmail(input.email ?? '')]).first();
+  if (!principal) throw new ServiceError('not_found', `No principal ${input.principalId ?? normalizeEmail(input.email ?? '')}.`);
+  const secret = `${KEY_PREFIX}${randomBase62(KEY_RANDOM_LENGTH)}`;
+  const apiKey = await ApiKey.query(db).insertAndFetch({
+    id: newId('key'),
+    tenant_id: principal.tenant_id,
+    principal_id: principal.id,
+    label: input.label.trim(),
+    prefix: secret.slice(0, KEY_DISPLAY_LENGTH),
+    key_hash: sha256Hex(secret),
+    scopes: [...DEFAULT_SCOPES],
+  });
+  return { apiKey, secret };
+}
+
+export async function revokeKey(db: Db, keyId: string): Promise<ApiKey> {
+  const apiKey = await ApiKey.query(db).findById(keyId);
+  if (!apiKey) throw new ServiceError('not_found', `No API key ${keyId}.`);
+  if (apiKey.revoked_at) return apiKey;
+  return apiKey.$query(db).patchAndFetch({ revoked_at: new Date() });
+}
+
+export async function setPlan(db: Db, input: { tenantId: string; plan: Plan }): Promise<Tenant> {
+  if (!PLANS.includes(input.plan)) throw new ServiceError('invalid_request', `Plan must be one of ${PLANS.join(', ')}.`);
+  const tenant = await Tenant.query(db).patchAndFetchById(input.tenantId, { plan: input.plan, updated_at: new Date() });
+  if (!tenant) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
+  return tenant;
+}
+
+export interface Caller {
+  apiKey: ApiKey;
+  principal: Principal;
+  tenant: Tenant;
+}
+
+/** last_used_at is written at most once a minute per key, so reads do not turn into a write each. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * The caller behind a raw API key, or undefined for a malformed, unknown or revoked one. The key is
+ * looked up by its SHA-256, so no stored value can be compared against a guess character by character.
+ */
+export async function authenticateKey(db: Db, raw: string, now = new Date()): Promise<Caller | undefined> {
+  if (!KEY_PATTERN.test(raw)) return undefined;
+  const apiKey = await ApiKey.query(db).where({ key_hash: sha256Hex(raw) }).whereNull('revoked_at').first();
+  if (!apiKey) return undefined;
+  const [principal, tenant] = await Promise.all([
+    Principal.query(db).findById(apiKey.principal_id),
+    Tenant.query(db).findById(apiKey.tenant_id),
+  ]);
+  if (!principal || !tenant) return undefined;
+  if (!apiKey.last_used_at || now.getTime() - apiKey.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    await ApiKey.query(db).findById(apiKey.id).patch({ last_used_at: now });
+    apiKey.last_used_at = now;
+  }
+  return { apiKey, principal, tenant };
+}

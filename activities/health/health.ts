@@ -1,0 +1,86 @@
+import protos from '@temporalio/proto';
+import type { Db } from '../../db/connect';
+import type { Deps, TemporalDeps } from '../../worker/deps';
+
+export interface ComponentHealth {
+  ok: boolean;
+  latency_ms: number;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'unavailable';
+  database: ComponentHealth & { driver: string };
+  temporal: ComponentHealth & { namespace: string };
+  worker: { ok: boolean; task_queue: string; pollers: number };
+}
+
+const CHECK_TIMEOUT_MS = 3000;
+
+async function timed(check: () => Promise<unknown>): Promise<ComponentHealth> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return { ok: true, latency_ms: Math.round(performance.now() - started) };
+  } catch {
+    return { ok: false, latency_ms: Math.round(performance.now() - started) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function pingDatabase(db: Db): Promise<string> {
+  const result = await db.raw('select now() as now');
+  return new Date(result.rows[0].now).toISOString();
+}
+
+async function workflowPollers(temporal: TemporalDeps): Promise<number> {
+  const deadline = Date.now() + CHECK_TIMEOUT_MS;
+  const response = await temporal.connection.withDeadline(deadline, () =>
+    temporal.connection.workflowService.describeTaskQueue({
+      namespace: temporal.namespace,
+      taskQueue: { name: temporal.taskQueue, kind: protos.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: protos.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    }),
+  );
+  return response.pollers?.length ?? 0;
+}
+
+/**
+ * Reachability of the database and Temporal, and whether any worker polls the task queue. Only
+ * yes/no and timings are reported: the endpoint is open, so no addresses or error texts leave it.
+ */
+export async function checkHealth(deps: Pick<Deps, 'db' | 'dbDriver' | 'temporal' | 'log'>): Promise<HealthReport> {
+  const { temporal } = deps;
+  let pollers = 0;
+  const [database, temporalHealth] = await Promise.all([
+    timed(() => pingDatabase(deps.db)),
+    timed(async () => {
+      pollers = await workflowPollers(temporal);
+    }),
+  ]);
+  if (!database.ok || !temporalHealth.ok) deps.log.warn('health check failed', { database: database.ok, temporal: temporalHealth.ok });
+  const worker = { ok: pollers > 0, task_queue: temporal.taskQueue, pollers };
+  const status = !database.ok || !temporalHealth.ok ? 'unavailable' : worker.ok ? 'ok' : 'degraded';
+  return {
+    status,
+    database: { ...database, driver: deps.dbDriver },
+    temporal: { ...temporalHealth, namespace: temporal.namespace },
+    worker,
+  };
+}
+
+/** Activities of the ping workflow: proves a workflow reaches the worker and the worker the database. */
+export function createHealthActivities(deps: { db: Db }) {
+  return {
+    async pingDatabase(): Promise<string> {
+      return pingDatabase(deps.db);
+    },
+  };
+}
+export type HealthActivities = ReturnType<typeof createHealthActivities>;

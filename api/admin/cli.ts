@@ -1,0 +1,59 @@
+// `npm run admin -- <command>`: operators create principals and keys and set plans (see USAGE).
+import { loadConfig } from '../../activities/config/config';
+import { connectDb } from '../../db/connect';
+import { migrateLatest, migrationStatus } from '../../db/migrate';
+import { sendAdminCommand } from '../../worker/admin-socket';
+import { livePid } from '../../worker/data-lock';
+import { errorJson, parseCommand, runCommand, USAGE, UsageError } from './commands';
+import path from 'node:path';
+
+function print(stream: NodeJS.WriteStream, value: unknown) {
+  stream.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    print(process.stderr, errorJson(error));
+    process.stderr.write(`\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    // Embedded PGlite: a running `npm start` owns the files, so the command goes to it.
+    const reply = await sendAdminCommand(config.dataDir, argv);
+    if (reply) {
+      print(reply.ok ? process.stdout : process.stderr, reply.ok ? reply.result : { error: reply.error });
+      return reply.ok ? 0 : 1;
+    }
+    const holder = livePid(path.join(config.dataDir, 'svc.pid'));
+    if (holder) throw new Error(`the service (pid ${holder}) holds ${config.dataDir} but its admin socket does not answer`);
+  }
+  const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    if (config.databaseUrl) {
+      const { pending } = await migrationStatus(db);
+      if (pending.length > 0) throw new Error(`the database has pending migrations; run: npm run migrate`);
+    } else {
+      await migrateLatest(db);
+    }
+    print(process.stdout, await runCommand(db, command));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    print(process.stderr, errorJson(error));
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    print(process.stderr, { error: { code: 'admin_failed', message: error.message } });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import type { Deps } from '../worker/deps';
+import { contactRoutes } from './contacts/router';
+import { renderErrorsPage } from './docs/errors-page';
+import { documentRoutes } from './documents/router';
+import { driveRoutes } from './drive/router';
+import { errors } from './errors';
+import { errorMiddleware } from './http/errors-middleware';
+import { Routes } from './http/route';
+import { mandateRoutes } from './mandates/router';
+import { meRoutes } from './me/router';
+import { offerRoutes } from './offers/router';
+import { signingRoutes } from './signing/router';
+import { systemRoutes } from './system/router';
+import { templateRoutes } from './templates/router';
+import { transferRoutes } from './transfers/router';
+import { webhookRoutes } from './webhooks/router';
+import { appRoutes } from './app/router';
+
+function requestContext(deps: Deps) {
+  const log = deps.log.child({ component: 'api' });
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    ctx.state.requestId = randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    try {
+      await next();
+    } finally {
+      log.debug('request', { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) });
+    }
+  };
+}
+
+/** 404 for unknown /v1 paths, 405 (with Allow) for a known path called with another method. */
+function unmatched(router: Router) {
+  return async (ctx: Context, next: Next) => {
+    await next();
+    if (ctx.body !== undefined || ctx.status !== 404) return;
+    if (!ctx.path.startsWith('/v1/') && ctx.path !== '/v1') return;
+    const matched = router.match(ctx.path, ctx.method);
+    if (!matched.route && matched.path.length > 0) {
+      const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((method) => method !== 'HEAD');
+      throw errors.methodNotAllowed(allowed);
+    }
+    throw errors.notFound(`endpoint ${ctx.method} ${ctx.path}`);
+  };
+}
+
+/** The Koa application: the /v1 API, the principal app pages and the error documentation page. */
+export function createApp(deps: Deps) {
+  const app = new Koa({ proxy: false });
+  const v1 = new Router({ prefix: '/v1' });
+  const routes = new Routes(v1, deps);
+
+  systemRoutes(routes, deps);
+  meRoutes(routes, deps);
+  mandateRoutes(routes);
+  signingRoutes(routes);
+  documentRoutes(routes);
+  templateRoutes(routes);
+  contactRoutes(routes);
+  offerRoutes(routes);
+  webhookRoutes(routes);
+  driveRoutes(routes);
+  transferRoutes(routes);
+
+  const pages = new Router();
+  pages.get('/docs/errors', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = renderErrorsPage();
+  });
+  pages.get('/', (ctx) => {
+    ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
+  });
+  appRoutes(pages, deps);
+
+  app.use(requestContext(deps));
+  app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
+  app.use(unmatched(v1));
+  app.use(v1.routes());
+  app.use(pages.routes());
+  return { app, routes };
+}

@@ -1,0 +1,18 @@
+import { authenticateKey, type Caller } from '../../activities/accounts/accounts';
+import type { Db } from '../../db/connect';
+import { errors } from '../errors';
+import type { ApiContext } from './route';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The caller behind `Authorization: Bearer <key>`; 401 for a missing, malformed, unknown or revoked key. */
+export async function authenticate(ctx: ApiContext, db: Db): Promise<Caller> {
+  const header = ctx.get('authorization');
+  if (!header) throw errors.unauthorized();
+  const match = BEARER.exec(header);
+  if (!match) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".');
+  const caller = await authenticateKey(db, match[1]);
+  if (!caller) throw errors.unauthorized('The API key is unknown or revoked.');
+  ctx.state.caller = caller;
+  return caller;
+}

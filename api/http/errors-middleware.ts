@@ -1,0 +1,37 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from '../../activities/log';
+import { errorBody, errors, ServiceError } from '../errors';
+
+function fromHttpError(error: { status?: number; expose?: boolean; message?: string }): ServiceError | undefined {
+  switch (error.status) {
+    case 400:
+      return errors.invalidRequest(error.expose && error.message ? error.message : 'The request is malformed.');
+    case 413:
+      return errors.payloadTooLarge(0);
+    case 415:
+      return errors.unsupportedMediaType('application/json');
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one place error bodies are written: ServiceErrors become SPEC's `{error: {...}}` body, and
+ * anything else is logged with the request id and answered as a 500 with no internals.
+ */
+export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (caught) {
+      let error = caught instanceof ServiceError ? caught : fromHttpError(caught as { status?: number });
+      if (!error) {
+        options.log.error('unhandled error', { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, error: caught });
+        error = errors.internal();
+      }
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.body = errorBody(error, options.docsUrl);
+    }
+  };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors';
+import type { RegisteredRoute } from '../http/route';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  delete out.$schema;
+  return out;
+}
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'docs_url'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+        message: { type: 'string' },
+        docs_url: { type: 'string', format: 'uri' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};
+
+function errorResponse(codes: ErrorCode[]) {
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].description}`).join('\n\n'),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+function parameters(route: RegisteredRoute) {
+  const out: JsonSchema[] = [];
+  const place = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+    if (!schema) return;
+    const converted = jsonSchema(schema, 'input');
+    const properties = (converted.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((converted.required ?? []) as string[]);
+    for (const [name, property] of Object.entries(properties)) {
+      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: property });
+    }
+  };
+  place(route.spec.params, 'path');
+  place(route.spec.query, 'query');
+  return out;
+}
+
+function operation(route: RegisteredRoute) {
+  const { spec } = route;
+  const keyed = (spec.auth ?? 'key') === 'key';
+  const codes = new Set<ErrorCode>(['invalid_request', ...(spec.errors ?? [])]);
+  if (keyed) ['unauthorized', 'plan_required'].forEach((code) => codes.add(code as ErrorCode));
+  if (spec.scope) codes.add('insufficient_scope');
+  if (spec.flag) codes.add('feature_disabled');
+  if (spec.body) ['payload_too_large', 'unsupported_media_type'].forEach((code) => codes.add(code as ErrorCode));
+  if (!route.implemented) codes.add('not_implemented');
+
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const success = spec.status ?? 200;
+  const responses: Record<string, unknown> = {
+    [String(success)]: {
+      description: route.implemented ? 'Success' : 'Success (once implemented)',
+      ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
+    },
+  };
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse(statusCodes);
+
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description || !route.implemented
+      ? { description: [spec.description, route.implemented ? '' : 'Not implemented yet: answers 501 `not_implemented`.'].filter(Boolean).join('\n\n') }
+      : {}),
+    tags: [spec.tag],
+    security: keyed ? [{ bearerAuth: [] }] : [],
+    parameters: parameters(route),
+    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+    responses,
+    ...(route.implemented ? {} : { 'x-implemented': false }),
+  };
+}
+
+/** OpenAPI 3.1 for every registered route, from the same zod schemas that validate requests. */
+export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: string; version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = `/v1${route.spec.path}`.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][route.spec.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agents API',
+      version: options.version,
+      description:
+        'Electronic signatures and file transfers for software agents acting for a registered principal. ' +
+        'An API key is never intent to sign; the agent is never a party.',
+    },
+    servers: [{ url: options.serverUrl }],
+    tags: [...new Set(routes.map((route) => route.spec.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' } },
+      schemas: { Error: ERROR_SCHEMA },
+    },
+  };
+}

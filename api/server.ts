@@ -1,0 +1,37 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Deps } from '../worker/deps';
+import { createApp } from './app';
+
+export interface RunningServer {
+  server: http.Server;
+  /** Base address actually bound, e.g. http://127.0.0.1:3000 (port 0 resolves to the real port). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startHttpServer(deps: Deps, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+  const { app } = createApp(deps);
+  const server = http.createServer(app.callback());
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? deps.config.port, options.host ?? deps.config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    server,
+    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+import * as accounts from './20261122000001_accounts';
+import * as events from './20261122000002_events';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Migrations in order, listed in code so the same list runs under tsx, in tests and in bundles. */
+const MIGRATIONS: Array<[name: string, migration: Migration]> = [
+  ['20261122000001_accounts', accounts],
+  ['20261122000002_events', events],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

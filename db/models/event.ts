@@ -1,0 +1,13 @@
+import { BaseModel } from './base';
+
+export class Event extends BaseModel {
+  static override tableName = 'events';
+  static override jsonAttributes = ['data'];
+
+  declare id: string;
+  declare tenant_id: string;
+  declare event: string;
+  declare data: Record<string, unknown>;
+  declare created_at: Date;
+  declare dispatched_at: Date | null;
+}

@@ -1,0 +1,12 @@
+import { BaseModel } from './base';
+
+export class Principal extends BaseModel {
+  static override tableName = 'principals';
+
+  declare id: string;
+  declare tenant_id: string;
+  declare email: string;
+  declare name: string;
+  declare created_at: Date;
+  declare updated_at: Date;
+}

@@ -1,0 +1,12 @@
+// Counts finished tests (suites excluded) and ends the run with the line `N passed, N failed`.
+export default async function* summary(source) {
+  let passed = 0;
+  let failed = 0;
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (event.data.details?.type === 'suite') continue;
+    if (event.type === 'test:pass' && !event.data.skip && !event.data.todo) passed += 1;
+    if (event.type === 'test:fail') failed += 1;
+  }
+  yield `\n${passed} passed, ${failed} failed\n`;
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, starts PostgreSQL if it is down, then runs every test
+# (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing dependencies (npm ci) ..."
+  npm ci --no-audit --no-fund
+fi
+
+# The tests' PostgreSQL: TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (started if down).
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres"
+  if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+    if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+      echo "starting PostgreSQL ..."
+      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start
+      for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+    fi
+    pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432; set TEST_DATABASE_URL" >&2; exit 1; }
+  fi
+fi
+
+exec node --import tsx test/run.ts "$@"

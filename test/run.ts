@@ -1,0 +1,71 @@
+// The test run: one Temporal dev server and one workflow bundle for every test file, then node's
+// test runner over every *.test.ts. Arguments narrow the run to matching files.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDevServer } from '../worker/dev-server';
+import { ensureTemporalCli } from '../worker/temporal-cli';
+import { bundleWorkflows } from '../worker/worker';
+import { freePort } from './ports';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const SKIP = new Set(['node_modules', '.git', '.data', 'tmp']);
+
+function findTests(directory: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    if (SKIP.has(entry.name)) continue;
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) found.push(...findTests(full));
+    else if (entry.name.endsWith('.test.ts')) found.push(path.relative(ROOT, full));
+  }
+  return found.sort();
+}
+
+async function main(): Promise<number> {
+  const filters = process.argv.slice(2);
+  const files = findTests(ROOT).filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+  if (files.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
+
+  const binary = await ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+  const devServer = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await startDevServer({ binary, port: await freePort(), uiPort: 0, headless: true, logFile: path.join(scratch, 'temporal.log') });
+  try {
+    const bundlePath = path.join(scratch, 'workflows.js');
+    fs.writeFileSync(bundlePath, (await bundleWorkflows()).code);
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? devServer!.address,
+      TEMPORAL_CLI: binary,
+      SVC_WORKFLOW_BUNDLE: bundlePath,
+      TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    };
+    const args = [
+      '--import', 'tsx',
+      '--test',
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`, '--test-reporter-destination=stdout',
+      ...files,
+    ];
+    const code = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' });
+      child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
+    });
+    return code;
+  } finally {
+    await devServer?.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    process.stderr.write(`${error.stack ?? error.message}\n0 passed, 1 failed\n`);
+    process.exit(1);
+  },
+);

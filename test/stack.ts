@@ -1,0 +1,74 @@
+import { randomBase62 } from '../activities/ids';
+import { loadConfig, type Config } from '../activities/config/config';
+import { createLogger } from '../activities/log';
+import { startHttpServer, type RunningServer } from '../api/server';
+import { closeDeps, createDeps, type Deps } from '../worker/deps';
+import { startWorker, type RunningWorker } from '../worker/worker';
+import { createTestDatabase, type TestDatabase } from './db';
+
+export interface Stack {
+  url: string;
+  deps: Deps;
+  config: Config;
+  database: TestDatabase;
+  worker?: RunningWorker;
+  /** Another API process on the same database and task queue, with its own environment. */
+  withEnv(env: Record<string, string | undefined>): Promise<{ url: string; close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+/** The environment every test stack starts from: the run's Temporal server and a private task queue. */
+export function baseEnv(databaseUrl: string, taskQueue: string): Record<string, string | undefined> {
+  return {
+    SVC_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SVC_WORKFLOW_BUNDLE: process.env.SVC_WORKFLOW_BUNDLE,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    PORT: '0',
+  };
+}
+
+async function startApi(env: Record<string, string | undefined>): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
+  const config = loadConfig(env);
+  const deps = createDeps(config, { log: createLogger(config.logLevel) });
+  const http = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
+  return { deps, config, http };
+}
+
+/**
+ * The real service for a test file: its own PostgreSQL database, the run's Temporal dev server on
+ * a task queue of its own, a worker in process (unless `worker: false`) and the API on port 0.
+ */
+export async function startStack(options: { env?: Record<string, string | undefined>; worker?: boolean } = {}): Promise<Stack> {
+  const database = await createTestDatabase();
+  const taskQueue = `test-${randomBase62(10)}`;
+  const env = { ...baseEnv(database.url, taskQueue), ...options.env };
+  const { deps, config, http } = await startApi(env);
+  const worker = options.worker === false ? undefined : await startWorker(deps);
+  const extras: Array<() => Promise<void>> = [];
+  return {
+    url: http.url,
+    deps,
+    config,
+    database,
+    worker,
+    async withEnv(overrides) {
+      const extra = await startApi({ ...env, ...overrides });
+      const close = async () => {
+        await extra.http.stop();
+        await closeDeps(extra.deps);
+      };
+      extras.push(close);
+      return { url: extra.http.url, close };
+    },
+    async close() {
+      for (const close of extras) await close().catch(() => undefined);
+      await http.stop();
+      await worker?.stop();
+      await closeDeps(deps);
+      await database.drop();
+    },
+  };
+}

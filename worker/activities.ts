@@ -1,0 +1,9 @@
+import { createHealthActivities } from '../activities/health/health';
+import type { Deps } from './deps';
+
+/** Every activity the worker registers, built over the process's dependencies. */
+export function createActivities(deps: Deps) {
+  return {
+    ...createHealthActivities({ db: deps.db }),
+  };
+}

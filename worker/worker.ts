@@ -1,0 +1,59 @@
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from './activities';
+import type { Deps } from './deps';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+
+/** Temporal's core logs through our logger at warn and above, so the console stays readable. */
+function installRuntime(deps: Deps): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const log = deps.log.child({ component: 'temporal' });
+  Runtime.install({
+    logger: {
+      log: (level, message, meta) => (level === 'ERROR' ? log.error(message, meta) : level === 'WARN' ? log.warn(message, meta) : undefined),
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message, meta) => log.warn(message, meta),
+      error: (message, meta) => log.error(message, meta),
+    },
+  });
+}
+
+export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (message) => process.stderr.write(`${message}\n`) } });
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped; rejects when it failed. */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts polling the task queue with every workflow and activity; `stop()` drains and closes. */
+export async function startWorker(deps: Deps): Promise<RunningWorker> {
+  installRuntime(deps);
+  const connection = await NativeConnection.connect({ address: deps.temporal.address });
+  const bundle = deps.config.temporal.workflowBundle;
+  const worker = await Worker.create({
+    connection,
+    namespace: deps.temporal.namespace,
+    taskQueue: deps.temporal.taskQueue,
+    activities: createActivities(deps),
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowBundle: await bundleWorkflows() }),
+  });
+  const done = worker.run().finally(() => connection.close());
+  return {
+    worker,
+    done,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
