@@ -14,6 +14,7 @@ async function main() {
   onShutdown(async () => {
     await http.stop();
     await closeDeps(deps);
+    deps.log.info('stopped');
   });
 }
 

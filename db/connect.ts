@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+import type { Logger } from '../activities/log';
 
 export type Db = Knex;
 export type DbDriver = 'postgres' | 'pglite';
@@ -11,6 +12,18 @@ export interface DbOptions {
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
+  /** Where knex's own warnings go (instead of the console). */
+  log?: Pick<Logger, 'warn' | 'error' | 'debug'>;
+}
+
+function knexLog(log: DbOptions['log']): Knex.Config['log'] {
+  const text = (message: unknown) => (message instanceof Error ? message.message : String(message));
+  return {
+    warn: (message: unknown) => log?.warn('database', { detail: text(message) }),
+    error: (message: unknown) => log?.error('database', { detail: text(message) }),
+    deprecate: (method: string, alternative: string) => log?.debug('database deprecation', { method, alternative }),
+    debug: () => undefined,
+  };
 }
 
 // int8 (count(*), sums) as numbers: every count this service makes fits in 2^53.
@@ -31,6 +44,7 @@ export function connectDb(options: DbOptions): Db {
       client: 'pg',
       connection: options.databaseUrl,
       pool: { min: 0, max: options.poolMax ?? 10 },
+      log: knexLog(options.log),
     });
   }
   const directory = pgliteDirectory(options.dataDir);
@@ -39,5 +53,6 @@ export function connectDb(options: DbOptions): Db {
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
     connection: { filename: directory },
+    log: knexLog(options.log),
   } as Knex.Config);
 }

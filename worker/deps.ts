@@ -18,6 +18,8 @@ export interface TemporalDeps {
   taskQueue: string;
   connection: Connection;
   client: Client;
+  /** For health checks: no retry interceptor, so an unreachable server answers at once, not after retries. */
+  probe: Connection;
 }
 
 /** A lazy client connection: the API starts even while Temporal is down, and health reports it. */
@@ -29,22 +31,25 @@ export function connectTemporal(config: Config, address: string): TemporalDeps {
     taskQueue: config.temporal.taskQueue,
     connection,
     client: new Client({ connection, namespace: config.temporal.namespace }),
+    probe: Connection.lazy({ address, interceptors: [], connectTimeout: 3000 }),
   };
 }
 
 export function createDeps(config: Config, options: { temporalAddress?: string; log?: Logger } = {}): Deps {
   const address = options.temporalAddress ?? config.temporal.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
+  const log = options.log ?? createLogger(config.logLevel);
   return {
     config,
-    db: connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax }),
+    db: connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log }),
     dbDriver: dbDriver(config),
-    log: options.log ?? createLogger(config.logLevel),
+    log,
     temporal: connectTemporal(config, address),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.temporal.connection.close().catch(() => undefined);
+  await deps.temporal.probe.close().catch(() => undefined);
   await deps.db.destroy();
 }

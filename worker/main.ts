@@ -14,6 +14,7 @@ async function main() {
   onShutdown(async () => {
     await worker.stop();
     await closeDeps(deps);
+    deps.log.info('stopped');
   });
   await worker.done;
 }

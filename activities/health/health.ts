@@ -20,8 +20,11 @@ async function timed(check: () => Promise<unknown>): Promise<ComponentHealth> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
+    const pending = check();
+    // A check abandoned at the timeout may still fail later (e.g. when its connection closes).
+    pending.catch(() => undefined);
     await Promise.race([
-      check(),
+      pending,
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
       }),
@@ -41,8 +44,8 @@ export async function pingDatabase(db: Db): Promise<string> {
 
 async function workflowPollers(temporal: TemporalDeps): Promise<number> {
   const deadline = Date.now() + CHECK_TIMEOUT_MS;
-  const response = await temporal.connection.withDeadline(deadline, () =>
-    temporal.connection.workflowService.describeTaskQueue({
+  const response = await temporal.probe.withDeadline(deadline, () =>
+    temporal.probe.workflowService.describeTaskQueue({
       namespace: temporal.namespace,
       taskQueue: { name: temporal.taskQueue, kind: protos.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: protos.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,

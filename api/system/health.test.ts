@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { randomBase62 } from '../../activities/ids';
+import { PING_WORKFLOW, pingWorkflowId, type PingResult } from '../../workflows/ping/shared';
+import { call } from '../../test/http';
+import { freePort } from '../../test/ports';
+import { startStack, type Stack } from '../../test/stack';
+
+describe('GET /v1/health and the worker', () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.close());
+
+  it('runs a workflow through the worker, which reaches the database', async () => {
+    const { client, taskQueue } = stack.deps.temporal;
+    const result = await client.workflow.execute<(input: { message: string }) => Promise<PingResult>>(PING_WORKFLOW, {
+      taskQueue,
+      workflowId: pingWorkflowId(randomBase62(8)),
+      args: [{ message: 'hello' }],
+      workflowExecutionTimeout: '30 seconds',
+    });
+    assert.equal(result.message, 'hello');
+    assert.ok(Math.abs(Date.parse(result.database_time) - Date.now()) < 60_000, result.database_time);
+  });
+
+  it('reports the database, Temporal and the polling worker as reachable, with no key', async () => {
+    const reply = await call(stack.url, 'GET', '/v1/health');
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.status, 'ok');
+    assert.equal(reply.body.database.ok, true);
+    assert.equal(reply.body.database.driver, 'postgres');
+    assert.equal(reply.body.temporal.ok, true);
+    assert.equal(reply.body.temporal.namespace, 'default');
+    assert.equal(reply.body.worker.ok, true);
+    assert.ok(reply.body.worker.pollers >= 1);
+    assert.equal(reply.body.worker.task_queue, stack.config.temporal.taskQueue);
+  });
+
+  it('reports degraded when no worker polls the task queue', async () => {
+    const api = await stack.withEnv({ TEMPORAL_TASK_QUEUE: `idle-${randomBase62(8)}` });
+    try {
+      const reply = await call(api.url, 'GET', '/v1/health');
+      assert.equal(reply.status, 200);
+      assert.equal(reply.body.status, 'degraded');
+      assert.equal(reply.body.worker.ok, false);
+      assert.equal(reply.body.worker.pollers, 0);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('answers 503 unavailable when Temporal cannot be reached, without leaking its address', async () => {
+    const closedPort = await freePort();
+    const api = await stack.withEnv({ TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` });
+    try {
+      const reply = await call(api.url, 'GET', '/v1/health');
+      assert.equal(reply.status, 503);
+      assert.equal(reply.body.status, 'unavailable');
+      assert.equal(reply.body.temporal.ok, false);
+      assert.equal(reply.body.database.ok, true);
+      assert.ok(!reply.text.includes(String(closedPort)));
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('answers 503 unavailable when the database cannot be reached', async () => {
+    const closedPort = await freePort();
+    const api = await stack.withEnv({ DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/none` });
+    try {
+      const reply = await call(api.url, 'GET', '/v1/health');
+      assert.equal(reply.status, 503);
+      assert.equal(reply.body.database.ok, false);
+      assert.equal(reply.body.temporal.ok, true);
+    } finally {
+      await api.close();
+    }
+  });
+});
