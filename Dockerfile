@@ -1,0 +1,11 @@
+# The service image: one image, three commands (migrate, api, worker), chosen by docker-compose.yml.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY . .
+RUN mkdir -p /data && chown node:node /data
+USER node
+# node, not npm, as PID 1: npm exits on SIGTERM without waiting for the graceful stop.
+CMD ["node", "--import", "tsx", "api/main.ts"]
