@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -29,12 +29,66 @@ export function firstJson(text: string): unknown {
   return undefined;
 }
 
-/** Runs `npm run admin -- <args>` as an operator would, from the project root. */
-export function runAdmin(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+/** Runs `npm run <script> -- <args>` to completion from the project root, as a user would. */
+export function runNpm(script: string, args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile('npm', ['run', '--silent', script, '--', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr, json: firstJson(code === 0 ? stdout : stderr) });
     });
   });
+}
+
+/** `npm run admin -- <args>` with the test's environment on top of this process's. */
+export function runAdmin(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return runNpm('admin', args, { ...process.env, ...env });
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** `npm <args>` in its own process group (as a terminal or an orchestrator runs it), output collected. */
+export function spawnNpm(args: string[], env: Record<string, string | undefined>): Spawned {
+  const child = spawn('npm', args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function groupAlive(pgid: number): boolean {
+  return alive(-pgid);
+}
+
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Sends a signal to a process group and waits until none of its processes is left. */
+export async function stopGroup(pgid: number, signal: NodeJS.Signals, timeoutMs = 30_000): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  process.kill(-pgid, signal);
+  try {
+    await waitFor(`process group ${pgid} to exit after ${signal}`, () => !groupAlive(pgid), timeoutMs);
+  } catch (error) {
+    if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+    throw error;
+  }
 }

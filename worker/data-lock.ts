@@ -32,7 +32,11 @@ export function lockDataDir(dataDir: string): { release(): void } {
   fs.writeFileSync(file, String(process.pid));
   return {
     release() {
-      if (livePid(file) === undefined && fs.readFileSync(file, 'utf8') === String(process.pid)) fs.rmSync(file, { force: true });
+      try {
+        if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.rmSync(file, { force: true });
+      } catch {
+        // already gone
+      }
     },
   };
 }

@@ -1,36 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, runAdmin } from '../test/cli';
+import { alive, groupAlive, runAdmin, spawnNpm, waitFor, type Spawned } from '../test/cli';
 import { call } from '../test/http';
 import { freePort } from '../test/ports';
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
+interface Started extends Spawned {
   exited: Promise<number | null>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -44,24 +23,11 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** `npm start` in its own process group, as a terminal would run it. */
 function npmStart(env: Record<string, string | undefined>): Started {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  const started = spawnNpm(['start'], env);
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+  return { ...started, exited };
 }
 
 describe('npm start on embedded defaults', () => {

@@ -2,17 +2,10 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '../../activities/log';
 import { errorBody, errors, ServiceError } from '../errors';
 
+/** Koa and its router throw http-errors for requests they cannot even route (e.g. a bad URI). */
 function fromHttpError(error: { status?: number; expose?: boolean; message?: string }): ServiceError | undefined {
-  switch (error.status) {
-    case 400:
-      return errors.invalidRequest(error.expose && error.message ? error.message : 'The request is malformed.');
-    case 413:
-      return errors.payloadTooLarge(0);
-    case 415:
-      return errors.unsupportedMediaType('application/json');
-    default:
-      return undefined;
-  }
+  if (error.status !== 400) return undefined;
+  return errors.invalidRequest(error.expose && error.message ? error.message : 'The request is malformed.');
 }
 
 /**
