@@ -17,7 +17,11 @@ import { systemRoutes } from './system/router';
 import { templateRoutes } from './templates/router';
 import { transferRoutes } from './transfers/router';
 import { webhookRoutes } from './webhooks/router';
+import { devMailRoutes } from './app/dev-mail';
+import { fileRoutes } from './app/files';
 import { appRoutes } from './app/router';
+import { signRoutes } from './app/sign/router';
+import { staticRoutes } from './app/static';
 
 function requestContext(deps: Deps) {
   const log = deps.log.child({ component: 'api' });
@@ -50,9 +54,14 @@ function unmatched(router: Router) {
   };
 }
 
+/** The path part of SVC_APP_URL, where the app's pages are mounted. */
+export function appPath(appUrl: string): string {
+  return new URL(appUrl).pathname.replace(/\/$/, '');
+}
+
 /** The Koa application: the /v1 API, the principal app pages and the error documentation page. */
 export function createApp(deps: Deps) {
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.config.trustProxy });
   const v1 = new Router({ prefix: '/v1' });
   const routes = new Routes(v1, deps);
 
@@ -60,8 +69,8 @@ export function createApp(deps: Deps) {
   meRoutes(routes, deps);
   mandateRoutes(routes);
   signingRoutes(routes);
-  documentRoutes(routes);
-  templateRoutes(routes);
+  documentRoutes(routes, deps);
+  templateRoutes(routes, deps);
   contactRoutes(routes);
   offerRoutes(routes);
   webhookRoutes(routes);
@@ -77,6 +86,10 @@ export function createApp(deps: Deps) {
     ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
   });
   appRoutes(pages, deps);
+  fileRoutes(pages, deps);
+  staticRoutes(pages);
+  devMailRoutes(pages, deps);
+  signRoutes(pages, deps, appPath(deps.config.appUrl));
 
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));

@@ -9,6 +9,17 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
+# Tools the tests drive: Chromium (sign pages), pdfsig/pdftotext (poppler-utils) and qpdf (PDF checks).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v pdfsig >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]} (apt) ..."
+  if [ "$(id -u)" = 0 ]; then apt-get install -y "${missing[@]}" >/dev/null || { apt-get update >/dev/null && apt-get install -y "${missing[@]}" >/dev/null; }
+  else sudo apt-get install -y "${missing[@]}" >/dev/null; fi
+fi
+
 # The tests' PostgreSQL: TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (started if down).
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres"

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBase62 } from '../activities/ids';
 import { loadConfig, type Config } from '../activities/config/config';
 import { createLogger } from '../activities/log';
@@ -8,6 +11,8 @@ import { createTestDatabase, type TestDatabase } from './db';
 
 export interface Stack {
   url: string;
+  /** The stack's environment (for processes that must share its database, task queue and data dir). */
+  env: Record<string, string | undefined>;
   deps: Deps;
   config: Config;
   database: TestDatabase;
@@ -17,10 +22,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** The environment every test stack starts from: the run's Temporal server and a private task queue. */
-export function baseEnv(databaseUrl: string, taskQueue: string): Record<string, string | undefined> {
+/** The environment every test stack starts from: the run's Temporal server, a private task queue and data dir. */
+export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string): Record<string, string | undefined> {
   return {
     SVC_ENV: 'test',
+    SVC_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -44,12 +50,14 @@ async function startApi(env: Record<string, string | undefined>): Promise<{ deps
 export async function startStack(options: { env?: Record<string, string | undefined>; worker?: boolean } = {}): Promise<Stack> {
   const database = await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
-  const env = { ...baseEnv(database.url, taskQueue), ...options.env };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
+  const env = { ...baseEnv(database.url, taskQueue, dataDir), ...options.env };
   const { deps, config, http } = await startApi(env);
   const worker = options.worker === false ? undefined : await startWorker(deps);
   const extras: Array<() => Promise<void>> = [];
   return {
     url: http.url,
+    env,
     deps,
     config,
     database,
@@ -69,6 +77,7 @@ export async function startStack(options: { env?: Record<string, string | undefi
       await worker?.stop();
       await closeDeps(deps);
       await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

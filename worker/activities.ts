@@ -1,3 +1,4 @@
+import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
 import type { Deps } from './deps';
 
@@ -5,5 +6,6 @@ import type { Deps } from './deps';
 export function createActivities(deps: Deps) {
   return {
     ...createHealthActivities({ db: deps.db }),
+    ...createDocumentActivities(deps),
   };
 }

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { errorJson, parseCommand, runCommand } from '../api/admin/commands';
-import type { Db } from '../db/connect';
+import { errorJson, parseCommand, runCommand, type AdminContext } from '../api/admin/commands';
 
 /**
  * Embedded PGlite can be opened by one process only, so while `npm start` runs, `npm run admin`
@@ -19,7 +18,7 @@ export interface AdminSocketReply {
   error?: { code: string; message: string };
 }
 
-export async function startAdminSocket(db: Db, dataDir: string): Promise<{ close(): Promise<void> }> {
+export async function startAdminSocket(context: AdminContext, dataDir: string): Promise<{ close(): Promise<void> }> {
   const socketPath = adminSocketPath(dataDir);
   fs.rmSync(socketPath, { force: true });
   const server = net.createServer((socket) => {
@@ -35,7 +34,7 @@ export async function startAdminSocket(db: Db, dataDir: string): Promise<{ close
         let reply: AdminSocketReply;
         try {
           const { argv } = JSON.parse(line) as { argv: string[] };
-          reply = { ok: true, result: await runCommand(db, parseCommand(argv)) };
+          reply = { ok: true, result: await runCommand(context, parseCommand(argv)) };
         } catch (error) {
           reply = { ok: false, ...errorJson(error) };
         }

@@ -1,6 +1,11 @@
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../activities/config/config';
+import { createFileBlobStore, type BlobStore } from '../activities/blobs/blobs';
+import type { Config, Faults } from '../activities/config/config';
 import { createLogger, type Logger } from '../activities/log';
+import { createMailer, type Mailer } from '../activities/mail/mailer';
+import { createSealer, loadSealCertificate, type Sealer } from '../activities/pdf/seal';
+import { loadSecretKey } from '../activities/secrets/secret-key';
 import { connectDb, dbDriver, type Db, type DbDriver } from '../db/connect';
 
 /** What the API, the worker and the admin commands run on; built once per process. */
@@ -10,6 +15,14 @@ export interface Deps {
   dbDriver: DbDriver;
   log: Logger;
   temporal: TemporalDeps;
+  blobs: BlobStore;
+  /** Key of signed links, tokens and cookies. */
+  secret: Buffer;
+  mailer: Mailer;
+  /** The PDF seal, loaded (or created) on first use. */
+  sealer(): Promise<Sealer>;
+  /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
+  faults: Faults;
 }
 
 export interface TemporalDeps {
@@ -39,16 +52,25 @@ export function createDeps(config: Config, options: { temporalAddress?: string; 
   const address = options.temporalAddress ?? config.temporal.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
   const log = options.log ?? createLogger(config.logLevel);
+  const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  let sealer: Promise<Sealer> | undefined;
   return {
     config,
-    db: connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log }),
+    db,
     dbDriver: dbDriver(config),
     log,
     temporal: connectTemporal(config, address),
+    blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
+    secret: loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
+    mailer: createMailer({ db, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
+    sealer: () =>
+      (sealer ??= loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase }).then(createSealer)),
+    faults: config.faults,
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  deps.mailer.close();
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);
   await deps.db.destroy();

@@ -71,7 +71,7 @@ async function main() {
     const http = await startHttpServer(deps);
     cleanups.push(() => http.stop());
     if (!config.databaseUrl) {
-      const admin = await startAdminSocket(deps.db, config.dataDir);
+      const admin = await startAdminSocket(deps, config.dataDir);
       cleanups.push(() => admin.close());
     }
     worker.done.catch((error: Error) => {

@@ -10,6 +10,8 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   host: string;
   port: number;
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-For/-Proto for client IPs and https. */
+  trustProxy: boolean;
   publicUrl: string;
   appUrl: string;
   docsUrl: string;
@@ -27,8 +29,39 @@ export interface Config {
     workflowBundle?: string;
   };
   jsonLimitBytes: number;
+  /** Key for signed links and cookies; generated once under the data dir when unset (not in production). */
+  secretKey?: string;
+  signing: { p12Path?: string; passphrase?: string };
+  smtpUrl?: string;
+  mailFrom: string;
+  durations: Durations;
+  /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
+  faults: Faults;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   flags: ResolvedFlags;
+}
+
+/** Every wait and retry interval, as inputs, so tests run them short (milliseconds). */
+export interface Durations {
+  /** Lifetime of a signed download URL. */
+  downloadUrlMs: number;
+  /** How long a browser sign request waits for its apply before answering 202. */
+  applyWaitMs: number;
+  /** One-time codes (e-mail): lifetime. */
+  oneTimeCodeMs: number;
+  /** Signer session after the e-mail code: lifetime. */
+  signSessionMs: number;
+  activityTimeoutMs: number;
+  activityHeartbeatMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+}
+
+export interface Faults {
+  /** Pause an apply after stamping and sealing, before its commit (a worker killed here must redo it). */
+  applyPauseMs: number;
+  /** Pause an apply after its commit, before the activity reports (a worker killed here must not redo it). */
+  applyPauseAfterCommitMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -40,6 +73,7 @@ const EnvSchema = z.object({
   SVC_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
+  SVC_TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false').transform((value) => value === 'true' || value === '1'),
   SVC_PUBLIC_URL: url.optional(),
   SVC_APP_URL: url.optional(),
   SVC_DOCS_URL: url.optional(),
@@ -55,6 +89,21 @@ const EnvSchema = z.object({
   TEMPORAL_UI_URL: url.optional(),
   SVC_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   SVC_JSON_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  SVC_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_SIGNING_P12: z.string().min(1).optional(),
+  SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
+  SVC_MAIL_FROM: z.string().min(3).default('Agents API <no-reply@localhost>'),
+  SVC_DOWNLOAD_URL_TTL_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
+  SVC_ONE_TIME_CODE_TTL_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  SVC_SIGN_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(60 * 60_000),
+  SVC_ACTIVITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(2 * 60_000),
+  SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
+  SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
+  SVC_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60_000),
+  SVC_FAULT_APPLY_PAUSE_MS: z.coerce.number().int().min(0).default(0),
+  SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -71,11 +120,15 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.SVC_ENV === 'production' && !e.SVC_SECRET_KEY) {
+    throw new ConfigError('SVC_SECRET_KEY is required in production (signed links and sessions must survive restarts and be shared by every API process)');
+  }
   const publicUrl = e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
   return {
     env: e.SVC_ENV,
     host: e.HOST,
     port: e.PORT,
+    trustProxy: e.SVC_TRUST_PROXY,
     publicUrl,
     appUrl: e.SVC_APP_URL ?? `${publicUrl}/app`,
     docsUrl: e.SVC_DOCS_URL ?? `${publicUrl}/docs/errors`,
@@ -93,6 +146,24 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       workflowBundle: e.SVC_WORKFLOW_BUNDLE,
     },
     jsonLimitBytes: e.SVC_JSON_LIMIT_BYTES,
+    secretKey: e.SVC_SECRET_KEY,
+    signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.SVC_MAIL_FROM,
+    durations: {
+      downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
+      applyWaitMs: e.SVC_APPLY_WAIT_MS,
+      oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
+      signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
+      activityTimeoutMs: e.SVC_ACTIVITY_TIMEOUT_MS,
+      activityHeartbeatMs: e.SVC_ACTIVITY_HEARTBEAT_MS,
+      retryInitialMs: e.SVC_RETRY_INITIAL_MS,
+      retryMaxMs: e.SVC_RETRY_MAX_MS,
+    },
+    faults: {
+      applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
+      applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
+    },
     logLevel: e.LOG_LEVEL,
     flags: resolveFlags(rawEnv, e.SVC_ENV),
   };

@@ -4,8 +4,9 @@ import { connectDb } from '../../db/connect';
 import { migrateLatest, migrationStatus } from '../../db/migrate';
 import { sendAdminCommand } from '../../worker/admin-socket';
 import { livePid } from '../../worker/data-lock';
-import { errorJson, parseCommand, runCommand, USAGE, UsageError } from './commands';
 import path from 'node:path';
+import { createFileBlobStore } from '../../activities/blobs/blobs';
+import { absoluteArgv, errorJson, parseCommand, runCommand, USAGE, UsageError } from './commands';
 
 function print(stream: NodeJS.WriteStream, value: unknown) {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -23,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   if (!config.databaseUrl) {
     // Embedded PGlite: a running `npm start` owns the files, so the command goes to it.
-    const reply = await sendAdminCommand(config.dataDir, argv);
+    const reply = await sendAdminCommand(config.dataDir, absoluteArgv(argv));
     if (reply) {
       print(reply.ok ? process.stdout : process.stderr, reply.ok ? reply.result : { error: reply.error });
       return reply.ok ? 0 : 1;
@@ -39,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     } else {
       await migrateLatest(db);
     }
-    print(process.stdout, await runCommand(db, command));
+    print(process.stdout, await runCommand({ db, blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')) }, command));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) throw error;

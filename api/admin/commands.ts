@@ -1,6 +1,12 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createKey, createPrincipal, revokeKey, setPlan } from '../../activities/accounts/accounts';
+import type { BlobStore } from '../../activities/blobs/blobs';
+import { buildSampleNda, buildSampleServicesAgreement } from '../../activities/pdf/samples';
+import { createTemplate } from '../../activities/templates/templates';
+import { Template, Tenant } from '../../db/models';
 import { ServiceError } from '../../activities/errors';
 import type { Db } from '../../db/connect';
 import { PLANS } from '../../db/models';
@@ -16,6 +22,12 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
       Revoke an API key; it answers 401 from then on.
   set-plan --tenant <tenant id> --plan free|pro|business|enterprise
       Change a tenant's plan (API access needs business or enterprise).
+  create-template --tenant <tenant id> --pdf <file.pdf> --widgets <widgets.json> [--name <name>]
+      A template from a PDF and its widgets: a JSON array of widgets, or {"name", "roles", "widgets"}.
+      A widget: {"id", "type", "role", "page", "x", "y", "width", "height", "required", "label", "options"}
+      (type: signature, initials, date, name, email, text, checkbox, dropdown; PDF points from the top-left; page from 1).
+  seed-samples --tenant <tenant id>
+      The two sample templates: a one-page NDA (two roles) and a 50-page services agreement.
 
 Every command prints JSON on stdout; a failure prints {"error": {...}} on stderr and exits 1.`;
 
@@ -27,11 +39,45 @@ export class UsageError extends Error {
 const Email = z.email();
 const Plan = z.enum(PLANS);
 
+export interface AdminContext {
+  db: Db;
+  blobs: BlobStore;
+}
+
+function readFile(file: string, option: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    throw new UsageError(`${option}: cannot read ${file}`);
+  }
+}
+
+function widgetsFile(file: string): { name?: string; roles?: string[]; widgets: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFile(file, '--widgets').toString('utf8'));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--widgets: ${file} is not valid JSON`);
+  }
+  return Array.isArray(parsed) ? { widgets: parsed } : (parsed as { name?: string; roles?: string[]; widgets: unknown });
+}
+
+async function requireTenant(db: Db, id: string): Promise<Tenant> {
+  const tenant = await Tenant.query(db).findById(id);
+  if (!tenant) throw new ServiceError('not_found', `No tenant ${id}.`);
+  return tenant;
+}
+
+function templateSummary(template: Template) {
+  return { template_id: template.id, name: template.name, page_count: template.page_count, roles: template.roles, widgets: template.widgets.length };
+}
+
 const COMMANDS = {
   'create-principal': {
     options: { email: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' }, tenant: { type: 'string' } },
     schema: z.strictObject({ email: Email, name: z.string().trim().min(1), plan: Plan.optional(), tenant: z.string().min(1).optional() }),
-    async run(db: Db, args: { email: string; name: string; plan?: (typeof PLANS)[number]; tenant?: string }) {
+    async run({ db }: AdminContext, args: { email: string; name: string; plan?: (typeof PLANS)[number]; tenant?: string }) {
       const { tenant, principal } = await createPrincipal(db, { email: args.email, name: args.name, plan: args.plan, tenantId: args.tenant });
       return { tenant_id: tenant.id, principal_id: principal.id, email: principal.email, plan: tenant.plan };
     },
@@ -39,7 +85,7 @@ const COMMANDS = {
   'create-key': {
     options: { email: { type: 'string' }, label: { type: 'string' } },
     schema: z.strictObject({ email: Email, label: z.string().trim().min(1).max(200) }),
-    async run(db: Db, args: { email: string; label: string }) {
+    async run({ db }: AdminContext, args: { email: string; label: string }) {
       const { apiKey, secret } = await createKey(db, { email: args.email, label: args.label });
       return { id: apiKey.id, key: secret, label: apiKey.label };
     },
@@ -47,7 +93,7 @@ const COMMANDS = {
   'revoke-key': {
     options: { id: { type: 'string' } },
     schema: z.strictObject({ id: z.string().min(1) }),
-    async run(db: Db, args: { id: string }) {
+    async run({ db }: AdminContext, args: { id: string }) {
       const apiKey = await revokeKey(db, args.id);
       return { id: apiKey.id, label: apiKey.label, revoked_at: apiKey.revoked_at?.toISOString() };
     },
@@ -55,9 +101,44 @@ const COMMANDS = {
   'set-plan': {
     options: { tenant: { type: 'string' }, plan: { type: 'string' } },
     schema: z.strictObject({ tenant: z.string().min(1), plan: Plan }),
-    async run(db: Db, args: { tenant: string; plan: (typeof PLANS)[number] }) {
+    async run({ db }: AdminContext, args: { tenant: string; plan: (typeof PLANS)[number] }) {
       const tenant = await setPlan(db, { tenantId: args.tenant, plan: args.plan });
       return { tenant_id: tenant.id, plan: tenant.plan };
+    },
+  },
+  'create-template': {
+    options: { tenant: { type: 'string' }, pdf: { type: 'string' }, widgets: { type: 'string' }, name: { type: 'string' } },
+    schema: z.strictObject({ tenant: z.string().min(1), pdf: z.string().min(1), widgets: z.string().min(1), name: z.string().trim().min(1).max(200).optional() }),
+    /** Paths are made absolute where the command is typed, as a running service may run elsewhere. */
+    absolute: ['pdf', 'widgets'],
+    async run({ db, blobs }: AdminContext, args: { tenant: string; pdf: string; widgets: string; name?: string }) {
+      await requireTenant(db, args.tenant);
+      const definition = widgetsFile(args.widgets);
+      const name = args.name ?? definition.name ?? path.basename(args.pdf, path.extname(args.pdf));
+      const template = await createTemplate({ db, blobs }, {
+        tenantId: args.tenant,
+        pdf: readFile(args.pdf, '--pdf'),
+        definition: { ...definition, name } as Parameters<typeof createTemplate>[1]['definition'],
+        createdBy: 'operator',
+      });
+      return templateSummary(template);
+    },
+  },
+  'seed-samples': {
+    options: { tenant: { type: 'string' } },
+    schema: z.strictObject({ tenant: z.string().min(1) }),
+    async run({ db, blobs }: AdminContext, args: { tenant: string }) {
+      await requireTenant(db, args.tenant);
+      const templates = [];
+      for (const build of [buildSampleNda, buildSampleServicesAgreement]) {
+        const sample = await build();
+        const existing = await Template.query(db).findOne({ tenant_id: args.tenant, name: sample.name });
+        const template =
+          existing ??
+          (await createTemplate({ db, blobs }, { tenantId: args.tenant, pdf: sample.pdf, definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets }, createdBy: 'operator' }));
+        templates.push(templateSummary(template));
+      }
+      return { templates };
     },
   },
 } as const;
@@ -86,9 +167,16 @@ export function parseCommand(argv: string[]): ParsedCommand {
   return { name: name as ParsedCommand['name'], args: parsed.data };
 }
 
-export async function runCommand(db: Db, command: ParsedCommand): Promise<unknown> {
-  const definition = COMMANDS[command.name] as { run(db: Db, args: Record<string, unknown>): Promise<unknown> };
-  return definition.run(db, command.args);
+export async function runCommand(context: AdminContext, command: ParsedCommand): Promise<unknown> {
+  const definition = COMMANDS[command.name] as { run(context: AdminContext, args: Record<string, unknown>): Promise<unknown> };
+  return definition.run(context, command.args);
+}
+
+/** The command line with file options made absolute (for a service running in another directory). */
+export function absoluteArgv(argv: string[], cwd = process.cwd()): string[] {
+  const command = COMMANDS[argv[0] as keyof typeof COMMANDS] as { absolute?: readonly string[] } | undefined;
+  const options = new Set((command?.absolute ?? []).map((name) => `--${name}`));
+  return argv.map((value, index) => (index > 0 && options.has(argv[index - 1]) ? path.resolve(cwd, value) : value));
 }
 
 export function errorJson(error: unknown): { error: { code: string; message: string } } {

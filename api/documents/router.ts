@@ -1,13 +1,69 @@
-import type { Routes } from '../http/route';
-import { ConfirmSchema, IdParamsSchema, ListQuerySchema } from '../shared/schema';
-import { DocumentCreateSchema, DocumentSignersAddSchema } from './schema';
+import { addSigners, agentActor, createDocument, findVisibleDocument, listDocuments, sendDocument } from '../../activities/documents/documents';
+import { documentDownloadUrl } from '../../activities/documents/links';
+import { startDocumentWorkflow } from '../../activities/documents/orchestration';
+import type { Deps } from '../../worker/deps';
+import { requestMeta } from '../http/request';
+import { callerOf, type Routes } from '../http/route';
+import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
+import { presentDocument } from './presenter';
+import {
+  DocumentCreateSchema,
+  DocumentListQuerySchema,
+  DocumentListResponseSchema,
+  DocumentResponseSchema,
+  DocumentSignersAddSchema,
+  DownloadResponseSchema,
+} from './schema';
 
-export function documentRoutes(routes: Routes): void {
+export function documentRoutes(routes: Routes, deps: Deps): void {
   const base = { tag: 'Documents' } as const;
-  routes.add({ ...base, method: 'post', path: '/documents', operationId: 'createDocument', summary: 'Create a document from a template; `send: true` also sends it', body: DocumentCreateSchema, status: 201, errors: ['not_found'] });
-  routes.add({ ...base, method: 'get', path: '/documents', operationId: 'listDocuments', summary: 'Documents of this account, newest first', query: ListQuerySchema });
-  routes.add({ ...base, method: 'get', path: '/documents/:id', operationId: 'getDocument', summary: 'Status and sign links (owned, or inbound where the principal signs)', params: IdParamsSchema, errors: ['not_found'] });
-  routes.add({ ...base, method: 'post', path: '/documents/:id/signers', operationId: 'addSigners', summary: 'Add signers (draft only)', params: IdParamsSchema, body: DocumentSignersAddSchema, errors: ['not_found', 'invalid_state'] });
-  routes.add({ ...base, method: 'post', path: '/documents/:id/send', operationId: 'sendDocument', summary: 'Send a draft to its signers', params: IdParamsSchema, body: ConfirmSchema, errors: ['not_found', 'invalid_state'] });
-  routes.add({ ...base, method: 'get', path: '/documents/:id/download', operationId: 'downloadDocument', summary: 'A short-lived signed URL of the current sealed PDF', params: IdParamsSchema, errors: ['not_found'] });
+  const present = (view: Parameters<typeof presentDocument>[0], inbound = false) => presentDocument(view, { inbound, appUrl: deps.config.appUrl, secret: deps.secret });
+  const start = (documentId: string) => startDocumentWorkflow(deps.temporal, deps.config, documentId);
+
+  routes.add(
+    { ...base, method: 'post', path: '/documents', operationId: 'createDocument', summary: 'Create a document from a template; `send: true` also sends it', scope: 'documents:write', body: DocumentCreateSchema, response: DocumentResponseSchema, status: 201, errors: ['not_found', 'invalid_state'] },
+    async (ctx, { body }) => {
+      const caller = callerOf(ctx);
+      const actor = agentActor(caller, requestMeta(ctx));
+      let view = await createDocument(deps, caller, { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order }, actor);
+      if (body.send) view = await sendDocument(deps.db, caller, view.document.id, actor, (document) => start(document.id));
+      return present(view);
+    },
+  );
+  routes.add(
+    { ...base, method: 'get', path: '/documents', operationId: 'listDocuments', summary: 'Documents of this account (outbound) or sent to this principal (inbound), newest first', scope: 'documents:read', query: DocumentListQuerySchema, response: DocumentListResponseSchema },
+    async (ctx, { query }) => {
+      const { items, next_cursor } = await listDocuments(deps.db, callerOf(ctx), query);
+      return { data: items.map((item) => present(item, item.inbound)), next_cursor };
+    },
+  );
+  routes.add(
+    { ...base, method: 'get', path: '/documents/:id', operationId: 'getDocument', summary: 'Status and sign links (owned, or inbound where the principal signs)', scope: 'documents:read', params: IdParamsSchema, response: DocumentResponseSchema, errors: ['not_found'] },
+    async (ctx, { params }) => {
+      const view = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
+      return present(view, view.inbound);
+    },
+  );
+  routes.add(
+    { ...base, method: 'post', path: '/documents/:id/signers', operationId: 'addSigners', summary: 'Add signers (draft only)', scope: 'documents:write', params: IdParamsSchema, body: DocumentSignersAddSchema, response: DocumentResponseSchema, errors: ['not_found', 'invalid_state'] },
+    async (ctx, { params, body }) => {
+      const caller = callerOf(ctx);
+      return present(await addSigners(deps.db, caller, params.id, body.signers, agentActor(caller, requestMeta(ctx))));
+    },
+  );
+  routes.add(
+    { ...base, method: 'post', path: '/documents/:id/send', operationId: 'sendDocument', summary: 'Send a draft to its signers (they are e-mailed their sign links)', scope: 'documents:write', params: IdParamsSchema, body: ConfirmSchema, response: DocumentResponseSchema, errors: ['not_found', 'invalid_state', 'service_unavailable'] },
+    async (ctx, { params }) => {
+      const caller = callerOf(ctx);
+      return present(await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), (document) => start(document.id)));
+    },
+  );
+  routes.add(
+    { ...base, method: 'get', path: '/documents/:id/download', operationId: 'downloadDocument', summary: 'A short-lived signed URL of the current sealed PDF', scope: 'documents:read', params: IdParamsSchema, response: DownloadResponseSchema, errors: ['not_found'] },
+    async (ctx, { params }) => {
+      const { document } = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
+      const link = documentDownloadUrl(deps.config.publicUrl, deps.secret, { documentId: document.id, sha256: document.current_sha256, ttlMs: deps.config.durations.downloadUrlMs });
+      return { ...link, sha256: document.current_sha256 };
+    },
+  );
 }

@@ -1,7 +1,33 @@
-import type { Routes } from '../http/route';
+import { page } from '../../activities/paging';
+import { findTemplate } from '../../activities/templates/templates';
+import { Template } from '../../db/models';
+import type { Deps } from '../../worker/deps';
+import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
+import { TemplateListResponseSchema, TemplateResponseSchema } from './schema';
 
-export function templateRoutes(routes: Routes): void {
-  routes.add({ method: 'get', path: '/templates', operationId: 'listTemplates', summary: 'Templates of this account', tag: 'Templates', query: ListQuerySchema });
-  routes.add({ method: 'get', path: '/templates/:id', operationId: 'getTemplate', summary: 'One template with its widgets', tag: 'Templates', params: IdParamsSchema, errors: ['not_found'] });
+export function presentTemplate(template: Template) {
+  return {
+    template_id: template.id,
+    name: template.name,
+    page_count: template.page_count,
+    roles: template.roles,
+    widgets: template.widgets,
+    pdf_sha256: template.pdf_sha256,
+    created_at: template.created_at.toISOString(),
+  };
+}
+
+export function templateRoutes(routes: Routes, deps: Deps): void {
+  routes.add(
+    { method: 'get', path: '/templates', operationId: 'listTemplates', summary: 'Templates of this account, newest first', tag: 'Templates', scope: 'templates:read', query: ListQuerySchema, response: TemplateListResponseSchema },
+    async (ctx, { query }) => {
+      const { items, next_cursor } = await page(Template.query(deps.db).where('templates.tenant_id', callerOf(ctx).tenant.id), { ...query, table: 'templates' });
+      return { data: items.map(presentTemplate), next_cursor };
+    },
+  );
+  routes.add(
+    { method: 'get', path: '/templates/:id', operationId: 'getTemplate', summary: 'One template with its roles and widgets', tag: 'Templates', scope: 'templates:read', params: IdParamsSchema, response: TemplateResponseSchema, errors: ['not_found'] },
+    async (ctx, { params }) => presentTemplate(await findTemplate(deps.db, callerOf(ctx).tenant.id, params.id)),
+  );
 }

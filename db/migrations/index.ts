@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as accounts from './20261122000001_accounts';
 import * as events from './20261122000002_events';
+import * as documents from './20261122000003_documents';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261122000001_accounts', accounts],
   ['20261122000002_events', events],
+  ['20261122000003_documents', documents],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,4 +1,7 @@
 export { ApiKey } from './api-key';
+export { AuditEvent, MailMessage, OneTimeCode, type ActorType } from './audit';
+export { Apply, Document, DocumentRevision, DocumentSigner, type ApplyInput, type ApplyKind, type ApplyStatus, type DocumentStatus, type SignerStatus } from './document';
 export { Event } from './event';
 export { Principal } from './principal';
+export { Template } from './template';
 export { PLANS, Tenant, type Plan } from './tenant';

@@ -1,0 +1,305 @@
+import type { Knex } from 'knex';
+import type { Faults } from '../config/config';
+import { recordAudit, type Actor } from '../audit/audit';
+import type { BlobStore } from '../blobs/blobs';
+import type { Db } from '../../db/connect';
+import { isUniqueViolation } from '../../db/errors';
+import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, type ApplyInput, type ApplyKind } from '../../db/models';
+import { ServiceError } from '../errors';
+import { emitEvent } from '../events/outbox';
+import { newId } from '../ids';
+import { readableImageKind } from '../pdf/image';
+import type { Sealer } from '../pdf/seal';
+import { stampWidgets } from '../pdf/stamp';
+import { pdfStep } from './pdf-errors';
+import { unfilledWidgets, type Widget } from '../pdf/widgets';
+import { signersOf } from './documents';
+
+export interface ApplyDeps {
+  db: Db;
+  blobs: BlobStore;
+  sealer(): Promise<Sealer>;
+  faults?: Faults;
+}
+
+export interface ApplyOutcome {
+  apply_id: string;
+  signer_id: string;
+  status: 'pending' | 'applied' | 'rejected';
+  code?: string;
+  message?: string;
+  document_status: string;
+  all_signed: boolean;
+  pre_sign_hash?: string | null;
+  document_hash?: string | null;
+}
+
+/** Called between the slow steps of an apply (a Temporal heartbeat when run as an activity). */
+export type Progress = () => void;
+
+export function widgetsOf(document: Document, signer: DocumentSigner): Widget[] {
+  return document.widgets.filter((widget) => widget.role === signer.role);
+}
+
+/**
+ * Steps 2–4 of SPEC's apply procedure that need no PDF: the document is sent and the signer has not
+ * signed, strict order, a signature widget exists, and required widgets the appearance cannot fill
+ * have values. The same check runs before an apply is accepted and again when it is applied.
+ */
+export function checkApplicable(document: Document, signers: DocumentSigner[], signer: DocumentSigner, values: ApplyInput['values']): void {
+  if (signer.status === 'signed') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
+  if (document.status !== 'sent') {
+    const why = document.status === 'draft' ? 'it has not been sent yet' : `it is ${document.status}`;
+    throw new ServiceError('invalid_state', `This document cannot be signed: ${why}.`);
+  }
+  if (signer.status === 'declined') throw new ServiceError('invalid_state', `${signer.name} declined this document.`);
+  if (document.strict_order) {
+    const waitingFor = signers.filter((other) => other.position < signer.position && other.status !== 'signed');
+    if (waitingFor.length > 0) throw new ServiceError('strict_order', `Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
+  }
+  const widgets = widgetsOf(document, signer);
+  if (!widgets.some((widget) => widget.type === 'signature')) {
+    throw new ServiceError('missing_signature_fields', `The document has no signature field for ${signer.name} (role ${signer.role}).`);
+  }
+  const unfilled = unfilledWidgets(widgets, values);
+  if (unfilled.length > 0) {
+    throw new ServiceError(
+      'unfilled_fields',
+      `Required fields are not filled: ${unfilled.map((w) => w.label ?? w.id).join(', ')}.`,
+      unfilled.map((widget) => ({ path: `values.${widget.id}`, message: `required ${widget.type}` })),
+    );
+  }
+}
+
+function outcomeOf(apply: Apply, document: Pick<Document, 'status'>, signers: DocumentSigner[]): ApplyOutcome {
+  return {
+    apply_id: apply.id,
+    signer_id: apply.signer_id,
+    status: apply.status,
+    ...(apply.error_code ? { code: apply.error_code, message: apply.error_message ?? undefined } : {}),
+    document_status: document.status,
+    all_signed: signers.length > 0 && signers.every((signer) => signer.status === 'signed'),
+    pre_sign_hash: apply.pre_sign_hash,
+    document_hash: apply.document_hash,
+  };
+}
+
+export interface NewApply {
+  signer: DocumentSigner;
+  kind: ApplyKind;
+  input: ApplyInput;
+  signatureImage: Uint8Array;
+  initialsImage?: Uint8Array;
+  mandateId?: string;
+  confirmationLevel?: 'l1' | 'l2';
+  apiKeyId?: string;
+  actor: Actor;
+}
+
+/**
+ * Records an apply to be made (status pending) once the checks pass. One live apply per signer: a
+ * second submission while one is pending joins it instead of stamping twice.
+ */
+export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
+  const document = await Document.query(deps.db).findById(request.signer.document_id);
+  if (!document) throw new ServiceError('not_found', 'No such document.');
+  const signers = await signersOf(deps.db, document.id);
+  const signer = signers.find((s) => s.id === request.signer.id)!;
+  checkApplicable(document, signers, signer, request.input.values);
+  if (!(await readableImageKind(request.signatureImage))) {
+    throw new ServiceError('missing_appearance', 'The signature image is not a readable PNG or JPEG.');
+  }
+  if (request.initialsImage && !(await readableImageKind(request.initialsImage))) {
+    throw new ServiceError('missing_appearance', 'The initials image is not a readable PNG or JPEG.');
+  }
+  const signatureSha256 = await deps.blobs.put(request.signatureImage);
+  const initialsSha256 = request.initialsImage ? await deps.blobs.put(request.initialsImage) : null;
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const apply = await Apply.query(trx).insertAndFetch({
+        id: newId('apl'),
+        tenant_id: document.tenant_id,
+        document_id: document.id,
+        signer_id: signer.id,
+        kind: request.kind,
+        status: 'pending',
+        input: request.input,
+        signature_sha256: signatureSha256,
+        initials_sha256: initialsSha256,
+        mandate_id: request.mandateId ?? null,
+        confirmation_level: request.confirmationLevel ?? null,
+        api_key_id: request.apiKeyId ?? null,
+        ip: request.actor.ip ?? null,
+        user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
+      });
+      await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: request.actor, action: 'signature.submitted', data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance } });
+      return apply;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const live = await Apply.query(deps.db).where({ signer_id: signer.id }).whereIn('status', ['pending', 'applied']).first();
+    if (live?.status === 'applied') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
+    if (live) return live;
+    throw error;
+  }
+}
+
+async function reject(db: Db, apply: Apply, error: ServiceError): Promise<ApplyOutcome> {
+  await Apply.query(db).findById(apply.id).where({ status: 'pending' }).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
+  const rejected = (await Apply.query(db).findById(apply.id))!;
+  const document = (await Document.query(db).findById(apply.document_id))!;
+  return outcomeOf(rejected, document, await signersOf(db, document.id));
+}
+
+function methodOf(apply: Apply): string {
+  return apply.kind === 'mandate' ? `mandate:${apply.confirmation_level ?? 'l2'}` : `browser:${apply.input.appearance}`;
+}
+
+async function pause(ms: number, progress: Progress): Promise<void> {
+  for (let waited = 0; waited < ms; waited += 200) {
+    progress();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200, ms - waited)));
+  }
+}
+
+type Commit = { kind: 'done'; outcome: ApplyOutcome } | { kind: 'conflict' };
+
+/**
+ * Steps 5–8 of the apply procedure, idempotent by apply id: records pre_sign_hash, stamps the
+ * appearance on the signer's widgets, seals, and commits the revision, the audit line and the
+ * `document.signed` event in one transaction. The PDF work happens outside the transaction; the
+ * commit checks under a row lock that no other revision landed meanwhile, and redoes it if one did.
+ */
+export async function applySignature(deps: ApplyDeps, applyId: string, progress: Progress = () => undefined): Promise<ApplyOutcome> {
+  for (let attempt = 0; attempt < 10; attempt += 1) {
+    const apply = await Apply.query(deps.db).findById(applyId);
+    if (!apply) throw new ServiceError('not_found', `No apply ${applyId}.`);
+    const document = (await Document.query(deps.db).findById(apply.document_id))!;
+    const signers = await signersOf(deps.db, document.id);
+    if (apply.status !== 'pending') return outcomeOf(apply, document, signers);
+    const signer = signers.find((s) => s.id === apply.signer_id)!;
+    try {
+      checkApplicable(document, signers, signer, apply.input.values);
+    } catch (error) {
+      if (error instanceof ServiceError) return reject(deps.db, apply, error);
+      throw error;
+    }
+    const signatureImage = await deps.blobs.get(apply.signature_sha256!);
+    if (!(await readableImageKind(signatureImage))) {
+      return reject(deps.db, apply, new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.'));
+    }
+    const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
+    const signedAt = new Date();
+    let stamped: Uint8Array;
+    let sealed: Uint8Array;
+    try {
+      const unsealed = await deps.blobs.get(current.unsealed_sha256);
+      [stamped, sealed] = await pdfStep(async () => {
+        const drawn = await stampWidgets(unsealed, {
+          widgets: widgetsOf(document, signer),
+          signer: { name: signer.name, email: signer.email },
+          signedAt,
+          signatureImage,
+          initialsImage: apply.initials_sha256 ? await deps.blobs.get(apply.initials_sha256) : undefined,
+          values: apply.input.values,
+        });
+        progress();
+        return [drawn, await (await deps.sealer()).seal(drawn, { reason: `Signed by ${signer.name}`, signedAt })] as const;
+      });
+    } catch (error) {
+      // A failure of the PDF step is final for this input: the apply is rejected, not retried.
+      if (error instanceof ServiceError) return reject(deps.db, apply, error);
+      throw error;
+    }
+    progress();
+    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(stamped), await deps.blobs.put(sealed)];
+    if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
+
+    const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
+      const locked = (await Document.query(trx).findById(document.id).forUpdate())!;
+      const lockedApply = (await Apply.query(trx).findById(apply.id).forUpdate())!;
+      if (lockedApply.status !== 'pending') return { kind: 'done', outcome: outcomeOf(lockedApply, locked, await signersOf(trx, document.id)) };
+      if (locked.current_revision !== document.current_revision || locked.status !== document.status) return { kind: 'conflict' };
+      const lockedSigner = (await DocumentSigner.query(trx).findById(signer.id).forUpdate())!;
+      if (lockedSigner.status !== 'pending') return { kind: 'conflict' };
+      const revision = locked.current_revision + 1;
+      const preSignHash = locked.current_sha256;
+      await DocumentRevision.query(trx).insert({ document_id: document.id, revision, kind: 'apply', sealed_sha256: sealedSha256, unsealed_sha256: unsealedSha256, apply_id: apply.id });
+      await locked.$query(trx).patch({ current_revision: revision, current_sha256: sealedSha256 });
+      await lockedSigner.$query(trx).patch({
+        status: 'signed',
+        signed_at: signedAt,
+        method: methodOf(apply),
+        mandate_id: apply.mandate_id,
+        confirmation_level: apply.confirmation_level,
+        pre_sign_hash: preSignHash,
+        document_hash: sealedSha256,
+      });
+      const applied = await lockedApply.$query(trx).patchAndFetch({ status: 'applied', pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt });
+      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied });
+      return { kind: 'done', outcome: outcomeOf(applied, locked, await signersOf(trx, document.id)) };
+    });
+    if (commit.kind === 'done') {
+      if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress);
+      return commit.outcome;
+    }
+  }
+  throw new Error(`apply ${applyId}: the document kept changing; giving up for this attempt`);
+}
+
+async function recordSigned(trx: Knex.Transaction, { document, signer, apply }: { document: Document; signer: DocumentSigner; apply: Apply }): Promise<void> {
+  const agent = apply.api_key_id ? await ApiKey.query(trx).findById(apply.api_key_id) : undefined;
+  await recordAudit(trx, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor: agent ? { type: 'agent', id: agent.id } : { type: 'signer', id: signer.id, ip: apply.ip, userAgent: apply.user_agent },
+    action: 'document.signed',
+    data: {
+      apply_id: apply.id,
+      signer_id: signer.id,
+      email: signer.email,
+      method: methodOf(apply),
+      mandate_id: apply.mandate_id,
+      pre_sign_hash: apply.pre_sign_hash,
+      document_hash: apply.document_hash,
+      revision: apply.revision,
+      consent_text: apply.input.consent_text,
+    },
+  });
+  await emitEvent(trx, document.tenant_id, 'document.signed', {
+    document_id: document.id,
+    signer_id: signer.id,
+    principal: { email: signer.email, name: signer.name },
+    agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
+    mandate_id: apply.mandate_id,
+    confirmation_level: apply.confirmation_level,
+    pre_sign_hash: apply.pre_sign_hash,
+    document_hash: apply.document_hash,
+  });
+}
+
+export async function applyOutcome(db: Db, applyId: string): Promise<ApplyOutcome | undefined> {
+  const apply = await Apply.query(db).findById(applyId);
+  if (!apply) return undefined;
+  const document = (await Document.query(db).findById(apply.document_id))!;
+  return outcomeOf(apply, document, await signersOf(db, document.id));
+}
+
+/** A signer declines: the document is declined and stays unsigned by them; nothing is stamped. */
+export async function declineDocument(db: Db, input: { signerId: string; reason?: string; actor: Actor }): Promise<Document> {
+  return db.transaction(async (trx) => {
+    const signer = await DocumentSigner.query(trx).findById(input.signerId).forUpdate();
+    if (!signer) throw new ServiceError('not_found', 'No such signer.');
+    const document = (await Document.query(trx).findById(signer.document_id).forUpdate())!;
+    if (signer.status === 'signed') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
+    if (document.status !== 'sent') throw new ServiceError('invalid_state', `This document is ${document.status}; it can no longer be declined.`);
+    const pending = await Apply.query(trx).where({ signer_id: signer.id, status: 'pending' }).first();
+    if (pending) throw new ServiceError('invalid_state', 'A signature of this signer is being applied.');
+    const now = new Date();
+    await signer.$query(trx).patch({ status: 'declined', declined_at: now, decline_reason: input.reason ?? null });
+    const declined = await document.$query(trx).patchAndFetch({ status: 'declined', declined_at: now });
+    await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: input.actor, action: 'document.declined', data: { signer_id: signer.id, reason: input.reason ?? null } });
+    await emitEvent(trx, document.tenant_id, 'document.declined', { document_id: document.id, signer_id: signer.id, signer: { email: signer.email, name: signer.name }, reason: input.reason ?? null });
+    return declined;
+  });
+}

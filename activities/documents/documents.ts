@@ -1,0 +1,178 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../accounts/accounts';
+import { normalizeEmail } from '../accounts/accounts';
+import { recordAudit, type Actor } from '../audit/audit';
+import type { BlobStore } from '../blobs/blobs';
+import type { Db } from '../../db/connect';
+import { Document, DocumentRevision, DocumentSigner } from '../../db/models';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import { page } from '../paging';
+import type { Sealer } from '../pdf/seal';
+import { findTemplate } from '../templates/templates';
+import { pdfStep } from './pdf-errors';
+
+export interface SignerInput {
+  name: string;
+  email: string;
+}
+
+export interface DocumentWithSigners {
+  document: Document;
+  signers: DocumentSigner[];
+}
+
+export interface DocumentDeps {
+  db: Db;
+  blobs: BlobStore;
+  sealer(): Promise<Sealer>;
+}
+
+export function agentActor(caller: Caller, request?: { ip?: string; userAgent?: string }): Actor {
+  return { type: 'agent', id: caller.apiKey.id, ip: request?.ip, userAgent: request?.userAgent };
+}
+
+export async function signersOf(db: Db | Knex.Transaction, documentId: string): Promise<DocumentSigner[]> {
+  return DocumentSigner.query(db).where({ document_id: documentId }).orderBy('position');
+}
+
+function checkSignerCount(existing: number, adding: number, roles: string[]): void {
+  if (existing + adding > roles.length) {
+    throw new ServiceError('invalid_request', `The document has ${roles.length} signer role(s) (${roles.join(', ')}); ${existing + adding} signers do not fit.`, [
+      { path: 'signers', message: `at most ${roles.length - existing} more` },
+    ]);
+  }
+}
+
+function signerRows(document: Document, signers: SignerInput[], startAt: number) {
+  return signers.map((signer, index) => ({
+    id: newId('sgn'),
+    document_id: document.id,
+    tenant_id: document.tenant_id,
+    position: startAt + index,
+    role: document.roles[startAt + index],
+    name: signer.name.trim(),
+    email: normalizeEmail(signer.email),
+  }));
+}
+
+/**
+ * A draft document from a template: the template's PDF sealed as revision 0 (every PDF the service
+ * hands out is sealed), its widgets and roles copied, signers given roles in order.
+ */
+export async function createDocument(
+  deps: DocumentDeps,
+  caller: Caller,
+  input: { templateId: string; name: string; signers: SignerInput[]; strictOrder?: boolean },
+  actor: Actor,
+): Promise<DocumentWithSigners> {
+  const template = await findTemplate(deps.db, caller.tenant.id, input.templateId);
+  checkSignerCount(0, input.signers.length, template.roles);
+  const original = await deps.blobs.get(template.pdf_sha256);
+  const sealed = await pdfStep(async () => (await deps.sealer()).seal(original, { reason: 'Document created' }));
+  const sealedSha256 = await deps.blobs.put(sealed);
+  return deps.db.transaction(async (trx) => {
+    const document = await Document.query(trx).insertAndFetch({
+      id: newId('doc'),
+      tenant_id: caller.tenant.id,
+      owner_principal_id: caller.principal.id,
+      created_by_key_id: caller.apiKey.id,
+      template_id: template.id,
+      name: input.name.trim(),
+      status: 'draft',
+      strict_order: input.strictOrder ?? false,
+      roles: template.roles,
+      widgets: template.widgets,
+      page_count: template.page_count,
+      original_sha256: sealedSha256,
+      current_sha256: sealedSha256,
+      current_revision: 0,
+    });
+    const signers = signerRows(document, input.signers, 0);
+    if (signers.length > 0) await DocumentSigner.query(trx).insert(signers);
+    await DocumentRevision.query(trx).insert({
+      document_id: document.id,
+      revision: 0,
+      kind: 'original',
+      sealed_sha256: sealedSha256,
+      unsealed_sha256: template.pdf_sha256,
+    });
+    await recordAudit(trx, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor,
+      action: 'document.created',
+      data: { template_id: template.id, name: document.name, sha256: sealedSha256, signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })) },
+    });
+    return { document, signers: await signersOf(trx, document.id) };
+  });
+}
+
+/** The caller's own document, locked for a change; 404 for any other id. */
+async function lockOwned(trx: Knex.Transaction, caller: Caller, id: string): Promise<Document> {
+  const document = await Document.query(trx).findById(id).where({ tenant_id: caller.tenant.id }).forUpdate();
+  if (!document) throw new ServiceError('not_found', 'No such document.');
+  return document;
+}
+
+export async function addSigners(db: Db, caller: Caller, id: string, signers: SignerInput[], actor: Actor): Promise<DocumentWithSigners> {
+  return db.transaction(async (trx) => {
+    const document = await lockOwned(trx, caller, id);
+    if (document.status !== 'draft') throw new ServiceError('invalid_state', `Signers can be added only to a draft; this document is ${document.status}.`);
+    const existing = await signersOf(trx, id);
+    checkSignerCount(existing.length, signers.length, document.roles);
+    const rows = signerRows(document, signers, existing.length);
+    await DocumentSigner.query(trx).insert(rows);
+    await recordAudit(trx, { tenantId: document.tenant_id, documentId: id, actor, action: 'document.signers_added', data: { signers: rows.map((s) => ({ id: s.id, email: s.email, role: s.role })) } });
+    return { document, signers: await signersOf(trx, id) };
+  });
+}
+
+/**
+ * draft → sent. `start` launches the document's workflow inside the transaction, so a document is
+ * never sent without one: if Temporal refuses, the send rolls back.
+ */
+export async function sendDocument(db: Db, caller: Caller, id: string, actor: Actor, start: (document: Document) => Promise<void>): Promise<DocumentWithSigners> {
+  return db.transaction(async (trx) => {
+    const document = await lockOwned(trx, caller, id);
+    if (document.status !== 'draft') throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
+    const signers = await signersOf(trx, id);
+    if (signers.length < document.roles.length) {
+      const missing = document.roles.slice(signers.length);
+      throw new ServiceError('invalid_state', `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${id}/signers.`);
+    }
+    const sent = await document.$query(trx).patchAndFetch({ status: 'sent', sent_at: new Date() });
+    await recordAudit(trx, { tenantId: document.tenant_id, documentId: id, actor, action: 'document.sent', data: { strict_order: document.strict_order } });
+    await start(sent);
+    return { document: sent, signers };
+  });
+}
+
+/** Owned documents, or inbound ones (sent to the caller's principal as a signer); 404 for anything else. */
+export async function findVisibleDocument(db: Db, caller: Caller, id: string): Promise<DocumentWithSigners & { inbound: boolean }> {
+  const document = await Document.query(db).findById(id);
+  if (document) {
+    const signers = await signersOf(db, id);
+    if (document.tenant_id === caller.tenant.id) return { document, signers, inbound: false };
+    const isSigner = signers.some((signer) => signer.email === normalizeEmail(caller.principal.email));
+    if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };
+  }
+  throw new ServiceError('not_found', 'No such document.');
+}
+
+export async function listDocuments(db: Db, caller: Caller, options: { limit: number; cursor?: string; direction: 'outbound' | 'inbound' }) {
+  const query = Document.query(db);
+  if (options.direction === 'outbound') {
+    query.where('documents.tenant_id', caller.tenant.id);
+  } else {
+    query
+      .whereNot('documents.status', 'draft')
+      .whereExists(DocumentSigner.query(db).whereColumn('document_signers.document_id', 'documents.id').where('document_signers.email', normalizeEmail(caller.principal.email)));
+  }
+  const { items, next_cursor } = await page(query, { limit: options.limit, cursor: options.cursor, table: 'documents' });
+  const signers = items.length === 0 ? [] : await DocumentSigner.query(db).whereIn('document_id', items.map((d) => d.id)).orderBy('position');
+  return {
+    items: items.map((document) => ({ document, signers: signers.filter((s) => s.document_id === document.id), inbound: document.tenant_id !== caller.tenant.id })),
+    next_cursor,
+  };
+}

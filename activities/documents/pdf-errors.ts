@@ -1,0 +1,27 @@
+import { ServiceError } from '../errors';
+import { PdfError } from '../pdf/errors';
+
+/**
+ * The API's answer to a PDF engine failure: what the signer can act on keeps its own code, anything
+ * else means the signature step failed (502 sign_failed), and retrying the same input cannot help.
+ */
+export function pdfFailure(error: PdfError): ServiceError {
+  switch (error.reason) {
+    case 'unfilled_fields':
+    case 'missing_appearance':
+      return new ServiceError(error.reason, error.message);
+    case 'invalid_value':
+      return new ServiceError('invalid_request', error.message);
+    default:
+      return new ServiceError('sign_failed', `The document could not be stamped and sealed: ${error.message}`);
+  }
+}
+
+/** Runs a PDF step, turning its PdfError into the matching ServiceError. */
+export async function pdfStep<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw error instanceof PdfError ? pdfFailure(error) : error;
+  }
+}

@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import { Event } from '../../db/models';
+import { newId } from '../ids';
+
+/** Event names of SPEC's Events table (plus document.declined), the only ones the service emits. */
+export type EventName =
+  | 'contact.invited' | 'contact.accepted' | 'contact.revoked'
+  | 'offer.received' | 'offer.sent' | 'offer.acked' | 'offer.declined' | 'offer.escalated' | 'offer.accepted'
+  | 'document.signed' | 'document.completed' | 'document.declined'
+  | 'transfer.released';
+
+/**
+ * Writes an event into the outbox. Call it with the transaction of the change that caused the
+ * event, so the two commit or fail together; delivery reads the outbox afterwards.
+ */
+export async function emitEvent(trx: Knex.Transaction, tenantId: string, event: EventName, data: Record<string, unknown>): Promise<Event> {
+  return Event.query(trx).insertAndFetch({ id: newId('evt'), tenant_id: tenantId, event, data });
+}

@@ -1,0 +1,154 @@
+import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
+import { loadPdf } from './document';
+import { drawCheckMark, drawFittedImage, drawFittedText, inBox } from './draw';
+import { PdfError } from './errors';
+import { embedDejaVu } from './fonts';
+import { boxMatrix, displayedSize } from './geometry';
+import { ownBuffer, readableImageKind } from './image';
+import { unfilledWidgets, WIDGET_TYPES, type Widget } from './widgets';
+
+export interface StampInput {
+  /** Only this signer's widgets. */
+  widgets: Widget[];
+  signer: { name: string; email: string };
+  signedAt: Date;
+  /** PNG or JPEG; drawn into each 'signature' widget, aspect ratio kept, centred. */
+  signatureImage?: Uint8Array;
+  /** When absent, 'initials' widgets get the letters of the name ("Ann Lee" -> "AL"). */
+  initialsImage?: Uint8Array;
+  /** For text (string), checkbox (boolean), dropdown (string, one of options). */
+  values: Record<string, string | boolean>;
+}
+
+// Points a widget may overhang the page edge: editors round coordinates.
+const EDGE_TOLERANCE = 0.5;
+
+/** Draws the signer's appearance on their widgets and returns the new PDF bytes (not sealed). Throws PdfError on input it cannot draw. */
+export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<Uint8Array> {
+  const doc = await loadPdf(pdf);
+  const pages = doc.getPages();
+  for (const widget of input.widgets) checkWidget(widget, pages);
+  checkValues(input);
+  const unfilled = unfilledWidgets(input.widgets, input.values);
+  if (unfilled.length > 0) {
+    throw new PdfError('unfilled_fields', `Required widgets have no value: ${unfilled.map((widget) => widget.id).join(', ')}.`);
+  }
+
+  const appearance = await embedAppearance(doc, input);
+  for (const widget of input.widgets) {
+    const page = pages[widget.page - 1];
+    const content = await contentOf(widget, input, appearance);
+    if (!content) continue;
+    inBox(page, boxMatrix(page, widget), widget.width, widget.height, () => {
+      if (content.kind === 'image') drawFittedImage(page, content.image, widget.width, widget.height);
+      else if (content.kind === 'check') drawCheckMark(page, widget.width, widget.height);
+      else drawFittedText(page, content.font, content.text, widget.width, widget.height, widget.type === 'initials');
+    });
+  }
+  return doc.save();
+}
+
+type Content = { kind: 'image'; image: PDFImage } | { kind: 'check' } | { kind: 'text'; text: string; font: PDFFont };
+
+interface Appearance {
+  signature?: PDFImage;
+  initials?: PDFImage;
+  font: () => Promise<PDFFont>;
+}
+
+async function embedAppearance(doc: PDFDocument, input: StampInput): Promise<Appearance> {
+  const uses = new Set(input.widgets.map((widget) => widget.type));
+  const signature = uses.has('signature') ? await embedImage(doc, input.signatureImage, 'signature') : undefined;
+  const initials = uses.has('initials') && input.initialsImage ? await embedImage(doc, input.initialsImage, 'initials') : undefined;
+  let font: Promise<PDFFont> | undefined;
+  // Embedded on first use only: a signature-only apply carries no font subset.
+  return { signature, initials, font: () => (font ??= embedDejaVu(doc)) };
+}
+
+async function embedImage(doc: PDFDocument, bytes: Uint8Array | undefined, what: string): Promise<PDFImage> {
+  if (!bytes) throw new PdfError('missing_appearance', `A ${what} widget needs a ${what} image.`);
+  const kind = await readableImageKind(bytes);
+  if (!kind) throw new PdfError('missing_appearance', `The ${what} image is not a readable PNG or JPEG.`);
+  return kind === 'png' ? doc.embedPng(ownBuffer(bytes)) : doc.embedJpg(ownBuffer(bytes));
+}
+
+async function contentOf(widget: Widget, input: StampInput, appearance: Appearance): Promise<Content | undefined> {
+  const text = async (value: string) => {
+    const line = singleLine(value);
+    return line === '' ? undefined : ({ kind: 'text', text: line, font: await appearance.font() } as const);
+  };
+  const value = input.values[widget.id];
+  switch (widget.type) {
+    case 'signature':
+      return { kind: 'image', image: appearance.signature! };
+    case 'initials':
+      if (appearance.initials) return { kind: 'image', image: appearance.initials };
+      return identity(widget, await text(initialsOf(input.signer.name)));
+    case 'date':
+      return text(input.signedAt.toISOString().slice(0, 10));
+    case 'name':
+      return identity(widget, await text(input.signer.name));
+    case 'email':
+      return identity(widget, await text(input.signer.email));
+    case 'checkbox':
+      return value === true ? { kind: 'check' } : undefined;
+    case 'text':
+    case 'dropdown':
+      return typeof value === 'string' ? text(value) : undefined;
+  }
+}
+
+/** An auto-filled widget must get a mark: a blank where the signer's identity belongs is refused. */
+function identity(widget: Widget, content: Content | undefined): Content {
+  if (!content) throw new PdfError('missing_appearance', `The signer has no ${widget.type} to put in widget ${widget.id}.`);
+  return content;
+}
+
+/** The first letter of each word of a name, upper-cased: "Ann Lee" -> "AL", "Zoë Šimůnek" -> "ZŠ". */
+export function initialsOf(name: string): string {
+  const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return name
+    .normalize('NFC')
+    .split(/\s+/u)
+    .map((word) => [...graphemes.segment(word)].find((part) => /\p{L}/u.test(part.segment))?.segment ?? '')
+    .join('')
+    .toLocaleUpperCase();
+}
+
+/** A widget holds one line: control characters and runs of white space become one space. */
+function singleLine(text: string): string {
+  return text.normalize('NFC').replace(/[\s\p{Cc}]+/gu, ' ').trim();
+}
+
+function checkWidget(widget: Widget, pages: PDFPage[]): void {
+  if (!(WIDGET_TYPES as readonly string[]).includes(widget.type)) {
+    throw new PdfError('invalid_widget', `Widget ${widget.id} has an unknown type ${String(widget.type)}.`);
+  }
+  if (!Number.isInteger(widget.page) || widget.page < 1 || widget.page > pages.length) {
+    throw new PdfError('widget_page', `Widget ${widget.id} is on page ${widget.page}, but the PDF has ${pages.length} page(s).`);
+  }
+  const { width, height } = displayedSize(pages[widget.page - 1]);
+  const numbers = [widget.x, widget.y, widget.width, widget.height];
+  const inside =
+    numbers.every(Number.isFinite) &&
+    widget.width > 0 &&
+    widget.height > 0 &&
+    widget.x >= -EDGE_TOLERANCE &&
+    widget.y >= -EDGE_TOLERANCE &&
+    widget.x + widget.width <= width + EDGE_TOLERANCE &&
+    widget.y + widget.height <= height + EDGE_TOLERANCE;
+  if (!inside) throw new PdfError('widget_bounds', `Widget ${widget.id} does not lie within page ${widget.page} (${width} x ${height} points).`);
+}
+
+function checkValues(input: StampInput): void {
+  if (Number.isNaN(input.signedAt.getTime())) throw new PdfError('invalid_value', 'signedAt is not a valid date.');
+  for (const widget of input.widgets) {
+    const value = input.values[widget.id];
+    if (value === undefined) continue;
+    const wrong =
+      (widget.type === 'checkbox' && typeof value !== 'boolean') ||
+      ((widget.type === 'text' || widget.type === 'dropdown') && typeof value !== 'string') ||
+      (widget.type === 'dropdown' && widget.options !== undefined && !widget.options.includes(value as string));
+    if (wrong) throw new PdfError('invalid_value', `The value of widget ${widget.id} does not suit a ${widget.type} widget.`);
+  }
+}

@@ -1,0 +1,172 @@
+// Helpers for this folder's tests: small images made in code, and the poppler/qpdf tools run on real files.
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+/** An 8×4 JPEG (made once with pdftoppm), small enough to keep inline. */
+export const TINY_JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQEAHAAcAAD/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAEAAgDASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwC98Pf+Yh/2z/8AZqKKK2xH8Rkw+E//2Q==',
+  'base64',
+);
+
+/** The smallest GIF there is: a 1×1 image. */
+export const TINY_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/** An RGBA PNG of a dark stroke on transparency, wider than tall like a signature. */
+export function makePng(width = 120, height = 40): Buffer {
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y += 1) {
+    const row = Buffer.alloc(1 + width * 4);
+    for (let x = 0; x < width; x += 1) {
+      const onStroke = Math.abs(y - height / 2 - (height / 3) * Math.sin((x / width) * Math.PI * 2)) < 2;
+      if (onStroke) row.set([10, 20, 90, 255], 1 + x * 4);
+    }
+    rows.push(row);
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k += 1) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+const created: string[] = [];
+process.once('exit', () => {
+  for (const directory of created) rmSync(directory, { recursive: true, force: true });
+});
+
+/** A fresh directory under the OS temp dir, removed when the test process exits. */
+export async function tempDir(): Promise<string> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-pdf-'));
+  created.push(directory);
+  return directory;
+}
+
+let scratch: Promise<string> | undefined;
+
+/** Writes bytes to a file the tools can read. */
+export async function writeTemp(name: string, bytes: Uint8Array): Promise<string> {
+  const file = path.join(await (scratch ??= tempDir()), name);
+  await fs.writeFile(file, bytes);
+  return file;
+}
+
+export interface ToolResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command line tool; a non-zero exit is reported, not thrown (pdfsig exits 1 on a bad signature). */
+export function run(tool: string, args: string[]): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    execFile(tool, args, { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as NodeJS.ErrnoException).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The text of a PDF (or of pages first..last) as pdftotext reads it. */
+export async function pdfText(pdf: Uint8Array, pages?: { first: number; last: number }): Promise<string> {
+  const file = await writeTemp(`text-${Date.now()}-${Math.random()}.pdf`, pdf);
+  const range = pages ? ['-f', String(pages.first), '-l', String(pages.last)] : [];
+  const result = await run('pdftotext', [...range, file, '-']);
+  if (result.code !== 0) throw new Error(`pdftotext failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+export interface WordBox {
+  page: number;
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Every word pdftotext finds with its box, in points from the page's top-left as displayed. */
+export async function pdfWords(pdf: Uint8Array): Promise<WordBox[]> {
+  const file = await writeTemp(`bbox-${Date.now()}-${Math.random()}.pdf`, pdf);
+  const { stdout } = await run('pdftotext', ['-bbox', file, '-']);
+  const words: WordBox[] = [];
+  let page = 0;
+  for (const line of stdout.split('\n')) {
+    if (line.includes('<page ')) page += 1;
+    const match = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*)<\/word>/.exec(line);
+    if (match) {
+      const [xMin, yMin, xMax, yMax] = match.slice(1, 5).map(Number);
+      words.push({ page, text: decodeEntities(match[5]), xMin, yMin, xMax, yMax });
+    }
+  }
+  return words;
+}
+
+function decodeEntities(text: string): string {
+  return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&apos;', "'").replaceAll('&amp;', '&');
+}
+
+/** pdfsig's report of a PDF, and whether every check a sealed PDF must pass is there. */
+export async function pdfsig(pdf: Uint8Array): Promise<{ report: string; valid: boolean }> {
+  const file = await writeTemp(`sig-${Date.now()}-${Math.random()}.pdf`, pdf);
+  const { stdout, stderr } = await run('pdfsig', [file]);
+  const report = stdout + stderr;
+  const valid = report.includes('Signature is Valid.') && report.includes('Total document signed') && report.includes('SHA-256');
+  return { report, valid };
+}
+
+export async function qpdfCheck(pdf: Uint8Array): Promise<ToolResult> {
+  return run('qpdf', ['--check', await writeTemp(`check-${Date.now()}-${Math.random()}.pdf`, pdf)]);
+}
+
+/** `pdfimages -list` rows: one per image drawn on a page. */
+export async function pdfImages(pdf: Uint8Array): Promise<Array<{ page: number; width: number; height: number; type: string }>> {
+  const { stdout } = await run('pdfimages', ['-list', await writeTemp(`images-${Date.now()}-${Math.random()}.pdf`, pdf)]);
+  return stdout
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim())
+    .map((line) => line.trim().split(/\s+/))
+    .map((cols) => ({ page: Number(cols[0]), type: cols[2], width: Number(cols[3]), height: Number(cols[4]) }));
+}
+
+/** Share of dark pixels in a region (points from the displayed top-left), rendered by pdftoppm at 72 dpi. */
+export async function inkIn(pdf: Uint8Array, page: number, box: { x: number; y: number; width: number; height: number }): Promise<number> {
+  const file = await writeTemp(`ink-${Date.now()}-${Math.random()}.pdf`, pdf);
+  const args = ['-gray', '-r', '72', '-f', String(page), '-l', String(page), '-x', String(Math.round(box.x)), '-y', String(Math.round(box.y)), '-W', String(Math.round(box.width)), '-H', String(Math.round(box.height)), '-singlefile', file];
+  const out = await new Promise<Buffer>((resolve, reject) => {
+    execFile('pdftoppm', args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+  // PGM: "P5\n<w> <h>\n255\n" then one byte per pixel.
+  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(out.subarray(0, 40).toString('latin1'));
+  if (!header) throw new Error('pdftoppm did not answer a PGM image');
+  const pixels = out.subarray(header[0].length);
+  let dark = 0;
+  for (const value of pixels) if (value < 128) dark += 1;
+  return dark / pixels.length;
+}

@@ -1,0 +1,26 @@
+import type Router from '@koa/router';
+import { readDocumentDownload } from '../../activities/documents/links';
+import { Document, DocumentRevision } from '../../db/models';
+import type { Deps } from '../../worker/deps';
+import { ServiceError } from '../errors';
+
+/** Serves a sealed PDF to whoever holds a signed, unexpired download link (no key: the link is the capability). */
+export function fileRoutes(router: Router, deps: Deps): void {
+  router.get('/files/documents/:file', async (ctx) => {
+    const documentId = ctx.params.file.replace(/\.pdf$/, '');
+    const link = readDocumentDownload(deps.secret, documentId, typeof ctx.query.token === 'string' ? ctx.query.token : undefined);
+    if (!link) throw new ServiceError('expired', 'This download link is invalid or has expired; ask the API for a new one.');
+    const document = await Document.query(deps.db).findById(documentId);
+    const revision = document && (await DocumentRevision.query(deps.db).findOne({ document_id: documentId, sealed_sha256: link.sha256 }));
+    if (!document || !revision) throw new ServiceError('not_found', 'No such document.');
+    sendPdf(ctx, await deps.blobs.get(link.sha256), `${document.name}.pdf`, link.sha256);
+  });
+}
+
+export function sendPdf(ctx: { set(field: string, value: string): void; type: string; body: unknown; attachment(name: string): void }, bytes: Buffer, filename: string, sha256: string): void {
+  ctx.type = 'application/pdf';
+  ctx.attachment(filename.replace(/[\\/\r\n"]/g, '_'));
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('X-Content-SHA256', sha256);
+  ctx.body = bytes;
+}

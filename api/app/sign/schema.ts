@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { ServiceError, type ErrorDetail } from '../../../activities/errors';
+import { AUTO_FILLED, type Widget } from '../../../activities/pdf/widgets';
+
+/** Shown above the sign button and kept with every browser apply in the audit trail. */
+export const CONSENT_TEXT =
+  'I agree to sign this document electronically. My electronic signature is the legal equivalent of my handwritten signature, and I consent to do business electronically.';
+
+const MAX_IMAGE_CHARS = 3_000_000;
+
+export const SignVerifySchema = z.strictObject({ code: z.string().trim().min(1).max(20) });
+
+export const SignSubmitSchema = z.strictObject({
+  consent: z.literal(true, { error: 'You must agree to sign electronically.' }),
+  signature: z.strictObject({
+    method: z.enum(['drawn', 'typed', 'uploaded']),
+    image: z.string().max(MAX_IMAGE_CHARS),
+  }),
+  initials: z.strictObject({ image: z.string().max(MAX_IMAGE_CHARS) }).optional(),
+  values: z.record(z.string(), z.union([z.string().max(1000), z.boolean()])).default({}),
+});
+
+export const SignDeclineSchema = z.strictObject({ reason: z.string().trim().max(1000).optional() });
+
+const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
+
+/** The bytes of a `data:image/png|jpeg;base64,…` URL; 400 naming the field otherwise. */
+export function decodeImage(dataUrl: string, path: string): Buffer {
+  const match = DATA_URL.exec(dataUrl);
+  if (!match) throw new ServiceError('invalid_request', 'The image must be a PNG or JPEG data URL.', [{ path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' }]);
+  return Buffer.from(match[2], 'base64');
+}
+
+/** Values may only name the signer's own fillable widgets, each with a value of its kind. */
+export function checkValues(widgets: Widget[], values: Record<string, string | boolean>): void {
+  const details: ErrorDetail[] = [];
+  for (const [id, value] of Object.entries(values)) {
+    const widget = widgets.find((candidate) => candidate.id === id);
+    const path = `values.${id}`;
+    if (!widget || AUTO_FILLED.has(widget.type)) details.push({ path, message: 'not a field you fill' });
+    else if (widget.type === 'checkbox' && typeof value !== 'boolean') details.push({ path, message: 'expected true or false' });
+    else if (widget.type !== 'checkbox' && typeof value !== 'string') details.push({ path, message: 'expected text' });
+    else if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value as string)) details.push({ path, message: `expected one of ${widget.options?.join(', ')}` });
+  }
+  if (details.length > 0) throw new ServiceError('invalid_request', `Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+}

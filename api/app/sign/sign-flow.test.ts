@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildSampleNda } from '../../../activities/pdf/samples';
+import { createTemplate } from '../../../activities/templates/templates';
+import { AuditEvent, DocumentRevision, Event, type Template } from '../../../db/models';
+import { createDocument, latestMail, seedSamples, SignerSession } from '../../../test/documents';
+import { createAccount, type Account } from '../../../test/factories';
+import { call, type Reply } from '../../../test/http';
+import { dataUrl, signaturePng } from '../../../test/images';
+import { startStack, type Stack } from '../../../test/stack';
+
+const signature = { method: 'drawn', image: dataUrl(signaturePng()) };
+
+function assertCode(reply: Reply, status: number, code: string) {
+  assert.equal(reply.status, status, reply.text);
+  assert.equal(reply.body.error.code, code, reply.text);
+}
+
+describe('signing at a sign link', () => {
+  let stack: Stack;
+  let owner: Account;
+  let nda: Template;
+  let titleId: string;
+
+  before(async () => {
+    stack = await startStack();
+    owner = await createAccount(stack.deps.db, { name: 'Olivia Owner' });
+    ({ nda } = await seedSamples(stack, owner));
+    titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
+  });
+  after(() => stack.close());
+
+  async function sentNda(options: { strict?: boolean; name?: string } = {}) {
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: options.name ?? 'NDA',
+      strict_order: options.strict ?? false,
+      signers: [{ name: 'Ann Able', email: `ann-${Date.now()}@example.test` }, { name: 'Bob Baker', email: `bob-${Date.now()}@example.test` }],
+      send: true,
+    });
+    assert.equal(created.status, 201, created.text);
+    const [first, second] = created.body.signers as Array<{ sign_url: string; email: string }>;
+    return { id: created.body.document_id as string, first: new SignerSession(stack, first.sign_url, first.email), second: new SignerSession(stack, second.sign_url, second.email) };
+  }
+
+  async function documentOf(id: string) {
+    return (await call(stack.url, 'GET', `/v1/documents/${id}`, { key: owner.key })).body;
+  }
+
+  async function waitForStatus(id: string, status: string) {
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      if ((await documentOf(id)).status === status) return;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    assert.fail(`document ${id} never reached ${status}`);
+  }
+
+  describe('the e-mailed code', () => {
+    it('is required before the document can be read or signed', async () => {
+      const { first } = await sentNda();
+      assertCode(await first.request('GET', '/state'), 401, 'unauthorized');
+      assertCode(await first.request('GET', '/document.pdf'), 401, 'unauthorized');
+      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 401, 'unauthorized');
+      assertCode(await first.request('POST', '/decline', {}), 401, 'unauthorized');
+    });
+
+    it('is sent to the signer’s address, works once, and is spent after five wrong tries', async () => {
+      const { first } = await sentNda();
+      const sent = await first.request('POST', '/code');
+      assert.equal(sent.status, 200);
+      assert.match(sent.body.sent_to, /^a•+@example\.test$/);
+      const code = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
+      const wrong = code === '000000' ? '111111' : '000000';
+      assertCode(await first.request('POST', '/verify', { code: wrong }), 400, 'invalid_request');
+      const ok = await first.request('POST', '/verify', { code });
+      assert.equal(ok.status, 200);
+      assertCode(await first.request('POST', '/verify', { code }), 400, 'invalid_request');
+
+      await first.request('POST', '/code');
+      const fresh = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
+      for (let i = 0; i < 4; i += 1) assertCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
+      assertCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 429, 'rate_limited');
+      assertCode(await first.request('POST', '/verify', { code: fresh }), 429, 'rate_limited');
+    });
+
+    it('binds the session to one signer: another signer’s link needs its own code', async () => {
+      const { first, second } = await sentNda();
+      await first.verify();
+      second.cookie = first.cookie.replace(/^svc_sign_sgn_[^=]+/, `svc_sign_${new URL(second.signUrl).pathname.split('/').pop()!.split('.')[0]}`);
+      assertCode(await second.request('GET', '/state'), 401, 'unauthorized');
+    });
+
+    it('refuses a tampered or unknown link with 404', async () => {
+      const { first } = await sentNda();
+      const tampered = new SignerSession(stack, `${first.signUrl.slice(0, -2)}xx`, first.email);
+      assertCode(await tampered.request('POST', '/code'), 404, 'not_found');
+      const page = await fetch(`${stack.url}${tampered.path}`);
+      assert.equal(page.status, 404);
+      assert.match(await page.text(), /not valid/);
+    });
+  });
+
+  describe('the apply procedure’s refusals', () => {
+    it('strict_order: a later signer cannot sign before an earlier one', async () => {
+      const { id, first, second } = await sentNda({ strict: true });
+      await second.verify();
+      const state = await second.request('GET', '/state');
+      assert.equal(state.body.can_sign, false);
+      assert.match(state.body.blocked_reason, /Ann Able/);
+      assertCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'strict_order');
+      await first.verify();
+      assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
+      const signed = await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
+      assert.equal(signed.status, 200, signed.text);
+      await waitForStatus(id, 'completed');
+    });
+
+    it('unfilled_fields: a required text the appearance cannot fill blocks the apply, naming it', async () => {
+      const { second } = await sentNda();
+      await second.verify();
+      const reply = await second.request('POST', '/sign', { consent: true, signature, values: {} });
+      assertCode(reply, 422, 'unfilled_fields');
+      assert.deepEqual(reply.body.error.details.map((d: { path: string }) => d.path), [`values.${titleId}`]);
+    });
+
+    it('already_signed: a second signature by the same signer is refused', async () => {
+      const { first } = await sentNda();
+      await first.verify();
+      assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
+      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
+    });
+
+    it('missing_signature_fields: a role without a signature widget cannot sign', async () => {
+      const sample = await buildSampleNda();
+      const witness = await createTemplate(stack.deps, {
+        tenantId: owner.tenantId,
+        pdf: sample.pdf,
+        definition: {
+          name: 'Witnessed',
+          roles: ['Party', 'Witness'],
+          widgets: [
+            { id: 'party-signature', type: 'signature', role: 'Party', page: 1, x: 50, y: 600, width: 200, height: 40 },
+            { id: 'witness-name', type: 'name', role: 'Witness', page: 1, x: 300, y: 600, width: 200, height: 20 },
+          ],
+        },
+        createdBy: 'test',
+      });
+      const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p@example.test' }, { name: 'W', email: 'w@example.test' }], send: true });
+      const witnessSession = await new SignerSession(stack, created.body.signers[1].sign_url, 'w@example.test').verify();
+      assertCode(await witnessSession.request('POST', '/sign', { consent: true, signature, values: {} }), 422, 'missing_signature_fields');
+    });
+
+    it('invalid_state: nobody can sign a declined document', async () => {
+      const { id, first, second } = await sentNda();
+      await first.verify();
+      const declined = await first.request('POST', '/decline', { reason: 'Wrong counterparty' });
+      assert.equal(declined.status, 200, declined.text);
+      assert.equal((await documentOf(id)).status, 'declined');
+      await second.verify();
+      assertCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'invalid_state');
+      const event = await Event.query(stack.deps.db).where({ event: 'document.declined' }).whereRaw(`data->>'document_id' = ?`, [id]).first();
+      assert.equal((event?.data as { reason: string }).reason, 'Wrong counterparty');
+    });
+
+    it('refuses values for fields that are not the signer’s, a bad image and no consent', async () => {
+      const { first } = await sentNda();
+      await first.verify();
+      const foreign = await first.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
+      assertCode(foreign, 400, 'invalid_request');
+      assert.equal(foreign.body.error.details[0].path, `values.${titleId}`);
+      assertCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: 'data:image/gif;base64,R0lGOD' }, values: {} }), 400, 'invalid_request');
+      const corrupt = dataUrl(signaturePng().subarray(0, 60));
+      assertCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: corrupt }, values: {} }), 422, 'missing_appearance');
+      assertCode(await first.request('POST', '/sign', { consent: false, signature, values: {} }), 400, 'invalid_request');
+    });
+  });
+
+  describe('a completed signing', () => {
+    it('lands two concurrent applies on one document, each once, with events and an audit trail', async () => {
+      const { id, first, second } = await sentNda();
+      await Promise.all([first.verify(), second.verify()]);
+      const [a, b] = await Promise.all([
+        first.request('POST', '/sign', { consent: true, signature, values: {} }),
+        second.request('POST', '/sign', { consent: true, signature: { method: 'typed', image: dataUrl(signaturePng(90, 30)) }, values: { [titleId]: 'General Counsel' } }),
+      ]);
+      assert.equal(a.status, 200, a.text);
+      assert.equal(b.status, 200, b.text);
+      await waitForStatus(id, 'completed');
+
+      const document = await documentOf(id);
+      assert.ok(document.signers.every((s: { status: string }) => s.status === 'signed'));
+      const revisions = await DocumentRevision.query(stack.deps.db).where({ document_id: id }).orderBy('revision');
+      assert.deepEqual(revisions.map((r) => r.kind), ['original', 'apply', 'apply', 'completion']);
+      assert.equal(revisions[3].sealed_sha256, document.document_hash);
+
+      const events = await Event.query(stack.deps.db).whereRaw(`data->>'document_id' = ?`, [id]).orderBy('created_at');
+      assert.deepEqual(events.map((e) => e.event), ['document.signed', 'document.signed', 'document.completed']);
+      const signed = events.filter((e) => e.event === 'document.signed').map((e) => e.data as Record<string, any>);
+      assert.deepEqual(signed.map((d) => d.principal.email).sort(), document.signers.map((s: { email: string }) => s.email).sort());
+      // The chain of hashes: each apply's pre_sign_hash is the PDF the previous step left, its document_hash the next.
+      const sealed = revisions.map((r) => r.sealed_sha256);
+      assert.deepEqual(signed.map((d) => d.pre_sign_hash).sort(), [sealed[0], sealed[1]].sort());
+      assert.deepEqual(signed.map((d) => d.document_hash).sort(), [sealed[1], sealed[2]].sort());
+      for (const data of signed) {
+        assert.equal(data.agent, null);
+        assert.equal(data.mandate_id, null);
+      }
+      const completed = events[2].data as Record<string, any>;
+      assert.equal(completed.final_sha256, document.document_hash);
+      assert.equal(completed.original_sha256, document.original_sha256);
+      assert.equal(completed.signers.length, 2);
+
+      const actions = (await AuditEvent.query(stack.deps.db).where({ document_id: id }).orderBy('created_at')).map((a) => a.action);
+      for (const action of ['document.created', 'document.sent', 'sign.code_sent', 'sign.email_verified', 'signature.submitted', 'document.signed', 'document.completed']) {
+        assert.ok(actions.includes(action), `audit trail lacks ${action}: ${actions.join(', ')}`);
+      }
+      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
+    });
+  });
+});

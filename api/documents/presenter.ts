@@ -1,0 +1,57 @@
+import type { DocumentSigner } from '../../db/models';
+import type { DocumentWithSigners } from '../../activities/documents/documents';
+import { signUrl } from '../../activities/documents/links';
+import type { DocumentResponse } from './schema';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function nextActions({ document, signers }: DocumentWithSigners, inbound: boolean): DocumentResponse['next_actions'] {
+  const base = `/v1/documents/${document.id}`;
+  const actions: DocumentResponse['next_actions'] = [];
+  if (document.status === 'draft') {
+    if (signers.length < document.roles.length) {
+      actions.push({ action: 'add_signers', method: 'POST', path: `${base}/signers`, description: `Add signers for: ${document.roles.slice(signers.length).join(', ')}.` });
+    } else {
+      actions.push({ action: 'send', method: 'POST', path: `${base}/send`, body: { confirm: true }, description: 'Send the document to its signers.' });
+    }
+  }
+  if (document.status === 'sent' && !inbound) {
+    actions.push({ action: 'wait_for_signers', method: 'GET', path: base, description: 'Signers sign at their sign_url; poll this document or subscribe to document.signed and document.completed.' });
+  }
+  actions.push({ action: 'download', method: 'GET', path: `${base}/download`, description: 'A short-lived URL of the current sealed PDF.' });
+  return actions;
+}
+
+function presentSigner(signer: DocumentSigner, link: string | undefined): DocumentResponse['signers'][number] {
+  return {
+    signer_id: signer.id,
+    name: signer.name,
+    email: signer.email,
+    role: signer.role,
+    status: signer.status,
+    signed_at: iso(signer.signed_at),
+    ...(link ? { sign_url: link } : {}),
+  };
+}
+
+/** A document as the API shows it; sign links only to the sending account. */
+export function presentDocument(view: DocumentWithSigners, options: { inbound: boolean; appUrl: string; secret: Buffer }): DocumentResponse {
+  const { document, signers } = view;
+  return {
+    document_id: document.id,
+    name: document.name,
+    status: document.status,
+    direction: options.inbound ? 'inbound' : 'outbound',
+    template_id: document.template_id,
+    strict_order: document.strict_order,
+    page_count: document.page_count,
+    original_sha256: document.original_sha256,
+    document_hash: document.current_sha256,
+    created_at: document.created_at.toISOString(),
+    sent_at: iso(document.sent_at),
+    completed_at: iso(document.completed_at),
+    declined_at: iso(document.declined_at),
+    signers: signers.map((signer) => presentSigner(signer, options.inbound ? undefined : signUrl(options.appUrl, options.secret, signer.id))),
+    next_actions: nextActions(view, options.inbound),
+  };
+}

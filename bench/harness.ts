@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../activities/config/config';
+import { createLogger } from '../activities/log';
+import { startHttpServer, type RunningServer } from '../api/server';
+import { migrateLatest } from '../db/migrate';
+import { closeDeps, createDeps, type Deps } from '../worker/deps';
+import { startDevServer, type DevServer } from '../worker/dev-server';
+import { ensureTemporalCli } from '../worker/temporal-cli';
+import { startWorker, type RunningWorker } from '../worker/worker';
+import { freePort } from '../test/ports';
+
+export interface Harness {
+  deps: Deps;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service in this process for a benchmark: PostgreSQL at BENCH_DATABASE_URL or embedded
+ * PGlite, TEMPORAL_ADDRESS or a dev server of its own, the worker and the API on a free port.
+ */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+  let devServer: DevServer | undefined;
+  if (!process.env.TEMPORAL_ADDRESS) {
+    devServer = await startDevServer({ binary: await ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }), port: await freePort(), uiPort: 0, headless: true });
+  }
+  const config = loadConfig({
+    SVC_ENV: 'test',
+    SVC_DATA_DIR: dataDir,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? devServer!.address,
+    TEMPORAL_TASK_QUEUE: `bench-${process.pid}`,
+    LOG_LEVEL: 'error',
+    ...env,
+  });
+  const deps = createDeps(config, { log: createLogger(config.logLevel) });
+  await migrateLatest(deps.db);
+  const worker: RunningWorker = await startWorker(deps);
+  const http: RunningServer = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
+  return {
+    deps,
+    url: http.url,
+    async close() {
+      await http.stop();
+      await worker.stop();
+      await closeDeps(deps);
+      await devServer?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}

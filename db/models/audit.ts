@@ -1,0 +1,48 @@
+import { BaseModel } from './base';
+
+export type ActorType = 'signer' | 'principal' | 'agent' | 'operator' | 'system';
+
+export class AuditEvent extends BaseModel {
+  static override tableName = 'audit_events';
+  static override jsonAttributes = ['data'];
+
+  declare id: string;
+  declare tenant_id: string;
+  declare document_id: string | null;
+  declare actor_type: ActorType;
+  declare actor_id: string | null;
+  declare action: string;
+  declare ip: string | null;
+  declare user_agent: string | null;
+  declare data: Record<string, unknown>;
+  declare created_at: Date;
+}
+
+export class MailMessage extends BaseModel {
+  static override tableName = 'mail_outbox';
+
+  declare id: string;
+  declare tenant_id: string | null;
+  declare to_address: string;
+  declare subject: string;
+  declare text: string;
+  declare purpose: string;
+  declare dedupe_key: string | null;
+  declare status: 'stored' | 'sent' | 'failed';
+  declare error: string | null;
+  declare created_at: Date;
+  declare sent_at: Date | null;
+}
+
+export class OneTimeCode extends BaseModel {
+  static override tableName = 'one_time_codes';
+
+  declare id: string;
+  declare purpose: string;
+  declare subject: string;
+  declare code_hash: string;
+  declare attempts: number;
+  declare expires_at: Date;
+  declare consumed_at: Date | null;
+  declare created_at: Date;
+}

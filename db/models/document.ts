@@ -1,0 +1,102 @@
+import type { Widget } from '../../activities/pdf/widgets';
+import { BaseModel } from './base';
+
+export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'declined' | 'voided';
+
+export class Document extends BaseModel {
+  static override tableName = 'documents';
+  static override jsonAttributes = ['roles', 'widgets'];
+
+  declare id: string;
+  declare tenant_id: string;
+  declare owner_principal_id: string;
+  declare created_by_key_id: string | null;
+  declare template_id: string | null;
+  declare name: string;
+  declare status: DocumentStatus;
+  declare strict_order: boolean;
+  declare roles: string[];
+  declare widgets: Widget[];
+  declare page_count: number;
+  declare original_sha256: string;
+  declare current_sha256: string;
+  declare current_revision: number;
+  declare created_at: Date;
+  declare sent_at: Date | null;
+  declare completed_at: Date | null;
+  declare declined_at: Date | null;
+}
+
+export type SignerStatus = 'pending' | 'signed' | 'declined';
+
+export class DocumentSigner extends BaseModel {
+  static override tableName = 'document_signers';
+
+  declare id: string;
+  declare document_id: string;
+  declare tenant_id: string;
+  declare position: number;
+  declare role: string;
+  declare name: string;
+  declare email: string;
+  declare status: SignerStatus;
+  declare signed_at: Date | null;
+  declare declined_at: Date | null;
+  declare decline_reason: string | null;
+  declare method: string | null;
+  declare mandate_id: string | null;
+  declare confirmation_level: string | null;
+  declare pre_sign_hash: string | null;
+  declare document_hash: string | null;
+  declare created_at: Date;
+}
+
+export class DocumentRevision extends BaseModel {
+  static override tableName = 'document_revisions';
+  static override idColumn = ['document_id', 'revision'];
+
+  declare document_id: string;
+  declare revision: number;
+  declare kind: 'original' | 'apply' | 'completion';
+  declare sealed_sha256: string;
+  declare unsealed_sha256: string;
+  declare apply_id: string | null;
+  declare created_at: Date;
+}
+
+export type ApplyKind = 'browser' | 'mandate';
+export type ApplyStatus = 'pending' | 'applied' | 'rejected';
+
+export interface ApplyInput {
+  values: Record<string, string | boolean>;
+  /** How the appearance was made: drawn, typed, uploaded (browser) or stored (mandate). */
+  appearance: 'drawn' | 'typed' | 'uploaded' | 'stored';
+  consent_text?: string;
+}
+
+export class Apply extends BaseModel {
+  static override tableName = 'applies';
+  static override jsonAttributes = ['input'];
+
+  declare id: string;
+  declare tenant_id: string;
+  declare document_id: string;
+  declare signer_id: string;
+  declare kind: ApplyKind;
+  declare status: ApplyStatus;
+  declare input: ApplyInput;
+  declare signature_sha256: string | null;
+  declare initials_sha256: string | null;
+  declare mandate_id: string | null;
+  declare confirmation_level: string | null;
+  declare api_key_id: string | null;
+  declare error_code: string | null;
+  declare error_message: string | null;
+  declare pre_sign_hash: string | null;
+  declare document_hash: string | null;
+  declare revision: number | null;
+  declare ip: string | null;
+  declare user_agent: string | null;
+  declare created_at: Date;
+  declare applied_at: Date | null;
+}

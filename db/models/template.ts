@@ -1,0 +1,17 @@
+import type { Widget } from '../../activities/pdf/widgets';
+import { BaseModel } from './base';
+
+export class Template extends BaseModel {
+  static override tableName = 'templates';
+  static override jsonAttributes = ['roles', 'widgets'];
+
+  declare id: string;
+  declare tenant_id: string;
+  declare name: string;
+  declare pdf_sha256: string;
+  declare page_count: number;
+  declare roles: string[];
+  declare widgets: Widget[];
+  declare created_by: string;
+  declare created_at: Date;
+}

@@ -1,0 +1,55 @@
+import { createTemplate } from '../activities/templates/templates';
+import { buildSampleNda, buildSampleServicesAgreement } from '../activities/pdf/samples';
+import { MailMessage, type Template } from '../db/models';
+import type { Account } from './factories';
+import { call, type Reply } from './http';
+import type { Stack } from './stack';
+
+/** The two sample templates in the account's tenant. */
+export async function seedSamples(stack: Stack, account: Account): Promise<{ nda: Template; services: Template }> {
+  const make = async (build: typeof buildSampleNda) => {
+    const sample = await build();
+    return createTemplate(stack.deps, { tenantId: account.tenantId, pdf: sample.pdf, definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets }, createdBy: 'test' });
+  };
+  return { nda: await make(buildSampleNda), services: await make(buildSampleServicesAgreement) };
+}
+
+export async function createDocument(stack: Stack, account: Account, body: Record<string, unknown>): Promise<Reply> {
+  return call(stack.url, 'POST', '/v1/documents', { key: account.key, body });
+}
+
+/** The newest mail to an address with a purpose, as the outbox holds it. */
+export async function latestMail(stack: Stack, to: string, purpose: string): Promise<MailMessage | undefined> {
+  return MailMessage.query(stack.deps.db).where({ to_address: to, purpose }).orderBy('created_at', 'desc').first();
+}
+
+/** A signer's browser session over HTTP: asks for the e-mailed code, reads it from the outbox, verifies. */
+export class SignerSession {
+  cookie = '';
+
+  constructor(
+    readonly stack: Stack,
+    readonly signUrl: string,
+    readonly email: string,
+  ) {}
+
+  /** The sign URL's path on the test server (the link carries SVC_PUBLIC_URL's host). */
+  get path(): string {
+    return new URL(this.signUrl).pathname;
+  }
+
+  request(method: string, suffix: string, body?: unknown): Promise<Reply> {
+    return call(this.stack.url, method, `${this.path}${suffix}`, { body, headers: this.cookie ? { cookie: this.cookie } : {} });
+  }
+
+  async verify(): Promise<this> {
+    const sent = await this.request('POST', '/code');
+    if (sent.status !== 200) throw new Error(`code: ${sent.status} ${sent.text}`);
+    const mail = await latestMail(this.stack, this.email, 'sign-code');
+    const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
+    const response = await fetch(`${this.stack.url}${this.path}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    if (response.status !== 200) throw new Error(`verify: ${response.status} ${await response.text()}`);
+    this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+    return this;
+  }
+}
