@@ -17,9 +17,15 @@ export function fileRoutes(router: Router, deps: Deps): void {
   });
 }
 
-export function sendPdf(ctx: { set(field: string, value: string): void; type: string; body: unknown; attachment(name: string): void }, bytes: Buffer, filename: string, sha256: string): void {
+export function sendPdf(
+  ctx: { set(field: string, value: string): void; type: string; body: unknown; attachment(name: string, options?: { type?: string }): void },
+  bytes: Buffer,
+  filename: string,
+  sha256: string,
+  disposition: 'attachment' | 'inline' = 'attachment',
+): void {
   ctx.type = 'application/pdf';
-  ctx.attachment(filename.replace(/[\\/\r\n"]/g, '_'));
+  ctx.attachment(filename.replace(/[\\/\r\n"]/g, '_'), { type: disposition });
   ctx.set('Cache-Control', 'private, no-store');
   ctx.set('X-Content-SHA256', sha256);
   ctx.body = bytes;

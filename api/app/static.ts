@@ -6,21 +6,43 @@ import type { Context } from 'koa';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
+const pdfjs = path.dirname(require.resolve('pdfjs-dist/package.json'));
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.woff2': 'font/woff2' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.wasm': 'application/wasm',
+};
 
-/** The only files /static serves: the app's own assets and the few vendor files the pages load. */
+/** Folders /static serves, each by file name only (no path can leave them). */
+const FOLDERS: Record<string, { directory: string; name: RegExp }> = {
+  '': { directory: path.join(here, 'static'), name: /^[a-z0-9-]+\.(js|css)$/ },
+  'pdfjs/standard_fonts': { directory: path.join(pdfjs, 'standard_fonts'), name: /^[A-Za-z0-9_-]+\.(pfb|ttf)$/ },
+  'pdfjs/wasm': { directory: path.join(pdfjs, 'wasm'), name: /^[a-z0-9_]+\.(wasm|js)$/ },
+  'pdfjs/cmaps': { directory: path.join(pdfjs, 'cmaps'), name: /^[A-Za-z0-9-]+\.bcmap$/ },
+};
+
+/** Single vendor files the pages load. */
 const FILES: Record<string, string> = {
-  'sign.js': path.join(here, 'static/sign.js'),
-  'sign.css': path.join(here, 'static/sign.css'),
-  'pdfjs/pdf.min.mjs': require.resolve('pdfjs-dist/build/pdf.min.mjs'),
-  'pdfjs/pdf.worker.min.mjs': require.resolve('pdfjs-dist/build/pdf.worker.min.mjs'),
+  'pdfjs/pdf.min.mjs': path.join(pdfjs, 'build/pdf.min.mjs'),
+  'pdfjs/pdf.worker.min.mjs': path.join(pdfjs, 'build/pdf.worker.min.mjs'),
   'fonts/dancing-script.woff2': require.resolve('@fontsource/dancing-script/files/dancing-script-latin-400-normal.woff2'),
 };
 
+function locate(key: string): string | undefined {
+  if (FILES[key]) return FILES[key];
+  const slash = key.lastIndexOf('/');
+  const folder = FOLDERS[slash < 0 ? '' : key.slice(0, slash)];
+  const name = key.slice(slash + 1);
+  return folder && folder.name.test(name) ? path.join(folder.directory, name) : undefined;
+}
+
 export function staticRoutes(router: Router): void {
   const serve = (key: string, ctx: Context) => {
-    const file = FILES[key];
+    const file = locate(key);
     if (!file || !fs.existsSync(file)) {
       ctx.status = 404;
       ctx.body = 'Not found';
@@ -32,4 +54,5 @@ export function staticRoutes(router: Router): void {
   };
   router.get('/static/:file', (ctx) => serve(ctx.params.file, ctx));
   router.get('/static/:dir/:file', (ctx) => serve(`${ctx.params.dir}/${ctx.params.file}`, ctx));
+  router.get('/static/:dir/:sub/:file', (ctx) => serve(`${ctx.params.dir}/${ctx.params.sub}/${ctx.params.file}`, ctx));
 }

@@ -59,7 +59,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
   const actorOf = (ctx: Context, signer: DocumentSigner): Actor => ({ type: 'signer', id: signer.id, ip: ctx.ip, userAgent: ctx.get('user-agent') });
 
   router.get(base, async (ctx) => {
-    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data: blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; form-action 'self'");
+    ctx.set('Content-Security-Policy', "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data: blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; form-action 'self'");
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'html';
     try {
@@ -122,8 +122,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
   router.get(`${base}/document.pdf`, async (ctx) => {
     const { signer, document } = await resolveVerified(ctx);
     await recordAudit(deps.db, { tenantId: document.tenant_id, documentId: document.id, actor: actorOf(ctx, signer), action: 'document.viewed', data: { signer_id: signer.id, sha256: document.current_sha256 } });
-    sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256);
-    ctx.set('Content-Disposition', 'inline');
+    sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256, 'inline');
   });
 
   router.post(`${base}/sign`, async (ctx) => {

@@ -1,0 +1,314 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { randomBase62 } from '../../../activities/ids';
+import type { Template } from '../../../db/models';
+import { launchBrowser } from '../../../test/browser';
+import { createDocument, latestMail, seedSamples } from '../../../test/documents';
+import { createAccount, type Account } from '../../../test/factories';
+import { call } from '../../../test/http';
+import { signaturePng } from '../../../test/images';
+import { startStack, type Stack } from '../../../test/stack';
+
+interface SentSigner {
+  name: string;
+  email: string;
+  sign_url: string;
+}
+
+let stack: Stack;
+let owner: Account;
+let nda: Template;
+let services: Template;
+let browser: Browser;
+let scratch: string;
+const contexts: BrowserContext[] = [];
+/** Uncaught page errors and CSP violations of every page: the page must run clean under its CSP. */
+const problems: string[] = [];
+
+before(async () => {
+  stack = await startStack();
+  owner = await createAccount(stack.deps.db);
+  ({ nda, services } = await seedSamples(stack, owner));
+  browser = await launchBrowser();
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sign-page-'));
+});
+
+after(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await browser?.close();
+  await stack?.close();
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The sample NDA, sent: signer 1 is the Disclosing Party, signer 2 the Receiving Party. */
+async function sendNda(options: { strictOrder?: boolean } = {}): Promise<{ id: string; signers: SentSigner[] }> {
+  const tag = randomBase62(6).toLowerCase();
+  const signers = [
+    { name: 'Dana Discloser', email: `dana-${tag}@example.test` },
+    { name: 'Rey Receiver', email: `rey-${tag}@example.test` },
+  ];
+  const created = await createDocument(stack, owner, { template_id: nda.id, name: `NDA ${tag}`, signers, send: true, ...(options.strictOrder ? { strict_order: true } : {}) });
+  assert.ok(created.status < 300, created.text);
+  return { id: created.body.document_id, signers: created.body.signers };
+}
+
+/** A fresh browser context per signer, on the test server (the link carries the public host). */
+async function openSignPage(signer: SentSigner, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  page.on('pageerror', (error) => problems.push(`${signer.email}: ${error.message}`));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(`${signer.email}: ${message.text()}`);
+  });
+  await page.goto(`${stack.url}${new URL(signer.sign_url).pathname}`);
+  return page;
+}
+
+async function mailedCode(email: string): Promise<string> {
+  const mail = await latestMail(stack, email, 'sign-code');
+  const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
+  assert.ok(code, `no code mailed to ${email}`);
+  return code;
+}
+
+async function textOf(page: Page, testid: string, pattern: RegExp): Promise<string> {
+  const locator = page.getByTestId(testid).filter({ hasText: pattern });
+  await locator.waitFor();
+  return locator.innerText();
+}
+
+/** Send code → read it from the outbox → confirm; the document then loads in place. */
+async function verify(page: Page, email: string): Promise<void> {
+  await page.getByTestId('send-code').click();
+  await textOf(page, 'status', /We sent a code to/);
+  await page.getByTestId('code-input').fill(await mailedCode(email));
+  await page.getByTestId('verify').click();
+  await page.locator('[data-testid="page-1"][data-rendered]').waitFor();
+}
+
+async function drawSignature(page: Page): Promise<void> {
+  await page.getByTestId('signature-open').click();
+  await drawOn(page);
+  await page.getByTestId('signature-apply').click();
+  await page.getByTestId('signature-preview').locator('img').waitFor();
+}
+
+/** A stroke with real mouse moves on the dialog's drawing canvas. */
+async function drawOn(page: Page): Promise<void> {
+  await page.getByTestId('tab-draw').click();
+  const box = await page.getByTestId('draw-canvas').boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + 30, box.y + box.height * 0.6);
+  await page.mouse.down();
+  for (let step = 1; step <= 24; step += 1) {
+    await page.mouse.move(box.x + 30 + (step * (box.width - 60)) / 24, box.y + box.height * (0.55 - 0.25 * Math.sin(step / 2.5)), { steps: 3 });
+  }
+  await page.mouse.up();
+}
+
+async function consentAndSign(page: Page): Promise<void> {
+  await page.getByTestId('consent').check();
+  assert.equal(await page.getByTestId('sign-submit').isEnabled(), true);
+  await page.getByTestId('sign-submit').click();
+  await textOf(page, 'status', /^Signed\./);
+  await page.getByTestId('download').waitFor();
+}
+
+async function documentStatus(id: string, wanted: string): Promise<any> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const reply = await call(stack.url, 'GET', `/v1/documents/${id}`, { key: owner.key });
+    assert.equal(reply.status, 200, reply.text);
+    if (reply.body.status === wanted || Date.now() > until) {
+      assert.equal(reply.body.status, wanted);
+      return reply.body;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function run(command: string, args: string[]): { status: number | null; out: string } {
+  const result = spawnSync(command, args, { encoding: 'utf8' });
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+it('two signers sign the NDA in the browser (drawn, then typed with fields) and the sealed PDF verifies', async () => {
+  const doc = await sendNda();
+  const [dana, rey] = doc.signers;
+
+  const first = await openSignPage(dana);
+  await first.getByText('we e-mail a 6-digit code to').waitFor();
+  assert.match(await first.locator('main').innerText(), /d•+@example\.test/);
+  await verify(first, dana.email);
+  assert.match(await first.getByTestId('signer').innerText(), /Dana Discloser, Disclosing Party/);
+  // Own widgets are editable and highlighted; the other party's are muted and inert.
+  assert.equal(await first.locator('[data-testid="widget-disclosing-signature"].mine').count(), 1);
+  assert.equal(await first.locator('[data-testid="widget-receiving-title"].theirs').count(), 1);
+  assert.equal(await first.locator('input[data-testid="widget-receiving-title"]').count(), 0);
+  assert.equal(await first.getByTestId('widget-disclosing-name').innerText(), 'Dana Discloser');
+  assert.match(await first.getByTestId('widget-disclosing-date').innerText(), /^\d{4}-\d{2}-\d{2}$/);
+  // The overlay sits on the page where the widget is: x 54pt of 612pt.
+  const pageBox = (await first.getByTestId('page-1').boundingBox())!;
+  const widgetBox = (await first.getByTestId('widget-disclosing-signature').boundingBox())!;
+  assert.ok(Math.abs((widgetBox.x - pageBox.x) / pageBox.width - 54 / 612) < 0.01, JSON.stringify({ pageBox, widgetBox }));
+  assert.equal(await first.getByTestId('sign-submit').isDisabled(), true);
+  assert.match(await first.getByTestId('missing').innerText(), /Add your signature/);
+  await drawSignature(first);
+  assert.equal(await first.getByTestId('sign-submit').isDisabled(), true, 'consent not ticked yet');
+  await consentAndSign(first);
+  assert.match(await first.getByTestId('closed-reason').innerText(), /other signers are asked next/);
+
+  const second = await openSignPage(rey);
+  await verify(second, rey.email);
+  await second.getByTestId('signature-open').click();
+  await second.getByTestId('tab-type').click();
+  assert.equal(await second.getByTestId('typed-name').inputValue(), 'Rey Receiver');
+  await second.getByTestId('signature-apply').click();
+  await second.getByTestId('signature-preview').locator('img').waitFor();
+  await second.getByTestId('consent').check();
+  assert.equal(await second.getByTestId('sign-submit').isDisabled(), true, 'Title is required');
+  assert.match(await second.getByTestId('missing').innerText(), /Title/);
+  await second.getByTestId('widget-receiving-title').fill('Chief Counsel');
+  await second.getByTestId('widget-receiving-copy').check();
+  await consentAndSign(second);
+
+  const final = await documentStatus(doc.id, 'completed');
+  assert.deepEqual(final.signers.map((signer: { status: string }) => signer.status), ['signed', 'signed']);
+  const download = await call(stack.url, 'GET', `/v1/documents/${doc.id}/download`, { key: owner.key });
+  assert.equal(download.status, 200, download.text);
+  const url = new URL(download.body.url);
+  const pdf = await fetch(`${stack.url}${url.pathname}${url.search}`);
+  assert.equal(pdf.status, 200);
+  const file = path.join(scratch, 'nda.pdf');
+  fs.writeFileSync(file, Buffer.from(await pdf.arrayBuffer()));
+
+  const sig = run('pdfsig', [file]);
+  assert.match(sig.out, /Signature is Valid\./, sig.out);
+  assert.match(sig.out, /Total document signed/, sig.out);
+  assert.equal(run('qpdf', ['--check', file]).status, 0);
+  const text = run('pdftotext', [file, '-']).out;
+  for (const expected of ['Certificate of Completion', 'Dana Discloser', dana.email, 'Rey Receiver', rey.email, 'Chief Counsel']) assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
+  assert.match(text, /browser \(drawn\)/);
+  assert.match(text, /browser \(typed\)/);
+});
+
+it('a wrong code shows the error, the right one opens the document, and an uploaded PNG signs it', async () => {
+  const doc = await sendNda();
+  const [dana] = doc.signers;
+  const page = await openSignPage(dana, { width: 390, height: 844 });
+  await page.getByTestId('send-code').click();
+  await textOf(page, 'status', /We sent a code to/);
+  const code = await mailedCode(dana.email);
+  await page.getByTestId('code-input').fill(code === '000000' ? '111111' : '000000');
+  await page.getByTestId('verify').click();
+  await textOf(page, 'alert', /That code is not right/);
+  await page.getByTestId('code-input').fill(code);
+  await page.getByTestId('verify').click();
+  await page.locator('[data-testid="page-1"][data-rendered]').waitFor();
+  assert.equal(await page.getByTestId('alert').innerText(), '');
+
+  const text = path.join(scratch, 'notes.txt');
+  const png = path.join(scratch, 'signature.png');
+  fs.writeFileSync(text, 'not an image');
+  fs.writeFileSync(png, signaturePng(240, 80));
+  await page.getByTestId('signature-open').click();
+  await page.getByTestId('tab-upload').click();
+  await page.getByTestId('upload-input').setInputFiles(text);
+  await textOf(page, 'dialog-alert', /not a PNG or JPEG/);
+  await page.getByTestId('upload-input').setInputFiles(png);
+  await page.getByTestId('upload-preview').waitFor();
+  await page.getByTestId('signature-apply').click();
+  const preview = await page.getByTestId('signature-preview').locator('img').getAttribute('src');
+  assert.equal(preview, `data:image/png;base64,${signaturePng(240, 80).toString('base64')}`, 'the file is sent as it is');
+  await consentAndSign(page);
+  const href = await page.getByTestId('download').getAttribute('href');
+  const copy = await page.request.get(`${stack.url}${href}`);
+  assert.equal(copy.headers()['content-type'], 'application/pdf');
+  assert.equal((await copy.body()).subarray(0, 5).toString(), '%PDF-');
+  const after = await documentStatus(doc.id, 'sent');
+  assert.deepEqual(after.signers.map((signer: { status: string }) => signer.status), ['signed', 'pending']);
+});
+
+it('a signer declines from the page and the document is declined', async () => {
+  const doc = await sendNda();
+  const [, rey] = doc.signers;
+  const page = await openSignPage(rey);
+  await verify(page, rey.email);
+  await page.getByTestId('decline-open').click();
+  await page.getByTestId('decline-reason').fill('The term is too long.');
+  await page.getByTestId('decline-confirm').click();
+  await textOf(page, 'status', /You declined to sign this document/);
+  assert.equal(await page.getByTestId('sign-submit').count(), 0);
+  await documentStatus(doc.id, 'declined');
+});
+
+it('under strict order the second signer waits for the first, then can sign', async () => {
+  const doc = await sendNda({ strictOrder: true });
+  const [dana, rey] = doc.signers;
+  const second = await openSignPage(rey);
+  await verify(second, rey.email);
+  assert.match(await textOf(second, 'closed-reason', /Waiting for Dana Discloser/), /sign first/);
+  assert.equal(await second.getByTestId('sign-submit').count(), 0);
+  assert.equal(await second.locator('input[data-testid="widget-receiving-title"]').count(), 0, 'fields stay read-only');
+
+  const first = await openSignPage(dana);
+  await verify(first, dana.email);
+  await first.getByTestId('signature-open').click();
+  await first.getByTestId('tab-type').click();
+  await first.getByTestId('signature-apply').click();
+  await consentAndSign(first);
+
+  await second.getByTestId('recheck').click();
+  await second.getByTestId('sign-submit').waitFor();
+  assert.equal(await second.getByTestId('sign-submit').isDisabled(), true);
+  await drawSignature(second);
+  await second.getByTestId('widget-receiving-title').fill('Director');
+  await consentAndSign(second);
+  await documentStatus(doc.id, 'completed');
+});
+
+it('the 50-page agreement renders pages as they come into view, and drawn initials sign every page', async () => {
+  const tag = randomBase62(6).toLowerCase();
+  const created = await createDocument(stack, owner, {
+    template_id: services.id,
+    name: `MSA ${tag}`,
+    signers: [
+      { name: 'Cleo Client', email: `cleo-${tag}@example.test` },
+      { name: 'Paul Provider', email: `paul-${tag}@example.test` },
+    ],
+    send: true,
+  });
+  assert.ok(created.status < 300, created.text);
+  const [cleo] = created.body.signers as SentSigner[];
+  const page = await openSignPage(cleo);
+  await verify(page, cleo.email);
+  await page.getByTestId('page-50').waitFor({ state: 'attached' });
+  assert.equal(await page.locator('.page[data-rendered]').count() < 10, true, 'only the pages near the viewport are drawn');
+  assert.equal(await page.getByTestId('widget-client-initials-p7').innerText(), 'CC');
+  assert.match(await page.getByTestId('initials-preview').innerText(), /letters “CC”/);
+
+  await page.getByTestId('next-field').click();
+  await page.locator('[data-testid="page-50"][data-rendered]').waitFor();
+  assert.equal(await page.evaluate('document.activeElement.dataset.testid'), 'widget-client-signature');
+
+  await page.getByTestId('initials-open').click();
+  await drawOn(page);
+  await page.getByTestId('signature-apply').click();
+  await page.getByTestId('initials-preview').locator('img').waitFor();
+  assert.equal(await page.getByTestId('widget-client-initials-p7').locator('img').count(), 1);
+  await page.getByTestId('widget-client-signature').click();
+  await page.getByTestId('tab-type').click();
+  await page.getByTestId('signature-apply').click();
+  await consentAndSign(page);
+});
+
+it('no page broke its CSP or threw', () => {
+  assert.deepEqual(problems, []);
+});
