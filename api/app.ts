@@ -20,6 +20,7 @@ import { webhookRoutes } from './webhooks/router';
 import { devMailRoutes } from './app/dev-mail';
 import { fileRoutes } from './app/files';
 import { appRoutes } from './app/router';
+import { appSession } from './app/session';
 import { signRoutes } from './app/sign/router';
 import { staticRoutes } from './app/static';
 
@@ -67,8 +68,8 @@ export function createApp(deps: Deps) {
 
   systemRoutes(routes, deps);
   meRoutes(routes, deps);
-  mandateRoutes(routes);
-  signingRoutes(routes);
+  mandateRoutes(routes, deps);
+  signingRoutes(routes, deps);
   documentRoutes(routes, deps);
   templateRoutes(routes, deps);
   contactRoutes(routes);
@@ -85,7 +86,8 @@ export function createApp(deps: Deps) {
   pages.get('/', (ctx) => {
     ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
   });
-  appRoutes(pages, deps);
+  pages.use(appSession(deps));
+  appRoutes(pages, deps, appPath(deps.config.appUrl));
   fileRoutes(pages, deps);
   staticRoutes(pages);
   devMailRoutes(pages, deps);

@@ -1,5 +1,6 @@
 import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
+import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
 import type { Deps } from './deps';
 
 /** Every activity the worker registers, built over the process's dependencies. */
@@ -7,5 +8,6 @@ export function createActivities(deps: Deps) {
   return {
     ...createHealthActivities({ db: deps.db }),
     ...createDocumentActivities(deps),
+    ...createSignRequestActivities(deps),
   };
 }

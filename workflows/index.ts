@@ -1,3 +1,4 @@
 // Every workflow the worker runs; the worker bundles this file.
 export { documentWorkflow } from './document/workflow';
 export { ping } from './ping/workflow';
+export { signRequestWorkflow } from './sign-request/workflow';

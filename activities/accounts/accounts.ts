@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiKey, PLANS, Principal, Tenant, type Plan } from '../../db/models';
 import { newId, randomBase62, sha256Hex } from '../ids';
+import { recordAudit, type Actor } from '../audit/audit';
 import { ServiceError } from '../errors';
 
 
@@ -134,4 +135,28 @@ export async function authenticateKey(db: Db, raw: string, now = new Date()): Pr
     apiKey.last_used_at = now;
   }
   return { apiKey, principal, tenant };
+}
+
+/** The principal's own API keys, newest first (revoked ones included, marked by revoked_at). */
+export async function keysOfPrincipal(db: Db, principalId: string): Promise<ApiKey[]> {
+  return ApiKey.query(db).where({ principal_id: principalId }).orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+/** A key made by the principal in the app: API access needs Business+, as for the API itself. */
+export async function createOwnKey(db: Db, principal: Principal, label: string, actor: Actor): Promise<CreatedKey> {
+  const tenant = (await Tenant.query(db).findById(principal.tenant_id))!;
+  if (!isBusinessPlus(tenant.plan)) throw new ServiceError('plan_required', `API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
+  if (!label.trim()) throw new ServiceError('invalid_request', 'Give the key a label.', [{ path: 'label', message: 'required' }]);
+  const created = await createKey(db, { principalId: principal.id, label: label.slice(0, 200) });
+  await recordAudit(db, { tenantId: principal.tenant_id, actor, action: 'key.created', data: { api_key_id: created.apiKey.id, label: created.apiKey.label } });
+  return created;
+}
+
+/** The principal revokes one of their own keys; another principal's key is 404. */
+export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<ApiKey> {
+  const key = await ApiKey.query(db).findById(keyId).where({ principal_id: principal.id });
+  if (!key) throw new ServiceError('not_found', 'No such API key of yours.');
+  const revoked = await revokeKey(db, key.id);
+  await recordAudit(db, { tenantId: principal.tenant_id, actor, action: 'key.revoked', data: { api_key_id: key.id, label: key.label } });
+  return revoked;
 }

@@ -51,6 +51,10 @@ export interface Durations {
   oneTimeCodeMs: number;
   /** Signer session after the e-mail code: lifetime. */
   signSessionMs: number;
+  /** An L1 sign request waits this long for the principal (SPEC: 24 hours). */
+  signRequestMs: number;
+  /** A principal's app session: lifetime. */
+  appSessionMs: number;
   activityTimeoutMs: number;
   activityHeartbeatMs: number;
   retryInitialMs: number;
@@ -98,6 +102,8 @@ const EnvSchema = z.object({
   SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
   SVC_ONE_TIME_CODE_TTL_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   SVC_SIGN_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(60 * 60_000),
+  SVC_SIGN_REQUEST_TTL_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
+  SVC_APP_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(12 * 60 * 60_000),
   SVC_ACTIVITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(2 * 60_000),
   SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
   SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
@@ -155,6 +161,8 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
+      signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,
+      appSessionMs: e.SVC_APP_SESSION_TTL_MS,
       activityTimeoutMs: e.SVC_ACTIVITY_TIMEOUT_MS,
       activityHeartbeatMs: e.SVC_ACTIVITY_HEARTBEAT_MS,
       retryInitialMs: e.SVC_RETRY_INITIAL_MS,

@@ -4,6 +4,7 @@ import type { Deps } from '../../worker/deps';
 import { applySignature } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
+import { notifyPrincipalOfApply } from './notify';
 
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
 export function createDocumentActivities(deps: Deps) {
@@ -20,6 +21,9 @@ export function createDocumentActivities(deps: Deps) {
     },
     async completeDocument(documentId: string) {
       return completeDocument(deps, documentId, () => heartbeat());
+    },
+    async notifyApplied(applyId: string): Promise<boolean> {
+      return notifyPrincipalOfApply(deps, applyId);
     },
     async inviteSigners(documentId: string): Promise<number> {
       return inviteSigners({ db: deps.db, mailer: deps.mailer, secret: deps.secret, appUrl: deps.config.appUrl }, documentId);

@@ -4,7 +4,7 @@ import { recordAudit, type Actor } from '../audit/audit';
 import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, type ApplyInput, type ApplyKind } from '../../db/models';
+import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, Mandate, type ApplyInput, type ApplyKind } from '../../db/models';
 import { ServiceError } from '../errors';
 import { emitEvent } from '../events/outbox';
 import { newId } from '../ids';
@@ -144,6 +144,12 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   }
 }
 
+/** A mandate apply stops the moment its mandate is revoked or expires (SPEC: Mandate states). */
+async function checkMandateInForce(db: Db, mandateId: string): Promise<void> {
+  const mandate = await Mandate.query(db).findById(mandateId);
+  if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or has expired.');
+}
+
 async function reject(db: Db, apply: Apply, error: ServiceError): Promise<ApplyOutcome> {
   await Apply.query(db).findById(apply.id).where({ status: 'pending' }).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
   const rejected = (await Apply.query(db).findById(apply.id))!;
@@ -180,6 +186,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const signer = signers.find((s) => s.id === apply.signer_id)!;
     try {
       checkApplicable(document, signers, signer, apply.input.values);
+      if (apply.mandate_id) await checkMandateInForce(deps.db, apply.mandate_id);
     } catch (error) {
       if (error instanceof ServiceError) return reject(deps.db, apply, error);
       throw error;
@@ -222,6 +229,8 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       if (locked.current_revision !== document.current_revision || locked.status !== document.status) return { kind: 'conflict' };
       const lockedSigner = (await DocumentSigner.query(trx).findById(signer.id).forUpdate())!;
       if (lockedSigner.status !== 'pending') return { kind: 'conflict' };
+      // A revoke commits under the mandate's row lock: either it lands first and this apply stops, or after.
+      if (apply.mandate_id && !(await Mandate.query(trx).findById(apply.mandate_id).forShare())?.isInForce()) return { kind: 'conflict' };
       const revision = locked.current_revision + 1;
       const preSignHash = locked.current_sha256;
       await DocumentRevision.query(trx).insert({ document_id: document.id, revision, kind: 'apply', sealed_sha256: sealedSha256, unsealed_sha256: unsealedSha256, apply_id: apply.id });

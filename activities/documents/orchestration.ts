@@ -4,6 +4,8 @@ import type { Db } from '../../db/connect';
 import type { TemporalDeps } from '../../worker/deps';
 import type { documentWorkflow } from '../../workflows/document/workflow';
 import { applySignal, DOCUMENT_WORKFLOW, documentWorkflowId, settledSignal, type DocumentWorkflowInput } from '../../workflows/document/shared';
+import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
+import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
 import { applyOutcome, type ApplyOutcome } from './apply';
 
 function workflowInput(config: Config, documentId: string): DocumentWorkflowInput {
@@ -51,4 +53,28 @@ export async function waitForApply(db: Db, applyId: string, timeoutMs: number): 
     if (outcome.status !== 'pending' || Date.now() >= deadline) return outcome;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Starts an L1 sign request's workflow (business key: the request id). */
+export async function startSignRequestWorkflow(temporal: TemporalDeps, config: Config, signRequestId: string): Promise<void> {
+  const { durations } = config;
+  await temporal.client.workflow.start<typeof signRequestWorkflow>(SIGN_REQUEST_WORKFLOW, {
+    workflowId: signRequestWorkflowId(signRequestId),
+    taskQueue: temporal.taskQueue,
+    args: [
+      {
+        signRequestId,
+        lifetimeMs: durations.signRequestMs,
+        activityTimeoutMs: durations.activityTimeoutMs,
+        heartbeatMs: durations.activityHeartbeatMs,
+        retryInitialMs: durations.retryInitialMs,
+        retryMaxMs: durations.retryMaxMs,
+      },
+    ],
+  });
+}
+
+/** The principal's decision, from the app, to the request's workflow. */
+export async function signalSignRequest(temporal: TemporalDeps, signRequestId: string, decision: 'confirm' | 'decline', ip?: string): Promise<void> {
+  await temporal.client.workflow.getHandle(signRequestWorkflowId(signRequestId)).signal(decision === 'confirm' ? confirmSignal : declineSignal, { ip });
 }

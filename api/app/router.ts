@@ -1,17 +1,23 @@
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import type { Deps } from '../../worker/deps';
 import { escapeHtml } from '../http/html';
+import { renderPage, sendPage } from './layout';
+import { loginRoutes, requireLogin } from './login';
+import { appState } from './session';
+import { signRequestRoutes } from './sign-request';
 
-/** The principal-facing app (server-rendered). Sign-in and mandates arrive with the mandates work. */
-export function appRoutes(router: Router, deps: Deps): void {
-  const appPath = new URL(deps.config.appUrl).pathname.replace(/\/$/, '') || '/';
-  router.get(appPath, (ctx) => {
-    ctx.type = 'html';
-    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Agents — principal app</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto">
-<h1>Principal app</h1>
-<p>Here principals will sign in, store their signature appearance, manage API keys and grant signing mandates.</p>
-<p>API: <a href="${escapeHtml(deps.config.publicUrl)}/v1/openapi.json">OpenAPI document</a></p>
-</body></html>`;
-  });
+/** The principal's app (server-rendered pages at SVC_APP_URL). */
+export function appRoutes(router: Router, deps: Deps, appPath: string): void {
+  loginRoutes(router, deps, appPath);
+  signRequestRoutes(router, deps, appPath);
+
+  const overview = async (ctx: Context) => {
+    if (!requireLogin(ctx, appPath)) return;
+    const { principal, csrf } = appState(ctx);
+    const body = `<p>Signed in as ${escapeHtml(principal!.name)}.</p>`;
+    sendPage(ctx, renderPage({ title: 'Overview', appPath, principal, csrf, body }));
+  };
+  router.get(appPath || '/', overview);
+  router.get(`${appPath}/`, overview);
 }

@@ -1,10 +1,12 @@
 import type { Caller } from '../../activities/accounts/accounts';
 import type { FlagSnapshot } from '../../activities/config/flags';
+import { allowedLevels, mandatesInForce } from '../../activities/mandates/mandates';
+import type { Mandate } from '../../db/models';
 import type { Deps } from '../../worker/deps';
 import { callerOf, type Routes } from '../http/route';
 import { FlagsSchema, MeResponseSchema, type MeResponse } from './schema';
 
-function presentMe(caller: Caller, flags: FlagSnapshot): MeResponse {
+function presentMe(caller: Caller, flags: FlagSnapshot, inForce: Mandate[]): MeResponse {
   const { apiKey, principal, tenant } = caller;
   return {
     key: {
@@ -18,16 +20,29 @@ function presentMe(caller: Caller, flags: FlagSnapshot): MeResponse {
     tenant_id: tenant.id,
     scopes: apiKey.scopes,
     plan: tenant.plan,
+    ...(inForce[0]
+      ? {
+          signing_mandate: {
+            id: inForce[0].id,
+            name: inForce[0].name,
+            confirmation_level: inForce[0].confirmation_level,
+            mode: inForce[0].mode,
+            expires_at: inForce[0].expires_at ? inForce[0].expires_at.toISOString() : null,
+          },
+        }
+      : {}),
     flags: { ...flags },
-    // No mandate can exist for a key yet, so no confirmation level is open to it.
-    allowed_confirmation_levels: [],
+    allowed_confirmation_levels: allowedLevels(inForce, flags),
   };
 }
 
 export function meRoutes(routes: Routes, deps: Deps): void {
   routes.add(
     { method: 'get', path: '/me', operationId: 'getMe', summary: 'The calling key, its principal, plan, scopes, flags and mandate', tag: 'Account', response: MeResponseSchema },
-    async (ctx) => presentMe(callerOf(ctx), deps.config.flags.values),
+    async (ctx) => {
+      const caller = callerOf(ctx);
+      return presentMe(caller, deps.config.flags.values, await mandatesInForce(deps.db, caller.apiKey.id));
+    },
   );
   routes.add(
     { method: 'get', path: '/flags', operationId: 'getFlags', summary: 'The feature flag snapshot of this deployment', tag: 'Account', response: FlagsSchema },

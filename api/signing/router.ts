@@ -1,30 +1,84 @@
-import type { Routes } from '../http/route';
+import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
+import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
+import { ServiceError } from '../../activities/errors';
+import { requestSign, signAsPrincipal } from '../../activities/mandates/signing';
+import { SignRequest } from '../../db/models';
+import type { Deps } from '../../worker/deps';
+import { requestMeta } from '../http/request';
+import { callerOf, type Routes } from '../http/route';
+import { presentSignRequest } from '../mandates/presenter';
+import { SignRequestListResponseSchema, SignRequestResponseSchema, SignResultSchema } from '../mandates/schema';
 import { IdParamsSchema, ReasonSchema } from '../shared/schema';
 
-export function signingRoutes(routes: Routes): void {
-  routes.add({
-    method: 'post',
-    path: '/documents/:id/sign',
-    operationId: 'signAsPrincipal',
-    summary: 'L2: apply the principal’s stored appearance now, within the key’s mandate',
-    description: 'An L1 key gets 403 `confirmation_required`. At most 25 L2 applies per mandate per UTC day. The principal is notified by e-mail.',
-    tag: 'Signing',
-    params: IdParamsSchema,
-    body: ReasonSchema,
-    errors: ['not_found', 'feature_disabled', 'confirmation_required', 'mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'missing_appearance', 'missing_signature_fields', 'unfilled_fields', 'already_signed', 'strict_order', 'invalid_state', 'rate_limited', 'sign_failed'],
-  });
-  routes.add({
-    method: 'post',
-    path: '/documents/:id/sign-requests',
-    operationId: 'requestSign',
-    summary: 'L1: ask the principal to confirm an apply; returns confirm_url, also e-mailed',
-    tag: 'Signing',
-    flag: 'l1_signing',
-    params: IdParamsSchema,
-    body: ReasonSchema,
-    status: 201,
-    errors: ['not_found', 'pending_exists', 'mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'invalid_state'],
-  });
-  routes.add({ method: 'get', path: '/documents/:id/sign-requests', operationId: 'listSignRequests', summary: 'Sign requests of this key on the document', tag: 'Signing', flag: 'l1_signing', params: IdParamsSchema, errors: ['not_found'] });
-  routes.add({ method: 'get', path: '/sign-requests/:id', operationId: 'getSignRequest', summary: 'Status of one sign request', tag: 'Signing', flag: 'l1_signing', params: IdParamsSchema, errors: ['not_found'] });
+const APPLY_ERRORS = ['mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'missing_appearance', 'missing_signature_fields', 'unfilled_fields', 'already_signed', 'strict_order', 'invalid_state', 'sign_failed'] as const;
+
+export function signingRoutes(routes: Routes, deps: Deps): void {
+  const present = (request: SignRequest) => presentSignRequest(request, { appUrl: deps.config.appUrl, secret: deps.secret });
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/documents/:id/sign',
+      operationId: 'signAsPrincipal',
+      summary: 'L2: apply the principal’s stored appearance now, within the key’s mandate',
+      description: 'An L1 key gets 403 `confirmation_required`. At most 25 L2 applies per mandate per UTC day (429 `rate_limited` with Retry-After). The principal is notified by e-mail.',
+      tag: 'Signing',
+      params: IdParamsSchema,
+      body: ReasonSchema,
+      response: SignResultSchema,
+      errors: ['not_found', 'feature_disabled', 'confirmation_required', 'rate_limited', ...APPLY_ERRORS],
+    },
+    async (ctx, { params, body }) => {
+      const caller = callerOf(ctx);
+      const { outcome, mandate } = await signAsPrincipal(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)));
+      const applied = outcome.status === 'applied';
+      ctx.status = applied ? 200 : 202;
+      ctx.body = {
+        status: applied ? 'applied' : 'processing',
+        document_id: params.id,
+        mandate_id: mandate.id,
+        confirmation_level: 'L2',
+        pre_sign_hash: outcome.pre_sign_hash ?? null,
+        document_hash: outcome.document_hash ?? null,
+        document_status: outcome.all_signed && outcome.document_status === 'sent' ? 'completing' : outcome.document_status,
+      };
+    },
+  );
+  routes.add(
+    {
+      method: 'post',
+      path: '/documents/:id/sign-requests',
+      operationId: 'requestSign',
+      summary: 'L1: ask the principal to confirm an apply; returns confirm_url, also e-mailed',
+      tag: 'Signing',
+      flag: 'l1_signing',
+      params: IdParamsSchema,
+      body: ReasonSchema,
+      response: SignRequestResponseSchema,
+      status: 201,
+      errors: ['not_found', 'pending_exists', 'mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'already_signed', 'invalid_state'],
+    },
+    async (ctx, { params, body }) => {
+      const caller = callerOf(ctx);
+      const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) => startSignRequestWorkflow(deps.temporal, deps.config, created.id));
+      return present(request);
+    },
+  );
+  routes.add(
+    { method: 'get', path: '/documents/:id/sign-requests', operationId: 'listSignRequests', summary: 'Sign requests of this key on the document, newest first', tag: 'Signing', flag: 'l1_signing', params: IdParamsSchema, response: SignRequestListResponseSchema, errors: ['not_found'] },
+    async (ctx, { params }) => {
+      const caller = callerOf(ctx);
+      await findVisibleDocument(deps.db, caller, params.id);
+      const requests = await SignRequest.query(deps.db).where({ document_id: params.id, api_key_id: caller.apiKey.id }).orderBy('created_at', 'desc');
+      return { data: requests.map(present) };
+    },
+  );
+  routes.add(
+    { method: 'get', path: '/sign-requests/:id', operationId: 'getSignRequest', summary: 'Status of one sign request of this key', tag: 'Signing', flag: 'l1_signing', params: IdParamsSchema, response: SignRequestResponseSchema, errors: ['not_found'] },
+    async (ctx, { params }) => {
+      const request = await SignRequest.query(deps.db).findById(params.id).where({ api_key_id: callerOf(ctx).apiKey.id });
+      if (!request) throw new ServiceError('not_found', 'No such sign request for this key.');
+      return present(request);
+    },
+  );
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as accounts from './20261122000001_accounts';
 import * as events from './20261122000002_events';
 import * as documents from './20261122000003_documents';
+import * as mandates from './20261122000004_mandates';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261122000001_accounts', accounts],
   ['20261122000002_events', events],
   ['20261122000003_documents', documents],
+  ['20261122000004_mandates', mandates],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

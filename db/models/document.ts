@@ -72,6 +72,8 @@ export interface ApplyInput {
   /** How the appearance was made: drawn, typed, uploaded (browser) or stored (mandate). */
   appearance: 'drawn' | 'typed' | 'uploaded' | 'stored';
   consent_text?: string;
+  /** What the agent said it signs for (mandate applies). */
+  reason?: string;
 }
 
 export class Apply extends BaseModel {

@@ -5,3 +5,4 @@ export { Event } from './event';
 export { Principal } from './principal';
 export { Template } from './template';
 export { PLANS, Tenant, type Plan } from './tenant';
+export { AppSession, Mandate, SignRequest, type ConfirmationLevel, type MandateMode, type MandateStatus, type SignRequestStatus } from './mandate';

@@ -7,6 +7,9 @@ export class Principal extends BaseModel {
   declare tenant_id: string;
   declare email: string;
   declare name: string;
+  declare signature_sha256: string | null;
+  declare signature_kind: 'png' | 'jpeg' | null;
+  declare signature_updated_at: Date | null;
   declare created_at: Date;
   declare updated_at: Date;
 }

@@ -44,6 +44,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     const outcome = await acts.applySignature(applyId);
     processed.add(applyId);
     status = outcome.document_status;
+    if (outcome.status === 'applied') await acts.notifyApplied(applyId);
     if (outcome.all_signed && status === 'sent') status = (await acts.completeDocument(input.documentId)).status;
     else if (outcome.status === 'applied' && status === 'sent') await acts.inviteSigners(input.documentId);
   }

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config';
+
+describe('configuration', () => {
+  it('runs on embedded defaults with nothing set', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.publicUrl, 'http://localhost:3000');
+    assert.equal(config.appUrl, 'http://localhost:3000/app');
+    assert.equal(config.docsUrl, 'http://localhost:3000/docs/errors');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.temporal.address, undefined);
+    assert.equal(config.durations.signRequestMs, 24 * 60 * 60_000);
+    assert.equal(config.durations.downloadUrlMs, 5 * 60_000);
+  });
+
+  it('requires SVC_SECRET_KEY in production, and a long one', () => {
+    assert.throws(() => loadConfig({ SVC_ENV: 'production' }), (error: Error) => error instanceof ConfigError && /SVC_SECRET_KEY is required in production/.test(error.message));
+    assert.throws(() => loadConfig({ SVC_ENV: 'development', SVC_SECRET_KEY: 'short' }), /SVC_SECRET_KEY: must be at least 32 characters/);
+    assert.equal(loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }).secretKey, 'x'.repeat(32));
+  });
+
+  it('names each variable it cannot use', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
+    assert.throws(() => loadConfig({ SMTP_URL: 'http://mail' }), /SMTP_URL: must start with smtp:\/\/ or smtps:\/\//);
+    assert.throws(() => loadConfig({ SVC_PUBLIC_URL: 'not a url' }), /SVC_PUBLIC_URL/);
+  });
+
+  it('honours fault injection only in tests', () => {
+    assert.equal(loadConfig({ SVC_ENV: 'test', SVC_FAULT_APPLY_PAUSE_MS: '50' }).faults.applyPauseMs, 50);
+    assert.equal(loadConfig({ SVC_ENV: 'development', SVC_FAULT_APPLY_PAUSE_MS: '50' }).faults.applyPauseMs, 0);
+  });
+});

@@ -1,0 +1,37 @@
+import { recordAudit, type Actor } from '../audit/audit';
+import type { Db } from '../../db/connect';
+import { Document, SignRequest, type Principal } from '../../db/models';
+import { ServiceError } from '../errors';
+
+/** A sign request of this principal, by id; 404 for anyone else's (the link alone proves nothing). */
+export async function principalsSignRequest(db: Db, principal: Principal, id: string): Promise<{ request: SignRequest; document: Document }> {
+  const request = await SignRequest.query(db).findById(id).where({ principal_id: principal.id });
+  if (!request) throw new ServiceError('not_found', 'No such sign request for you.');
+  return { request, document: (await Document.query(db).findById(request.document_id))! };
+}
+
+/**
+ * The principal's confirm click: open → confirming, once, before the deadline. A second click (or a
+ * second tab) finds it no longer open, so one confirmation makes at most one apply.
+ */
+export async function beginConfirm(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
+  const { request } = await principalsSignRequest(db, principal, id);
+  const now = new Date();
+  const claimed = await SignRequest.query(db).findById(id).where({ status: 'open' }).where('expires_at', '>', now).patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
+  if (claimed === 0) {
+    const current = (await SignRequest.query(db).findById(id))!;
+    if (current.status === 'open') throw new ServiceError('expired', 'This sign request has expired.');
+    throw new ServiceError('invalid_state', `This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
+  }
+  await recordAudit(db, { tenantId: request.tenant_id, documentId: request.document_id, actor, action: 'sign_request.confirmed', data: { sign_request_id: id, mandate_id: request.mandate_id } });
+  return (await SignRequest.query(db).findById(id))!;
+}
+
+/** The principal's decline: open → declined; the document stays unsigned by them. */
+export async function declineRequest(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
+  const { request } = await principalsSignRequest(db, principal, id);
+  const declined = await SignRequest.query(db).findById(id).where({ status: 'open' }).patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
+  if (declined === 0) throw new ServiceError('invalid_state', `This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
+  await recordAudit(db, { tenantId: request.tenant_id, documentId: request.document_id, actor, action: 'sign_request.declined', data: { sign_request_id: id } });
+  return (await SignRequest.query(db).findById(id))!;
+}

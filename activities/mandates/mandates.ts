@@ -1,0 +1,176 @@
+import type { Knex } from 'knex';
+import { SIGN_SCOPE } from '../accounts/accounts';
+import { recordAudit, type Actor } from '../audit/audit';
+import { checkCode, issueCode } from '../codes/one-time-codes';
+import type { FlagSnapshot } from '../config/flags';
+import type { Db } from '../../db/connect';
+import { ApiKey, Mandate, Principal, type ConfirmationLevel, type MandateMode } from '../../db/models';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import type { Mailer } from '../mail/mailer';
+
+/** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
+export const CONSENT_VERSION = 'mandate-consent-v2';
+export const CONSENT_TEXT = [
+  'I authorize the API key named below to apply my stored signature appearance to documents on my behalf, within this mandate only:',
+  'its confirmation level (L1: I confirm every signature in this app; L2: it signs within policy and I am notified by e-mail each time), its mode (documents I sent, documents sent to me, or both) and its expiry.',
+  'A mandate is a standing authorization, not a signature: the key never becomes a party to any document, and the completion certificate names me as the signer, marked "Signer (via authorized agent)" with this mandate\'s id.',
+  'No silent or corporate automatic signing beyond L2 is granted. At most 25 L2 signatures are applied per UTC day.',
+  'I can revoke this mandate at any time in this app; revoking stops further signatures at once and does not undo documents already completed.',
+].join(' ');
+
+/** SPEC: at most 25 L2 applies per mandate per UTC day. */
+export const DAILY_L2_CAP = 25;
+
+export interface GrantInput {
+  apiKeyId: string;
+  name: string;
+  level: ConfirmationLevel;
+  mode: MandateMode;
+  expiresAt?: Date;
+  consentAccepted: boolean;
+}
+
+export interface MandateDeps {
+  db: Db;
+  secret: Buffer;
+  mailer: Mailer;
+  flags: FlagSnapshot;
+  codeTtlMs: number;
+}
+
+export function mandateStatus(mandate: Mandate, now = new Date()): 'pending' | 'active' | 'revoked' | 'expired' {
+  if (mandate.status === 'active' && mandate.expires_at && mandate.expires_at.getTime() <= now.getTime()) return 'expired';
+  return mandate.status;
+}
+
+async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId: string): Promise<ApiKey> {
+  const key = await ApiKey.query(db).findById(apiKeyId).where({ principal_id: principal.id }).whereNull('revoked_at');
+  if (!key) throw new ServiceError('not_found', 'No such API key of yours.');
+  return key;
+}
+
+/**
+ * Step one of a grant: the principal chose the key, level, mode and expiry and accepted the
+ * clickwrap. The mandate waits (status pending) for the code e-mailed now; only then is it active.
+ */
+export async function startGrant(deps: MandateDeps, principal: Principal, input: GrantInput, actor: Actor): Promise<Mandate> {
+  if (!input.consentAccepted) throw new ServiceError('invalid_request', 'Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
+  if (input.level === 'L2' && !deps.flags.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
+  if (input.level === 'L1' && !deps.flags.l1_signing) throw new ServiceError('feature_disabled', 'L1 signing is disabled for this deployment.');
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    throw new ServiceError('invalid_request', 'The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
+  }
+  const key = await ownKey(deps.db, principal, input.apiKeyId);
+  const mandate = await deps.db.transaction(async (trx) => {
+    const created = await Mandate.query(trx).insertAndFetch({
+      id: newId('mdt'),
+      tenant_id: principal.tenant_id,
+      principal_id: principal.id,
+      api_key_id: key.id,
+      name: input.name.trim(),
+      confirmation_level: input.level,
+      mode: input.mode,
+      expires_at: input.expiresAt ?? null,
+      status: 'pending',
+      consent_version: CONSENT_VERSION,
+      consent_accepted_at: new Date(),
+      consent_ip: actor.ip ?? null,
+    });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor,
+      action: 'mandate.consent_accepted',
+      data: { mandate_id: created.id, api_key_id: key.id, level: input.level, mode: input.mode, expires_at: input.expiresAt?.toISOString() ?? null, consent_version: CONSENT_VERSION },
+    });
+    return created;
+  });
+  await sendGrantCode(deps, principal, mandate, key);
+  return mandate;
+}
+
+export async function sendGrantCode(deps: MandateDeps, principal: Principal, mandate: Mandate, key?: ApiKey): Promise<void> {
+  const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
+  const code = await issueCode(deps.db, deps.secret, { purpose: 'mandate-grant', subject: mandate.id, ttlMs: deps.codeTtlMs });
+  await deps.mailer.send({
+    to: principal.email,
+    subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
+    text: [
+      `Your code is ${code}`,
+      '',
+      `Enter it in the app to grant the ${mandate.confirmation_level} mandate "${mandate.name}" to the API key "${apiKey.label}" (${apiKey.prefix}…).`,
+      'If you did not start this, do not enter the code; nothing is granted without it.',
+    ].join('\n'),
+    purpose: 'mandate-code',
+    tenantId: principal.tenant_id,
+    secrets: [code],
+  });
+}
+
+/** Step two: the e-mailed code makes the mandate active and attaches `documents:sign` to the key. */
+export async function confirmGrant(deps: MandateDeps, principal: Principal, mandateId: string, code: string, actor: Actor): Promise<Mandate> {
+  const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
+  if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
+  if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
+  const result = await checkCode(deps.db, deps.secret, { purpose: 'mandate-grant', subject: mandate.id, code });
+  if (result === 'expired') throw new ServiceError('expired', 'The code has expired; ask for a new one.');
+  if (result === 'exhausted') throw new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
+  if (result !== 'ok') throw new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  return deps.db.transaction(async (trx) => {
+    const active = await Mandate.query(trx).patchAndFetchById(mandate.id, { status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
+    const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
+    if (!key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: [...key.scopes, SIGN_SCOPE] });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor,
+      action: 'mandate.granted',
+      data: { mandate_id: mandate.id, api_key_id: mandate.api_key_id, level: mandate.confirmation_level, mode: mandate.mode, expires_at: mandate.expires_at?.toISOString() ?? null, consent_version: mandate.consent_version, consent_accepted_at: mandate.consent_accepted_at.toISOString() },
+    });
+    return active;
+  });
+}
+
+/**
+ * Revoking stops the mandate at once. `documents:sign` leaves the key with its last active mandate.
+ * Nothing already signed is touched (SPEC Guarantee 5).
+ */
+export async function revokeMandate(db: Db, principal: Principal, mandateId: string, actor: Actor): Promise<Mandate> {
+  return db.transaction(async (trx) => {
+    const mandate = await Mandate.query(trx).findById(mandateId).where({ principal_id: principal.id }).forUpdate();
+    if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
+    if (mandate.status === 'revoked') return mandate;
+    const revoked = await mandate.$query(trx).patchAndFetch({ status: 'revoked', revoked_at: new Date(), revoked_ip: actor.ip ?? null });
+    const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
+    const othersInForce = (await Mandate.query(trx).where({ api_key_id: key.id, status: 'active' })).filter((other) => other.isInForce());
+    if (othersInForce.length === 0 && key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: key.scopes.filter((scope) => scope !== SIGN_SCOPE) });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor,
+      action: 'mandate.revoked',
+      data: { mandate_id: mandate.id, api_key_id: mandate.api_key_id, level: mandate.confirmation_level, consent_version: mandate.consent_version, scope_removed: othersInForce.length === 0 },
+    });
+    return revoked;
+  });
+}
+
+/** Every mandate of the principal, pending ones included (the app shows them to finish or drop). */
+export async function mandatesOfPrincipal(db: Db, principalId: string): Promise<Mandate[]> {
+  return Mandate.query(db).where({ principal_id: principalId }).orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+/** Mandates granted to a key (pending ones are not yet granted), newest first. */
+export async function mandatesOfKey(db: Db, apiKeyId: string): Promise<Mandate[]> {
+  return Mandate.query(db).where({ api_key_id: apiKeyId }).whereNot('status', 'pending').orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+export async function mandatesInForce(db: Db, apiKeyId: string, now = new Date()): Promise<Mandate[]> {
+  return (await Mandate.query(db).where({ api_key_id: apiKeyId, status: 'active' }).orderBy('created_at', 'desc')).filter((mandate) => mandate.isInForce(now));
+}
+
+/** Confirmation levels a key may use: L1 with any mandate in force, L2 with an L2 one; each only with its flag on. */
+export function allowedLevels(inForce: Mandate[], flags: FlagSnapshot): ConfirmationLevel[] {
+  const levels: ConfirmationLevel[] = [];
+  if (inForce.length > 0 && flags.l1_signing) levels.push('L1');
+  if (inForce.some((mandate) => mandate.confirmation_level === 'L2') && flags.l2_signing) levels.push('L2');
+  return levels;
+}

@@ -1,0 +1,197 @@
+import type { Knex } from 'knex';
+import { normalizeEmail, type Caller } from '../accounts/accounts';
+import { recordAudit, type Actor } from '../audit/audit';
+import type { Config } from '../config/config';
+import type { Db } from '../../db/connect';
+import { isUniqueViolation } from '../../db/errors';
+import { Document, Mandate, Principal, SignRequest, type DocumentSigner } from '../../db/models';
+import type { TemporalDeps } from '../../worker/deps';
+import { checkApplicable, recordApply, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
+import { findVisibleDocument } from '../documents/documents';
+import { signalApply, waitForApply } from '../documents/orchestration';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import { readableImageKind } from '../pdf/image';
+import { mac, verifyMac } from '../secrets/signed';
+import { DAILY_L2_CAP, mandatesInForce } from './mandates';
+
+export interface SigningDeps extends ApplyDeps {
+  config: Config;
+  temporal: TemporalDeps;
+  secret: Buffer;
+}
+
+export interface MandatedApply {
+  document: Document;
+  signers: DocumentSigner[];
+  signer: DocumentSigner;
+  mandate: Mandate;
+}
+
+/**
+ * Step 1 of SPEC's apply procedure for a key acting for its principal: a mandate in force, the
+ * principal a signer, and a mandate whose mode covers the document. A key of one tenant only ever
+ * acts for its own principal, so it can never sign as a principal of another tenant.
+ */
+export async function resolveMandate(db: Db, caller: Caller, documentId: string, level: 'L1' | 'L2'): Promise<MandatedApply> {
+  const { document, signers } = await findVisibleDocument(db, caller, documentId);
+  const inForce = await mandatesInForce(db, caller.apiKey.id);
+  if (inForce.length === 0) {
+    const granted = await Mandate.query(db).where({ api_key_id: caller.apiKey.id }).whereNot('status', 'pending').resultSize();
+    if (granted > 0) throw new ServiceError('mandate_inactive', 'The mandate of this key is revoked or expired; the principal can grant a new one in the app.');
+    throw new ServiceError('mandate_required', 'This key has no signing mandate; the principal can grant one in the app.');
+  }
+  if (level === 'L2' && !inForce.some((mandate) => mandate.confirmation_level === 'L2')) {
+    throw new ServiceError('confirmation_required', 'This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
+  }
+  const signer = signers.find((candidate) => candidate.email === normalizeEmail(caller.principal.email));
+  if (!signer) throw new ServiceError('principal_not_signer', 'The principal is not a signer on this document.');
+  const outbound = document.owner_principal_id === caller.principal.id;
+  const covering = inForce.filter((mandate) => mandate.mode === 'both' || mandate.mode === (outbound ? 'outbound' : 'inbound'));
+  if (covering.length === 0) {
+    throw new ServiceError('mandate_scope', `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`);
+  }
+  const mandate = level === 'L2' ? covering.find((candidate) => candidate.confirmation_level === 'L2') : covering[0];
+  if (!mandate) throw new ServiceError('confirmation_required', 'Only an L1 mandate covers this document: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
+  return { document, signers, signer, mandate };
+}
+
+/** Step 4: the principal's stored appearance, a readable PNG or JPEG. */
+export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, principalId: string): Promise<Buffer> {
+  const principal = (await Principal.query(deps.db).findById(principalId))!;
+  const image = principal.signature_sha256 ? await deps.blobs.get(principal.signature_sha256).catch(() => undefined) : undefined;
+  if (!image || !(await readableImageKind(image))) {
+    throw new ServiceError('missing_appearance', 'The principal has no readable stored signature; they can add one in the app.');
+  }
+  return image;
+}
+
+function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+function secondsToNextUtcDay(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+/** Takes one of the day's 25 L2 applies in a single conditional upsert, so concurrent calls never pass the cap. */
+async function reserveL2(db: Db, mandateId: string, day: string): Promise<boolean> {
+  const result = await db.raw(
+    `insert into mandate_daily_usage (mandate_id, day, count) values (?, ?, 1)
+     on conflict (mandate_id, day) do update set count = mandate_daily_usage.count + 1
+     where mandate_daily_usage.count < ? returning count`,
+    [mandateId, day, DAILY_L2_CAP],
+  );
+  return result.rows.length > 0;
+}
+
+async function releaseL2(db: Db, mandateId: string, day: string): Promise<void> {
+  await db('mandate_daily_usage').where({ mandate_id: mandateId, day }).where('count', '>', 0).decrement('count', 1);
+}
+
+export async function l2AppliesToday(db: Db, mandateId: string, now = new Date()): Promise<number> {
+  const row = await db('mandate_daily_usage').where({ mandate_id: mandateId, day: utcDay(now) }).first();
+  return row ? Number(row.count) : 0;
+}
+
+export interface L2Result {
+  outcome: ApplyOutcome;
+  mandate: Mandate;
+}
+
+/**
+ * POST /documents/:id/sign: the stored appearance applied now, under the key's L2 mandate. The
+ * day's slot is taken before the apply and given back if the apply is refused.
+ */
+export async function signAsPrincipal(deps: SigningDeps, caller: Caller, documentId: string, reason: string, actor: Actor): Promise<L2Result> {
+  if (!deps.config.flags.values.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
+  const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
+  const appearance = await storedAppearance(deps, caller.principal.id);
+  checkApplicable(document, signers, signer, {});
+  const now = new Date();
+  const day = utcDay(now);
+  if (!(await reserveL2(deps.db, mandate.id, day))) {
+    throw new ServiceError('rate_limited', `This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, { 'Retry-After': String(secondsToNextUtcDay(now)) });
+  }
+  let outcome: ApplyOutcome;
+  try {
+    const apply = await recordApply(deps, {
+      signer,
+      kind: 'mandate',
+      input: { values: {}, appearance: 'stored', reason },
+      signatureImage: appearance,
+      mandateId: mandate.id,
+      confirmationLevel: 'l2',
+      apiKeyId: caller.apiKey.id,
+      actor,
+    });
+    await signalApply(deps.temporal, deps.config, document.id, apply.id);
+    outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
+  } catch (error) {
+    await releaseL2(deps.db, mandate.id, day);
+    throw error;
+  }
+  if (outcome.status === 'rejected') {
+    await releaseL2(deps.db, mandate.id, day);
+    throw new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.');
+  }
+  return { outcome, mandate };
+}
+
+/** The confirm link of a sign request: its id and a MAC, so the link names the request but cannot be forged. */
+export function signRequestToken(secret: Buffer, id: string): string {
+  return `${id}.${mac(secret, 'sign-request', id)}`;
+}
+
+export function signRequestIdFromToken(secret: Buffer, token: string): string | undefined {
+  const dot = token.indexOf('.');
+  const id = token.slice(0, Math.max(0, dot));
+  return /^sr_[0-9A-Za-z]{20}$/.test(id) && verifyMac(secret, 'sign-request', id, token.slice(dot + 1)) ? id : undefined;
+}
+
+export function confirmUrl(appUrl: string, secret: Buffer, id: string): string {
+  return `${appUrl}/sign-request/${signRequestToken(secret, id)}`;
+}
+
+/**
+ * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app. One open
+ * request per document and key (the unique index answers a second one with 409 pending_exists).
+ * `start` launches the request's workflow inside the transaction, so no request exists without one.
+ */
+export async function requestSign(
+  deps: SigningDeps,
+  caller: Caller,
+  documentId: string,
+  reason: string,
+  actor: Actor,
+  start: (request: SignRequest) => Promise<void>,
+): Promise<SignRequest> {
+  const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
+  if (signer.status === 'signed') throw new ServiceError('already_signed', 'The principal already signed this document.');
+  if (document.status !== 'sent' || signer.status !== 'pending') throw new ServiceError('invalid_state', `This document is ${document.status}; it cannot be signed.`);
+  try {
+    return await deps.db.transaction(async (trx: Knex.Transaction) => {
+      const request = await SignRequest.query(trx).insertAndFetch({
+        id: newId('sr'),
+        tenant_id: caller.tenant.id,
+        document_id: document.id,
+        signer_id: signer.id,
+        principal_id: caller.principal.id,
+        api_key_id: caller.apiKey.id,
+        mandate_id: mandate.id,
+        reason: reason.trim(),
+        status: 'open',
+        expires_at: new Date(Date.now() + deps.config.durations.signRequestMs),
+      });
+      await recordAudit(trx, { tenantId: caller.tenant.id, documentId: document.id, actor, action: 'sign_request.created', data: { sign_request_id: request.id, document_id: document.id, mandate_id: mandate.id, reason: request.reason } });
+      await start(request);
+      return request;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new ServiceError('pending_exists', `An open sign request already exists for this document and key; see GET /v1/documents/${document.id}/sign-requests.`);
+    }
+    throw error;
+  }
+}

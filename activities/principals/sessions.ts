@@ -1,0 +1,62 @@
+import { normalizeEmail } from '../accounts/accounts';
+import { recordAudit, type Actor } from '../audit/audit';
+import { checkCode, issueCode } from '../codes/one-time-codes';
+import type { Db } from '../../db/connect';
+import { AppSession, Principal } from '../../db/models';
+import { ServiceError } from '../errors';
+import { newId } from '../ids';
+import type { Mailer } from '../mail/mailer';
+
+export interface LoginDeps {
+  db: Db;
+  secret: Buffer;
+  mailer: Mailer;
+  codeTtlMs: number;
+}
+
+/**
+ * Sends a sign-in code when the e-mail belongs to a principal. The answer is the same either way,
+ * so the login form does not reveal who has an account.
+ */
+export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<void> {
+  const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
+  if (!principal) return;
+  const code = await issueCode(deps.db, deps.secret, { purpose: 'login', subject: principal.id, ttlMs: deps.codeTtlMs });
+  await deps.mailer.send({
+    to: principal.email,
+    subject: `Your sign-in code: ${code}`,
+    text: `Your sign-in code is ${code}\n\nIt works once, for ${Math.max(1, Math.round(deps.codeTtlMs / 60_000))} minute(s). If you did not try to sign in, ignore this message.`,
+    purpose: 'login-code',
+    tenantId: principal.tenant_id,
+    secrets: [code],
+  });
+  await recordAudit(deps.db, { tenantId: principal.tenant_id, actor: { ...actor, type: 'principal', id: principal.id }, action: 'login.code_sent' });
+}
+
+/** Checks the code and opens an app session; the same refusal whether the e-mail or the code is wrong. */
+export async function signIn(deps: LoginDeps & { sessionTtlMs: number }, email: string, code: string, actor: Actor): Promise<{ principal: Principal; session: AppSession }> {
+  const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
+  const result = principal ? await checkCode(deps.db, deps.secret, { purpose: 'login', subject: principal.id, code }) : 'invalid';
+  if (result === 'expired') throw new ServiceError('expired', 'The code has expired; ask for a new one.');
+  if (result === 'exhausted') throw new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
+  if (result !== 'ok' || !principal) throw new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  const session = await AppSession.query(deps.db).insertAndFetch({
+    id: newId('ses'),
+    principal_id: principal.id,
+    ip: actor.ip ?? null,
+    user_agent: actor.userAgent?.slice(0, 500) ?? null,
+    expires_at: new Date(Date.now() + deps.sessionTtlMs),
+  });
+  await recordAudit(deps.db, { tenantId: principal.tenant_id, actor: { ...actor, type: 'principal', id: principal.id }, action: 'login.succeeded', data: { session_id: session.id } });
+  return { principal, session };
+}
+
+/** The principal of a live session (not expired, not signed out). */
+export async function sessionPrincipal(db: Db, sessionId: string): Promise<Principal | undefined> {
+  const session = await AppSession.query(db).findById(sessionId).whereNull('revoked_at').where('expires_at', '>', new Date());
+  return session ? Principal.query(db).findById(session.principal_id) : undefined;
+}
+
+export async function signOut(db: Db, sessionId: string): Promise<void> {
+  await AppSession.query(db).findById(sessionId).whereNull('revoked_at').patch({ revoked_at: new Date() });
+}

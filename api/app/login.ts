@@ -1,0 +1,80 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ServiceError } from '../../activities/errors';
+import { requestLoginCode, signIn, signOut } from '../../activities/principals/sessions';
+import type { Deps } from '../../worker/deps';
+import { escapeHtml } from '../http/html';
+import { actorFrom } from '../http/request';
+import { readForm } from './forms';
+import { errorPage, renderPage, sendPage } from './layout';
+import { appState, checkForm, endAppSession, safeNext, startAppSession } from './session';
+
+function emailForm(appPath: string, next: string, email = ''): string {
+  return `<form method="post" action="${appPath}/login" class="stack">
+<input type="hidden" name="next" value="${escapeHtml(next)}">
+<label>E-mail address <input type="email" name="email" required autocomplete="email" value="${escapeHtml(email)}" data-testid="login-email"></label>
+<button type="submit" data-testid="login-send">Send me a code</button></form>`;
+}
+
+function codeForm(appPath: string, next: string, email: string): string {
+  return `<p>If <strong>${escapeHtml(email)}</strong> has an account, a 6-digit code is on its way.</p>
+<form method="post" action="${appPath}/login/verify" class="stack">
+<input type="hidden" name="next" value="${escapeHtml(next)}"><input type="hidden" name="email" value="${escapeHtml(email)}">
+<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="login-code"></label>
+<button type="submit" data-testid="login-verify">Sign in</button></form>
+<form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${escapeHtml(next)}"><input type="hidden" name="email" value="${escapeHtml(email)}"><button type="submit" class="link">Send a new code</button></form>`;
+}
+
+/** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
+export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
+  const codeDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  const page = (ctx: Context, body: string, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
+    sendPage(ctx, renderPage({ title: 'Sign in', appPath, body, notice }), status);
+
+  router.get(`${appPath}/login`, (ctx) => {
+    if (appState(ctx).principal) return ctx.redirect(safeNext(ctx.query.next, appPath));
+    page(ctx, emailForm(appPath, safeNext(ctx.query.next, appPath)));
+  });
+
+  router.post(`${appPath}/login`, async (ctx) => {
+    const { fields } = await readForm(ctx);
+    const email = (fields.email ?? '').trim();
+    const next = safeNext(fields.next, appPath);
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
+    try {
+      await requestLoginCode(codeDeps, email, actorFrom(ctx, { type: 'principal' }));
+    } catch (error) {
+      return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
+    }
+    page(ctx, codeForm(appPath, next, email));
+  });
+
+  router.post(`${appPath}/login/verify`, async (ctx) => {
+    const { fields } = await readForm(ctx);
+    const email = (fields.email ?? '').trim();
+    const next = safeNext(fields.next, appPath);
+    try {
+      const { session } = await signIn({ ...codeDeps, sessionTtlMs: deps.config.durations.appSessionMs }, email, fields.code ?? '', actorFrom(ctx, { type: 'principal' }));
+      startAppSession(ctx, deps, session.id);
+      ctx.redirect(next);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      page(ctx, codeForm(appPath, next, email), { kind: 'error', text: error.message }, error.status);
+    }
+  });
+
+  router.post(`${appPath}/logout`, async (ctx) => {
+    const { fields } = await readForm(ctx);
+    const { sessionId } = appState(ctx);
+    if (sessionId && checkForm(ctx, deps, fields._csrf)) await signOut(deps.db, sessionId);
+    endAppSession(ctx);
+    ctx.redirect(`${appPath}/login`);
+  });
+}
+
+/** Pages that need a signed-in principal send everyone else to sign in, then back. */
+export function requireLogin(ctx: Context, appPath: string): boolean {
+  if (appState(ctx).principal) return true;
+  ctx.redirect(`${appPath}/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+  return false;
+}

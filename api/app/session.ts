@@ -1,0 +1,49 @@
+import type { Context, Next } from 'koa';
+import { sessionPrincipal } from '../../activities/principals/sessions';
+import { mac, verifyMac } from '../../activities/secrets/signed';
+import type { Principal } from '../../db/models';
+import type { Deps } from '../../worker/deps';
+import { readSignedCookie, setSignedCookie } from '../http/cookies';
+
+export const APP_COOKIE = 'svc_app';
+
+export interface AppState {
+  principal?: Principal;
+  sessionId?: string;
+  csrf?: string;
+}
+
+export function appState(ctx: Context): AppState {
+  return ctx.state as AppState;
+}
+
+export function startAppSession(ctx: Context, deps: Deps, sessionId: string): void {
+  setSignedCookie(ctx, deps.secret, { name: APP_COOKIE, purpose: 'app-session', payload: { sid: sessionId }, ttlMs: deps.config.durations.appSessionMs, path: '/', secure: ctx.secure });
+}
+
+export function endAppSession(ctx: Context): void {
+  ctx.cookies.set(APP_COOKIE, '', { path: '/', expires: new Date(0), httpOnly: true, sameSite: 'lax' });
+}
+
+/** Loads the signed-in principal (if any) and the form token bound to their session. */
+export function appSession(deps: Deps) {
+  return async (ctx: Context, next: Next) => {
+    const cookie = readSignedCookie<{ sid: string; exp: number }>(ctx, deps.secret, APP_COOKIE, 'app-session');
+    const principal = cookie ? await sessionPrincipal(deps.db, cookie.sid) : undefined;
+    if (principal && cookie) Object.assign(ctx.state, { principal, sessionId: cookie.sid, csrf: mac(deps.secret, 'csrf', cookie.sid) } satisfies AppState);
+    await next();
+  };
+}
+
+/** A form post of this session (the token is a MAC of the session id) from this origin. */
+export function checkForm(ctx: Context, deps: Deps, token: string | undefined): boolean {
+  const origin = ctx.get('origin');
+  if (origin && origin !== new URL(deps.config.appUrl).origin && origin !== ctx.origin) return false;
+  const { sessionId } = appState(ctx);
+  return Boolean(sessionId && token && verifyMac(deps.secret, 'csrf', sessionId, token));
+}
+
+/** Where to return after signing in: only a path of this app (never another site). */
+export function safeNext(next: unknown, appPath: string): string {
+  return typeof next === 'string' && next.startsWith(`${appPath}/`) && !next.startsWith('//') && !next.includes('\\') ? next : `${appPath}/`;
+}

@@ -1,0 +1,112 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { beginConfirm, declineRequest, principalsSignRequest } from '../../activities/mandates/decisions';
+import { signalSignRequest } from '../../activities/documents/orchestration';
+import { ServiceError } from '../../activities/errors';
+import { signRequestIdFromToken } from '../../activities/mandates/signing';
+import { ApiKey, Mandate, SignRequest } from '../../db/models';
+import type { Deps } from '../../worker/deps';
+import { escapeHtml } from '../http/html';
+import { actorFrom } from '../http/request';
+import { sendPdf } from './files';
+import { readForm } from './forms';
+import { errorPage, hiddenCsrf, renderPage, sendPage } from './layout';
+import { requireLogin } from './login';
+import { appState, checkForm } from './session';
+
+const WORDS: Record<string, string> = {
+  open: 'Waiting for your decision',
+  confirming: 'Confirmed: your signature is being applied',
+  applied: 'Signed: your signature was applied',
+  declined: 'Declined: the document was not signed',
+  expired: 'Expired: the document was not signed',
+  failed: 'Confirmed, but the signature could not be applied',
+};
+
+/**
+ * The L1 confirm page. The link names the request; only the principal it belongs to, signed in,
+ * sees it or decides. An agent holding confirm_url gets the sign-in page and nothing else.
+ */
+export function signRequestRoutes(router: Router, deps: Deps, appPath: string): void {
+  const base = `${appPath}/sign-request/:token`;
+
+  async function load(ctx: Context) {
+    const id = signRequestIdFromToken(deps.secret, ctx.params.token);
+    if (!id) throw new ServiceError('not_found', 'This confirm link is not valid.');
+    return principalsSignRequest(deps.db, appState(ctx).principal!, id);
+  }
+
+  async function render(ctx: Context, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) {
+    const { principal, csrf } = appState(ctx);
+    const { request, document } = await load(ctx);
+    const [mandate, key] = await Promise.all([Mandate.query(deps.db).findById(request.mandate_id), ApiKey.query(deps.db).findById(request.api_key_id)]);
+    const link = `${appPath}/sign-request/${escapeHtml(ctx.params.token)}`;
+    const open = request.status === 'open' && request.expires_at.getTime() > Date.now();
+    const noAppearance = !principal!.signature_sha256;
+    const body = `<dl class="facts" data-testid="sign-request">
+<dt>Document</dt><dd>${escapeHtml(document.name)} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>
+<dt>Asked by</dt><dd>Your API key “${escapeHtml(key!.label)}” (${escapeHtml(key!.prefix)}…)</dd>
+<dt>Its reason</dt><dd>${escapeHtml(request.reason)}</dd>
+<dt>Mandate</dt><dd>${escapeHtml(mandate!.name)} (${escapeHtml(mandate!.id)}, ${mandate!.confirmation_level})</dd>
+<dt>Expires</dt><dd>${request.expires_at.toISOString()}</dd>
+<dt>Status</dt><dd data-testid="sign-request-status">${escapeHtml(WORDS[request.status] ?? request.status)}${request.error_message ? `: ${escapeHtml(request.error_message)}` : ''}</dd></dl>
+${
+  open
+    ? `${noAppearance ? `<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>` : ''}
+<p>Confirming applies your stored signature to this document now, as you, with the line “Signer (via authorized agent)” and this mandate on its certificate.</p>
+<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<button type="submit" data-testid="confirm" ${noAppearance ? 'disabled' : ''}>Confirm and sign</button></form>
+<form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">Decline</button></form></div>`
+    : ''
+}`;
+    sendPage(ctx, renderPage({ title: 'Confirm a signature', appPath, principal, csrf, body, notice }), status);
+  }
+
+  const guarded = (handler: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
+    if (!requireLogin(ctx, appPath)) return;
+    try {
+      await handler(ctx);
+    } catch (error) {
+      const { principal, csrf } = appState(ctx);
+      errorPage(ctx, error, { appPath, principal, csrf, title: 'Confirm a signature' });
+    }
+  };
+
+  router.get(base, guarded((ctx) => render(ctx)));
+
+  router.get(`${base}/document.pdf`, guarded(async (ctx) => {
+    const { document } = await load(ctx);
+    sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256, 'inline');
+  }));
+
+  router.post(`${base}/confirm`, guarded(async (ctx) => {
+    const { fields } = await readForm(ctx);
+    if (!checkForm(ctx, deps, fields._csrf)) throw new ServiceError('invalid_request', 'The form expired; open the page again.');
+    const { request } = await load(ctx);
+    const actor = actorFrom(ctx, { type: 'principal', id: appState(ctx).principal!.id });
+    await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
+    try {
+      await signalSignRequest(deps.temporal, request.id, 'confirm', actor.ip ?? undefined);
+    } catch (error) {
+      await SignRequest.query(deps.db).findById(request.id).where({ status: 'confirming' }).patch({ status: 'open', decided_at: null, decided_ip: null });
+      throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
+    }
+    const deadline = Date.now() + deps.config.durations.applyWaitMs;
+    let current = request;
+    while (Date.now() < deadline) {
+      current = (await SignRequest.query(deps.db).findById(request.id))!;
+      if (current.status !== 'confirming') break;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await render(ctx, current.status === 'failed' ? { kind: 'error', text: current.error_message ?? 'The signature could not be applied.' } : { kind: 'ok', text: WORDS[current.status] ?? current.status });
+  }));
+
+  router.post(`${base}/decline`, guarded(async (ctx) => {
+    const { fields } = await readForm(ctx);
+    if (!checkForm(ctx, deps, fields._csrf)) throw new ServiceError('invalid_request', 'The form expired; open the page again.');
+    const { request } = await load(ctx);
+    const actor = actorFrom(ctx, { type: 'principal', id: appState(ctx).principal!.id });
+    await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
+    await signalSignRequest(deps.temporal, request.id, 'decline', actor.ip ?? undefined).catch(() => undefined);
+    await render(ctx, { kind: 'ok', text: WORDS.declined });
+  }));
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { listOf } from '../shared/schema';
+
+export const MandateResponseSchema = z.object({
+  mandate_id: z.string(),
+  name: z.string(),
+  key: z.object({ id: z.string(), label: z.string() }),
+  confirmation_level: z.enum(['L1', 'L2']),
+  mode: z.enum(['outbound', 'inbound', 'both']),
+  status: z.enum(['active', 'revoked', 'expired']).meta({ description: 'Only `active` applies a mark; anything else answers `mandate_inactive`.' }),
+  expires_at: z.iso.datetime().nullable(),
+  consent_version: z.string(),
+  granted_at: z.iso.datetime().nullable(),
+  revoked_at: z.iso.datetime().nullable(),
+  daily_l2_cap: z.number().int(),
+  l2_applies_today: z.number().int(),
+});
+export type MandateResponse = z.infer<typeof MandateResponseSchema>;
+
+export const MandateListResponseSchema = listOf(MandateResponseSchema);
+
+export const SignResultSchema = z.object({
+  status: z.enum(['applied', 'processing']).meta({ description: '`processing` (202): still being applied; poll GET /v1/documents/:id.' }),
+  document_id: z.string(),
+  mandate_id: z.string(),
+  confirmation_level: z.literal('L2'),
+  pre_sign_hash: z.string().nullable(),
+  document_hash: z.string().nullable(),
+  document_status: z.string(),
+});
+
+export const SignRequestResponseSchema = z.object({
+  sign_request_id: z.string(),
+  document_id: z.string(),
+  mandate_id: z.string(),
+  status: z.enum(['open', 'applied', 'declined', 'expired', 'failed']),
+  reason: z.string(),
+  confirm_url: z.string().meta({ description: 'Opens in the app; only the principal, signed in, can confirm. Also e-mailed to them.' }),
+  expires_at: z.iso.datetime(),
+  created_at: z.iso.datetime(),
+  decided_at: z.iso.datetime().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why a confirmed request failed to apply.' }),
+});
+
+export const SignRequestListResponseSchema = z.object({ data: z.array(SignRequestResponseSchema) });

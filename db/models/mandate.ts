@@ -1,0 +1,67 @@
+import { BaseModel } from './base';
+
+export type ConfirmationLevel = 'L1' | 'L2';
+export type MandateMode = 'outbound' | 'inbound' | 'both';
+export type MandateStatus = 'pending' | 'active' | 'revoked';
+
+export class Mandate extends BaseModel {
+  static override tableName = 'mandates';
+
+  declare id: string;
+  declare tenant_id: string;
+  declare principal_id: string;
+  declare api_key_id: string;
+  declare name: string;
+  declare confirmation_level: ConfirmationLevel;
+  declare mode: MandateMode;
+  declare expires_at: Date | null;
+  declare status: MandateStatus;
+  declare consent_version: string;
+  declare consent_accepted_at: Date;
+  declare consent_ip: string | null;
+  declare confirmed_at: Date | null;
+  declare confirmed_ip: string | null;
+  declare revoked_at: Date | null;
+  declare revoked_ip: string | null;
+  declare created_at: Date;
+
+  /** Active and not past its expiry: the only mandate that may apply a mark. */
+  isInForce(now = new Date()): boolean {
+    return this.status === 'active' && (!this.expires_at || this.expires_at.getTime() > now.getTime());
+  }
+}
+
+export type SignRequestStatus = 'open' | 'confirming' | 'applied' | 'declined' | 'expired' | 'failed';
+
+export class SignRequest extends BaseModel {
+  static override tableName = 'sign_requests';
+
+  declare id: string;
+  declare tenant_id: string;
+  declare document_id: string;
+  declare signer_id: string;
+  declare principal_id: string;
+  declare api_key_id: string;
+  declare mandate_id: string;
+  declare reason: string;
+  declare status: SignRequestStatus;
+  declare expires_at: Date;
+  declare apply_id: string | null;
+  declare error_code: string | null;
+  declare error_message: string | null;
+  declare decided_at: Date | null;
+  declare decided_ip: string | null;
+  declare created_at: Date;
+}
+
+export class AppSession extends BaseModel {
+  static override tableName = 'app_sessions';
+
+  declare id: string;
+  declare principal_id: string;
+  declare ip: string | null;
+  declare user_agent: string | null;
+  declare created_at: Date;
+  declare expires_at: Date;
+  declare revoked_at: Date | null;
+}

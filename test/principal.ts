@@ -1,0 +1,76 @@
+import { startGrant, confirmGrant } from '../activities/mandates/mandates';
+import { storeAppearance } from '../activities/principals/appearance';
+import { Mandate, Principal, type ConfirmationLevel, type MandateMode } from '../db/models';
+import { latestMail } from './documents';
+import type { Account } from './factories';
+import { signaturePng } from './images';
+import type { Stack } from './stack';
+
+function codeIn(text: string | undefined): string {
+  const code = /\b(\d{6})\b/.exec(text ?? '')?.[1];
+  if (!code) throw new Error('no code in the mail');
+  return code;
+}
+
+export async function principalOf(stack: Stack, account: Account): Promise<Principal> {
+  return (await Principal.query(stack.deps.db).findById(account.principalId))!;
+}
+
+/** A mandate granted as the app grants it: clickwrap accepted, then the e-mailed code confirmed. */
+export async function grantMandate(stack: Stack, account: Account, options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string }): Promise<Mandate> {
+  const { deps } = stack;
+  const mandateDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  const principal = await principalOf(stack, account);
+  const actor = { type: 'principal' as const, id: principal.id, ip: '127.0.0.1' };
+  const pending = await startGrant(mandateDeps, principal, { apiKeyId: account.keyId, name: options.name ?? `${options.level} mandate`, level: options.level, mode: options.mode ?? 'both', expiresAt: options.expiresAt, consentAccepted: true }, actor);
+  const code = codeIn((await latestMail(stack, principal.email, 'mandate-code'))?.text);
+  return confirmGrant(mandateDeps, principal, pending.id, code, actor);
+}
+
+export async function giveAppearance(stack: Stack, account: Account, image: Buffer = signaturePng()): Promise<void> {
+  await storeAppearance(stack.deps, await principalOf(stack, account), image, { type: 'principal', id: account.principalId });
+}
+
+/** A principal signed in to the app over HTTP (cookie and form token kept). */
+export class AppClient {
+  cookie = '';
+
+  constructor(
+    readonly stack: Stack,
+    readonly email: string,
+  ) {}
+
+  get appPath(): string {
+    return new URL(this.stack.config.appUrl).pathname;
+  }
+
+  async login(): Promise<this> {
+    await this.post(`${this.appPath}/login`, { email: this.email });
+    const code = codeIn((await latestMail(this.stack, this.email, 'login-code'))?.text);
+    const response = await this.post(`${this.appPath}/login/verify`, { email: this.email, code });
+    if (response.status !== 302) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+    return this;
+  }
+
+  async get(path: string): Promise<Response> {
+    return fetch(`${this.stack.url}${path}`, { headers: this.cookie ? { cookie: this.cookie } : {}, redirect: 'manual' });
+  }
+
+  /** Posts a form; `_csrf` is taken from `csrfFrom` (a page of this session) unless given. */
+  async post(path: string, fields: Record<string, string>, csrfFrom?: string): Promise<Response> {
+    const form = new URLSearchParams(fields);
+    if (csrfFrom && !fields._csrf) {
+      const html = await (await this.get(csrfFrom)).text();
+      form.set('_csrf', /name="_csrf" value="([^"]*)"/.exec(html)?.[1] ?? '');
+    }
+    const response = await fetch(`${this.stack.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(this.cookie ? { cookie: this.cookie } : {}) },
+      body: form.toString(),
+      redirect: 'manual',
+    });
+    const set = response.headers.get('set-cookie');
+    if (set?.startsWith('svc_app=')) this.cookie = set.split(';')[0];
+    return response;
+  }
+}
