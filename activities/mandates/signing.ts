@@ -44,7 +44,9 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
   if (level === 'L2' && !inForce.some((mandate) => mandate.confirmation_level === 'L2')) {
     throw new ServiceError('confirmation_required', 'This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
   }
-  const signer = signers.find((candidate) => candidate.email === normalizeEmail(caller.principal.email));
+  // A principal may hold more than one signer row (two roles): the first one still to sign is theirs to act on.
+  const own = signers.filter((candidate) => candidate.email === normalizeEmail(caller.principal.email));
+  const signer = own.find((candidate) => candidate.status === 'pending') ?? own[0];
   if (!signer) throw new ServiceError('principal_not_signer', 'The principal is not a signer on this document.');
   const outbound = document.owner_principal_id === caller.principal.id;
   const covering = inForce.filter((mandate) => mandate.mode === 'both' || mandate.mode === (outbound ? 'outbound' : 'inbound'));

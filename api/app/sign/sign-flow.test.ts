@@ -102,6 +102,19 @@ describe('signing at a sign link', () => {
   });
 
   describe('the apply procedure’s refusals', () => {
+    it('a double click: two simultaneous submissions by one signer make one apply', async () => {
+      const { id, first } = await sentNda();
+      await first.verify();
+      const replies = await Promise.all([0, 1, 2].map(() => first.request('POST', '/sign', { consent: true, signature, values: {} })));
+      for (const reply of replies) assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
+      assert.ok(replies.some((reply) => reply.status === 200));
+      const applies = await stack.deps.db('applies').where({ document_id: id });
+      assert.equal(applies.length, 1, 'one apply row');
+      assert.equal(applies[0].status, 'applied');
+      const signed = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [id]);
+      assert.equal(signed.length, 1);
+    });
+
     it('strict_order: a later signer cannot sign before an earlier one', async () => {
       const { id, first, second } = await sentNda({ strict: true });
       await second.verify();

@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { newId } from '../../activities/ids';
+import { revokeMandate } from '../../activities/mandates/mandates';
+import { Apply, Event, Mandate, Template } from '../../db/models';
+import { createDocument, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { createAccount, type Account } from '../../test/factories';
+import { call, type Reply } from '../../test/http';
+import { dataUrl, signaturePng } from '../../test/images';
+import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { startStack, type Stack } from '../../test/stack';
+
+const run = promisify(execFile);
+
+function assertCode(reply: Reply, status: number, code: string) {
+  assert.equal(reply.status, status, reply.text);
+  assert.equal(reply.body.error.code, code, reply.text);
+}
+
+async function pdfText(stack: Stack, key: string, documentId: string): Promise<{ text: string; sig: string }> {
+  const download = await call(stack.url, 'GET', `/v1/documents/${documentId}/download`, { key });
+  const file = path.join(os.tmpdir(), `svc-l2-${process.pid}-${documentId}.pdf`);
+  fs.writeFileSync(file, Buffer.from(await (await fetch(download.body.url.replace(stack.config.publicUrl, stack.url))).arrayBuffer()));
+  try {
+    return { text: (await run('pdftotext', [file, '-'])).stdout, sig: (await run('pdfsig', [file])).stdout };
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+describe('L2: POST /v1/documents/:id/sign', () => {
+  let stack: Stack;
+  let owner: Account;
+  let templates: { nda: Template; services: Template };
+
+  before(async () => {
+    stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '60000' } });
+    owner = await createAccount(stack.deps.db, { name: 'Olivia Owner' });
+    templates = await seedSamples(stack, owner);
+  });
+  after(() => stack.close());
+
+  /** A principal with an agent key, its appearance stored and (unless told otherwise) an L2 mandate. */
+  async function agent(options: { level?: 'L1' | 'L2' | null; mode?: 'outbound' | 'inbound' | 'both'; appearance?: boolean; name?: string } = {}) {
+    const account = await createAccount(stack.deps.db, { name: options.name ?? 'Paula Principal', label: 'contracts agent' });
+    if (options.appearance !== false) await giveAppearance(stack, account);
+    const mandate = options.level === null ? undefined : await grantMandate(stack, account, { level: options.level ?? 'L2', mode: options.mode ?? 'both' });
+    return { account, mandate };
+  }
+
+  /** A sent NDA from the owner where the given account's principal signs as `position` (0: Disclosing, 1: Receiving). */
+  async function inboundNda(signer: Account, options: { position?: 0 | 1; strict?: boolean; send?: boolean } = {}) {
+    const principal = await principalOf(stack, signer);
+    const other = { name: 'Carl Counterparty', email: `carl-${Date.now()}-${Math.random()}@example.test` };
+    const me = { name: principal.name, email: principal.email };
+    const signers = options.position === 1 ? [other, me] : [me, other];
+    const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Inbound NDA', signers, send: options.send ?? true, strict_order: options.strict ?? false });
+    assert.equal(created.status, 201, created.text);
+    return created.body;
+  }
+
+  const sign = (account: Account, documentId: string, reason = 'Countersign the agreed NDA') => call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason } });
+
+  it('applies the stored appearance at once and reports the mandate, level and hashes', async () => {
+    const { account, mandate } = await agent();
+    const document = await inboundNda(account);
+    const reply = await sign(account, document.document_id);
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.status, 'applied');
+    assert.equal(reply.body.mandate_id, mandate!.id);
+    assert.equal(reply.body.confirmation_level, 'L2');
+    assert.equal(reply.body.pre_sign_hash, document.document_hash);
+    assert.match(reply.body.document_hash, /^[0-9a-f]{64}$/);
+    assert.notEqual(reply.body.document_hash, reply.body.pre_sign_hash);
+    assert.equal(reply.body.document_status, 'sent');
+
+    const seen = await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: account.key });
+    assert.equal(seen.body.signers[0].status, 'signed');
+    assert.equal(seen.body.document_hash, reply.body.document_hash);
+
+    const event = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [document.document_id]).first();
+    const principal = await principalOf(stack, account);
+    assert.deepEqual(event?.data, {
+      document_id: document.document_id,
+      signer_id: document.signers[0].signer_id,
+      principal: { email: principal.email, name: principal.name },
+      agent: { api_key_id: account.keyId, label: 'contracts agent' },
+      mandate_id: mandate!.id,
+      confirmation_level: 'l2',
+      pre_sign_hash: reply.body.pre_sign_hash,
+      document_hash: reply.body.document_hash,
+    });
+    const deadline = Date.now() + 10_000;
+    let notice;
+    while (!notice && Date.now() < deadline) {
+      notice = await latestMail(stack, principal.email, 'l2-notice');
+      if (!notice) await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    assert.ok(notice, 'the principal is e-mailed about the L2 apply');
+    assert.match(notice.text, new RegExp(mandate!.id));
+    assert.match(notice.text, /contracts agent/);
+  });
+
+  it('completes with a certificate that names the principal via an authorized agent and the mandate, never the key', async () => {
+    const { account, mandate } = await agent({ name: 'Mira Mandator' });
+    const document = await inboundNda(account);
+    assert.equal((await sign(account, document.document_id)).status, 200);
+    const other = await new SignerSession(stack, document.signers[1].sign_url, document.signers[1].email).verify();
+    const titleId = templates.nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
+    assert.equal((await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { [titleId]: 'Director' } })).status, 200);
+    const deadline = Date.now() + 20_000;
+    while ((await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.status !== 'completed') {
+      assert.ok(Date.now() < deadline, 'the document completes');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const { text, sig } = await pdfText(stack, owner.key, document.document_id);
+    assert.match(sig, /Signature is Valid/);
+    assert.match(sig, /Total document signed/);
+    assert.match(text, /Certificate of Completion/);
+    assert.match(text, /Mira Mandator/);
+    assert.match(text, /Signer \(via authorized agent\)/);
+    assert.ok(text.includes(`Mandate : ${mandate!.id} (L2)`), 'the mandate line');
+    assert.ok(!text.includes('contracts agent'), 'the key’s label is not on the document');
+    assert.ok(!text.includes(account.keyId), 'the key’s id is not on the document');
+    assert.equal((text.match(/Signer \(via authorized agent\)/g) ?? []).length, 1, 'only the mandated signer is marked');
+  });
+
+  describe('refusals, each with its code', () => {
+    it('mandate_required: a key without a mandate', async () => {
+      const { account } = await agent({ level: null });
+      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_required');
+    });
+
+    it('mandate_inactive: a revoked or expired mandate', async () => {
+      const { account, mandate } = await agent();
+      const document = await inboundNda(account);
+      await revokeMandate(stack.deps.db, await principalOf(stack, account), mandate!.id, { type: 'principal', id: account.principalId });
+      assertCode(await sign(account, document.document_id), 403, 'mandate_inactive');
+
+      const expiring = await agent();
+      await Mandate.query(stack.deps.db).findById(expiring.mandate!.id).patch({ expires_at: new Date(Date.now() - 1000) });
+      assertCode(await sign(expiring.account, (await inboundNda(expiring.account)).document_id), 403, 'mandate_inactive');
+      const me = await call(stack.url, 'GET', '/v1/me', { key: expiring.account.key });
+      assert.equal(me.body.signing_mandate, undefined);
+      assert.deepEqual(me.body.allowed_confirmation_levels, []);
+    });
+
+    it('confirmation_required: an L1 key', async () => {
+      const { account } = await agent({ level: 'L1' });
+      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'confirmation_required');
+    });
+
+    it('feature_disabled: l2_signing off', async () => {
+      const { account } = await agent();
+      const document = await inboundNda(account);
+      const api = await stack.withEnv({ SVC_FF_L2_SIGNING: 'false' });
+      try {
+        assertCode(await call(api.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'x' } }), 403, 'feature_disabled');
+      } finally {
+        await api.close();
+      }
+    });
+
+    it('principal_not_signer: a document of the account where the principal does not sign', async () => {
+      const { account } = await agent();
+      const template = (await seedSamples(stack, account)).nda;
+      const created = await createDocument(stack, account, { template_id: template.id, name: 'Others sign', signers: [{ name: 'A', email: 'a1@example.test' }, { name: 'B', email: 'b1@example.test' }], send: true });
+      assertCode(await sign(account, created.body.document_id), 403, 'principal_not_signer');
+    });
+
+    it('mandate_scope: an outbound-only mandate and an inbound document', async () => {
+      const { account } = await agent({ mode: 'outbound' });
+      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_scope');
+    });
+
+    it('missing_appearance: no stored signature', async () => {
+      const { account } = await agent({ appearance: false });
+      assertCode(await sign(account, (await inboundNda(account)).document_id), 422, 'missing_appearance');
+    });
+
+    it('unfilled_fields: a required text the appearance cannot fill', async () => {
+      const { account } = await agent();
+      const reply = await sign(account, (await inboundNda(account, { position: 1 })).document_id);
+      assertCode(reply, 422, 'unfilled_fields');
+    });
+
+    it('missing_signature_fields: the principal’s role has no signature widget', async () => {
+      const { account } = await agent();
+      const principal = await principalOf(stack, account);
+      const witness = await Template.query(stack.deps.db).insertAndFetch({
+        ...templates.nda,
+        id: newId('tpl'),
+        roles: ['Party', 'Witness'],
+        widgets: [
+          { id: 'p-sig', type: 'signature', role: 'Party', page: 1, x: 50, y: 600, width: 200, height: 40, required: true },
+          { id: 'w-name', type: 'name', role: 'Witness', page: 1, x: 300, y: 600, width: 200, height: 20, required: true },
+        ],
+      } as Partial<Template>);
+      const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p2@example.test' }, { name: principal.name, email: principal.email }], send: true });
+      assertCode(await sign(account, created.body.document_id), 422, 'missing_signature_fields');
+    });
+
+    it('already_signed: a second apply', async () => {
+      const { account } = await agent();
+      const document = await inboundNda(account);
+      assert.equal((await sign(account, document.document_id)).status, 200);
+      assertCode(await sign(account, document.document_id), 409, 'already_signed');
+    });
+
+    it('strict_order: an earlier signer has not signed', async () => {
+      const { account } = await agent();
+      assertCode(await sign(account, (await inboundNda(account, { position: 1, strict: true })).document_id), 409, 'strict_order');
+    });
+
+    it('invalid_state: a draft', async () => {
+      const { account } = await agent();
+      const principal = await principalOf(stack, account);
+      const template = (await seedSamples(stack, account)).nda;
+      const draft = await createDocument(stack, account, { template_id: template.id, name: 'Draft', signers: [{ name: principal.name, email: principal.email }, { name: 'B', email: 'b3@example.test' }] });
+      assertCode(await sign(account, draft.body.document_id), 409, 'invalid_state');
+    });
+
+    it('sign_failed: the stamp cannot be drawn (a stored template widget off its PDF)', async () => {
+      const { account } = await agent();
+      const principal = await principalOf(stack, account);
+      const broken = await Template.query(stack.deps.db).insertAndFetch({
+        ...templates.nda,
+        id: newId('tpl'),
+        roles: ['Party'],
+        widgets: [{ id: 'far', type: 'signature', role: 'Party', page: 7, x: 10, y: 10, width: 100, height: 30, required: true }],
+      } as Partial<Template>);
+      const created = await createDocument(stack, owner, { template_id: broken.id, name: 'Broken', signers: [{ name: principal.name, email: principal.email }], send: true });
+      const reply = await sign(account, created.body.document_id);
+      assertCode(reply, 502, 'sign_failed');
+      const apply = await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).first();
+      assert.equal(apply?.status, 'rejected');
+      const usage = await stack.deps.db('mandate_daily_usage').whereIn('mandate_id', (await Mandate.query(stack.deps.db).where({ api_key_id: account.keyId })).map((m) => m.id)).first();
+      assert.equal(Number(usage?.count ?? 0), 0, 'a refused apply gives its daily slot back');
+    });
+
+    it('404: a document of another tenant where the principal does not sign', async () => {
+      const { account } = await agent();
+      const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Not yours', signers: [{ name: 'A', email: 'a4@example.test' }, { name: 'B', email: 'b4@example.test' }], send: true });
+      assertCode(await sign(account, created.body.document_id), 404, 'not_found');
+      assertCode(await call(stack.url, 'POST', '/v1/documents/doc_nonexistent/sign', { key: account.key, body: { reason: 'x' } }), 404, 'not_found');
+    });
+
+    it('400: a missing reason', async () => {
+      const { account } = await agent();
+      const reply = await call(stack.url, 'POST', `/v1/documents/${(await inboundNda(account)).document_id}/sign`, { key: account.key, body: {} });
+      assertCode(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0].path, 'reason');
+    });
+  });
+
+  it('rate_limited: of 50 concurrent applies under one mandate, exactly 25 land; the rest get 429 with Retry-After', async () => {
+    const { account, mandate } = await agent();
+    const documents = [];
+    for (let i = 0; i < 50; i += 1) documents.push(await inboundNda(account));
+    const replies = await Promise.all(documents.map((document) => sign(account, document.document_id, `batch ${document.document_id}`)));
+    const limited = replies.filter((reply) => reply.status === 429);
+    const applied = replies.filter((reply) => reply.status === 200);
+    assert.equal(limited.length, 25, `429s: ${limited.length}; statuses: ${replies.map((r) => r.status).join(',')}`);
+    assert.equal(applied.length, 25);
+    for (const reply of limited) {
+      assert.equal(reply.body.error.code, 'rate_limited');
+      const retryAfter = Number(reply.headers.get('retry-after'));
+      assert.ok(retryAfter > 0 && retryAfter <= 86_400, `Retry-After ${retryAfter}`);
+    }
+    const signed = await Apply.query(stack.deps.db).where({ mandate_id: mandate!.id, status: 'applied' }).resultSize();
+    assert.equal(signed, 25);
+    const listed = await call(stack.url, 'GET', `/v1/mandates/${mandate!.id}`, { key: account.key });
+    assert.equal(listed.body.l2_applies_today, 25);
+    assert.equal(listed.body.daily_l2_cap, 25);
+  });
+});
