@@ -53,3 +53,11 @@ export class SignerSession {
     return this;
   }
 }
+
+/** The document's current sealed PDF, fetched as a client would: a download URL from the API, then the file. */
+export async function downloadPdf(stack: Stack, key: string, documentId: string): Promise<Buffer> {
+  const download = await call(stack.url, 'GET', `/v1/documents/${documentId}/download`, { key });
+  if (download.status !== 200) throw new Error(`download: ${download.status} ${download.text}`);
+  const response = await fetch(download.body.url.replace(stack.config.publicUrl, stack.url));
+  return Buffer.from(await response.arrayBuffer());
+}

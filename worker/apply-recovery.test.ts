@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { Apply, DocumentRevision, Event, type Template } from '../db/models';
 import { documentWorkflowId } from '../workflows/document/shared';
 import { spawnNpm, stopGroup, waitFor, type Spawned } from '../test/cli';
-import { createDocument, seedSamples, SignerSession } from '../test/documents';
+import { createDocument, downloadPdf, seedSamples, SignerSession } from '../test/documents';
+import { pdfsig } from '../test/pdf-tools';
+import { sha256Hex } from '../activities/ids';
 import { createAccount, type Account } from '../test/factories';
-import { call } from '../test/http';
 import { dataUrl, signaturePng } from '../test/images';
 import { startStack, type Stack } from '../test/stack';
-
-const run = promisify(execFile);
 
 /**
  * A worker killed in the middle of an apply: the apply's activity times out on its heartbeat, runs
@@ -86,17 +80,10 @@ describe('an apply survives a worker killed during it', () => {
     const state = await signer.request('GET', '/state');
     assert.equal(state.body.signer.status, 'signed');
 
-    const download = await call(stack.url, 'GET', `/v1/documents/${id}/download`, { key: owner.key });
-    assert.equal(download.body.sha256, apply.document_hash);
-    const file = path.join(os.tmpdir(), `svc-recovered-${process.pid}.pdf`);
-    fs.writeFileSync(file, Buffer.from(await (await fetch(download.body.url.replace(stack.config.publicUrl, stack.url))).arrayBuffer()));
-    try {
-      const { stdout } = await run('pdfsig', [file]);
-      assert.match(stdout, /Signature is Valid/);
-      assert.match(stdout, /Total document signed/);
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
+    const pdf = await downloadPdf(stack, owner.key, id);
+    assert.equal(sha256Hex(pdf), apply.document_hash, 'the served PDF is the apply’s revision');
+    const { valid, report } = await pdfsig(pdf);
+    assert.ok(valid, report);
     // No worker may be left polling: the next scenario's apply must run on its own doomed worker.
     await stopGroup(recovery.child.pid!, 'SIGTERM');
   }

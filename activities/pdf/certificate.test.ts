@@ -4,7 +4,7 @@ import { PDFDocument } from 'pdf-lib';
 import { appendCertificatePage, type CertificateInput, type CertificateSigner } from './certificate';
 import { buildSampleNda, buildSampleServicesAgreement } from './samples';
 import { createSealer, loadSealCertificate } from './seal';
-import { pdfsig, pdfText, tempDir } from './test-helpers';
+import { pdfsig, pdfText, tempDir } from '../../test/pdf-tools';
 
 const ORIGINAL = 'a3f1'.repeat(16);
 const SIGNED = '9c0d'.repeat(16);

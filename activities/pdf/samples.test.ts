@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { PDFDocument } from 'pdf-lib';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
-import { pdfText, qpdfCheck } from './test-helpers';
+import { pdfText, qpdfCheck } from '../../test/pdf-tools';
 import { WIDGET_TYPES, type Widget } from './widgets';
 
 function summary(widgets: Widget[]) {

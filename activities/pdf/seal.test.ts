@@ -9,9 +9,10 @@ import { PdfError } from './errors';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
 import { createSealer, loadSealCertificate, type Sealer } from './seal';
 import { stampWidgets } from './stamp';
-import { makePng, pdfsig, qpdfCheck, tempDir } from './test-helpers';
+import { signaturePng } from '../../test/images';
+import { pdfsig, qpdfCheck, tempDir } from '../../test/pdf-tools';
 
-const signature = makePng();
+const signature = signaturePng();
 
 async function assertSealed(pdf: Uint8Array): Promise<string> {
   const { report, valid } = await pdfsig(pdf);

@@ -4,11 +4,12 @@ import { degrees, PDFDocument } from 'pdf-lib';
 import { PdfError } from './errors';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
 import { initialsOf, stampWidgets, type StampInput } from './stamp';
-import { inkIn, makePng, pdfImages, pdfText, pdfWords, qpdfCheck, TINY_JPEG } from './test-helpers';
+import { signaturePng, TINY_JPEG } from '../../test/images';
+import { inkIn, pdfImages, pdfText, pdfWords, qpdfCheck } from '../../test/pdf-tools';
 import type { Widget } from './widgets';
 
 const signedAt = new Date('2026-03-04T23:30:00Z');
-const signature = makePng(160, 50);
+const signature = signaturePng(160, 50);
 
 function forRole(template: SampleTemplate, role: string): Widget[] {
   return template.widgets.filter((widget) => widget.role === role);

@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, MailMessage, SignRequest, type Template } from '../../db/models';
-import { createDocument, latestMail, seedSamples } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { dataUrl, signaturePng } from '../../test/images';
+import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
 import { call, type Reply } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
-
-const run = promisify(execFile);
 
 function assertCode(reply: Reply, status: number, code: string) {
   assert.equal(reply.status, status, reply.text);
@@ -222,8 +217,6 @@ describe('L1: sign requests the principal confirms in the app', () => {
 
     const ownerDocument = await inboundNda(account);
     const other = ownerDocument.signers[1];
-    const { SignerSession } = await import('../../test/documents');
-    const { dataUrl, signaturePng } = await import('../../test/images');
     assert.equal((await call(stack.url, 'POST', `/v1/documents/${ownerDocument.document_id}/sign`, { key: account.key, body: { reason: 'agreed' } })).status, 200);
     const session = await new SignerSession(stack, other.sign_url, other.email).verify();
     const titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
@@ -238,15 +231,9 @@ describe('L1: sign requests the principal confirms in the app', () => {
     assert.equal(after.body.status, 'completed');
     assert.equal(after.body.document_hash, completed.body.document_hash, 'the PDF is unchanged');
     assert.equal(after.body.signers[0].status, 'signed');
-    const download = await call(stack.url, 'GET', `/v1/documents/${ownerDocument.document_id}/download`, { key: owner.key });
-    const file = path.join(os.tmpdir(), `svc-revoked-${process.pid}.pdf`);
-    fs.writeFileSync(file, Buffer.from(await (await fetch(download.body.url.replace(stack.config.publicUrl, stack.url))).arrayBuffer()));
-    try {
-      assert.match((await run('pdfsig', [file])).stdout, /Signature is Valid/);
-      assert.ok((await run('pdftotext', [file, '-'])).stdout.includes(`Mandate : ${mandate.id} (L2)`));
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
+    const pdf = await downloadPdf(stack, owner.key, ownerDocument.document_id);
+    assert.ok((await pdfsig(pdf)).valid);
+    assert.ok((await pdfText(pdf)).includes(`Mandate : ${mandate.id} (L2)`));
     const me = await call(stack.url, 'GET', '/v1/me', { key: account.key });
     assert.ok(!me.body.scopes.includes('documents:sign'), 'the scope left with the last mandate');
     assert.equal(me.body.signing_mandate, undefined);

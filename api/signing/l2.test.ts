@@ -1,36 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { newId } from '../../activities/ids';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, Mandate, Template } from '../../db/models';
-import { createDocument, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
 import { call, type Reply } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
 
-const run = promisify(execFile);
-
 function assertCode(reply: Reply, status: number, code: string) {
   assert.equal(reply.status, status, reply.text);
   assert.equal(reply.body.error.code, code, reply.text);
-}
-
-async function pdfText(stack: Stack, key: string, documentId: string): Promise<{ text: string; sig: string }> {
-  const download = await call(stack.url, 'GET', `/v1/documents/${documentId}/download`, { key });
-  const file = path.join(os.tmpdir(), `svc-l2-${process.pid}-${documentId}.pdf`);
-  fs.writeFileSync(file, Buffer.from(await (await fetch(download.body.url.replace(stack.config.publicUrl, stack.url))).arrayBuffer()));
-  try {
-    return { text: (await run('pdftotext', [file, '-'])).stdout, sig: (await run('pdfsig', [file])).stdout };
-  } finally {
-    fs.rmSync(file, { force: true });
-  }
 }
 
 describe('L2: POST /v1/documents/:id/sign', () => {
@@ -118,9 +101,10 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       assert.ok(Date.now() < deadline, 'the document completes');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const { text, sig } = await pdfText(stack, owner.key, document.document_id);
-    assert.match(sig, /Signature is Valid/);
-    assert.match(sig, /Total document signed/);
+    const pdf = await downloadPdf(stack, owner.key, document.document_id);
+    const { valid, report } = await pdfsig(pdf);
+    assert.ok(valid, report);
+    const text = await pdfText(pdf);
     assert.match(text, /Certificate of Completion/);
     assert.match(text, /Mira Mandator/);
     assert.match(text, /Signer \(via authorized agent\)/);
