@@ -71,6 +71,16 @@ export function checkApplicable(document: Document, signers: DocumentSigner[], s
   }
 }
 
+/** The document's status as a caller should see it right after an apply: `completing` while the certificate is added. */
+export function documentStatusAfter(outcome: ApplyOutcome): string {
+  return outcome.all_signed && outcome.document_status === 'sent' ? 'completing' : outcome.document_status;
+}
+
+/** Why a rejected apply was refused, as the error the API answers with. */
+export function rejectionOf(outcome: ApplyOutcome): ServiceError {
+  return new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.');
+}
+
 function outcomeOf(apply: Apply, document: Pick<Document, 'status'>, signers: DocumentSigner[]): ApplyOutcome {
   return {
     apply_id: apply.id,

@@ -2,7 +2,7 @@ import { heartbeat } from '@temporalio/activity';
 import { recordAudit } from '../audit/audit';
 import { Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import type { Deps } from '../../worker/deps';
-import { recordApply } from '../documents/apply';
+import { recordApply, rejectionOf } from '../documents/apply';
 import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
@@ -87,7 +87,7 @@ export function createSignRequestActivities(deps: Deps) {
         heartbeat();
         const outcome = await waitForApply(deps.db, request.apply_id!, 1000);
         if (outcome.status === 'pending') continue;
-        const error = outcome.status === 'rejected' ? new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.') : undefined;
+        const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
         await settle(deps, id, error ? 'failed' : 'applied', error);
         if (!error) await recordAudit(deps.db, { tenantId: request.tenant_id, actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip }, action: 'sign_request.applied', data: { sign_request_id: id, apply_id: request.apply_id } });
         return error ? 'failed' : 'applied';

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { Document, Mandate, Principal, SignRequest, type DocumentSigner } from '../../db/models';
 import type { TemporalDeps } from '../../worker/deps';
-import { checkApplicable, recordApply, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
+import { checkApplicable, recordApply, rejectionOf, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
@@ -136,7 +136,7 @@ export async function signAsPrincipal(deps: SigningDeps, caller: Caller, documen
   }
   if (outcome.status === 'rejected') {
     await releaseL2(deps.db, mandate.id, day);
-    throw new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.');
+    throw rejectionOf(outcome);
   }
   return { outcome, mandate };
 }

@@ -1,3 +1,4 @@
+import { documentStatusAfter } from '../../activities/documents/apply';
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
 import { ServiceError } from '../../activities/errors';
@@ -40,7 +41,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
         confirmation_level: 'L2',
         pre_sign_hash: outcome.pre_sign_hash ?? null,
         document_hash: outcome.document_hash ?? null,
-        document_status: outcome.all_signed && outcome.document_status === 'sent' ? 'completing' : outcome.document_status,
+        document_status: documentStatusAfter(outcome),
       };
     },
   );

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { recordAudit, type Actor } from '../../../activities/audit/audit';
 import { checkCode, issueCode } from '../../../activities/codes/one-time-codes';
-import { declineDocument, recordApply } from '../../../activities/documents/apply';
+import { declineDocument, documentStatusAfter, recordApply, rejectionOf } from '../../../activities/documents/apply';
 import { signersOf } from '../../../activities/documents/documents';
 import { signerIdFromToken } from '../../../activities/documents/links';
 import { signalApply, signalSettled, waitForApply } from '../../../activities/documents/orchestration';
@@ -139,9 +139,9 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     });
     await signalApply(deps.temporal, deps.config, document.id, apply.id);
     const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
-    if (outcome.status === 'rejected') throw new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.');
+    if (outcome.status === 'rejected') throw rejectionOf(outcome);
     ctx.status = outcome.status === 'pending' ? 202 : 200;
-    ctx.body = { status: outcome.status === 'pending' ? 'processing' : 'signed', document_status: outcome.all_signed && outcome.document_status === 'sent' ? 'completing' : outcome.document_status, document_hash: outcome.document_hash ?? null };
+    ctx.body = { status: outcome.status === 'pending' ? 'processing' : 'signed', document_status: documentStatusAfter(outcome), document_hash: outcome.document_hash ?? null };
   });
 
   router.post(`${base}/decline`, async (ctx) => {
