@@ -31,7 +31,8 @@ function requestContext(deps: Deps) {
     ctx.state.requestId = randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // same-origin: never leak URLs (sign and confirm links carry tokens) to other sites, yet let our own forms carry their Origin.
+    ctx.set('Referrer-Policy', 'same-origin');
     try {
       await next();
     } finally {
@@ -74,7 +75,7 @@ export function createApp(deps: Deps) {
   templateRoutes(routes, deps);
   contactRoutes(routes);
   offerRoutes(routes);
-  webhookRoutes(routes);
+  webhookRoutes(routes, deps);
   driveRoutes(routes);
   transferRoutes(routes);
 

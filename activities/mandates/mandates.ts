@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { SIGN_SCOPE } from '../accounts/accounts';
+import { isBusinessPlus, SIGN_SCOPE } from '../accounts/accounts';
 import { recordAudit, type Actor } from '../audit/audit';
 import { checkCode, issueCode } from '../codes/one-time-codes';
 import type { FlagSnapshot } from '../config/flags';
 import type { Db } from '../../db/connect';
-import { ApiKey, Mandate, Principal, type ConfirmationLevel, type MandateMode } from '../../db/models';
+import { ApiKey, Mandate, Principal, Tenant, type ConfirmationLevel, type MandateMode } from '../../db/models';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import type { Mailer } from '../mail/mailer';
@@ -61,6 +61,8 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new ServiceError('invalid_request', 'The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
   }
+  const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
+  if (!isBusinessPlus(tenant.plan)) throw new ServiceError('plan_required', `Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
   const key = await ownKey(deps.db, principal, input.apiKeyId);
   const mandate = await deps.db.transaction(async (trx) => {
     const created = await Mandate.query(trx).insertAndFetch({

@@ -1,4 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
+import { recordAudit } from '../audit/audit';
 import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { Template } from '../../db/models';
@@ -65,7 +66,7 @@ export async function createTemplate(
   const sizes = await pageSizes(input.pdf);
   const roles = checkWidgets(definition.widgets, sizes, definition.roles);
   const pdfSha256 = await deps.blobs.put(input.pdf);
-  return Template.query(deps.db).insertAndFetch({
+  const template = await Template.query(deps.db).insertAndFetch({
     id: newId('tpl'),
     tenant_id: input.tenantId,
     name: definition.name,
@@ -75,6 +76,9 @@ export async function createTemplate(
     widgets: definition.widgets,
     created_by: input.createdBy,
   });
+  const actor = input.createdBy.startsWith('prn_') ? { type: 'principal' as const, id: input.createdBy } : { type: 'operator' as const, id: input.createdBy };
+  await recordAudit(deps.db, { tenantId: input.tenantId, actor, action: 'template.created', data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length } });
+  return template;
 }
 
 /** A template of this tenant, or 404: another tenant's id answers exactly as an unknown one. */

@@ -14,13 +14,23 @@ export interface PageOptions {
   body: string;
   notice?: { kind: 'ok' | 'error'; text: string };
   scripts?: string[];
+  /** The navigation entry of this page (its path under the app, '/' for the overview). */
+  current?: string;
 }
+
+const NAV: Array<[string, string]> = [
+  ['/', 'Overview'],
+  ['/signature', 'Signature'],
+  ['/keys', 'API keys'],
+  ['/mandates', 'Mandates'],
+  ['/templates', 'Templates'],
+];
 
 /** A page of the principal app: header with navigation when signed in, the notice, the body. */
 export function renderPage(options: PageOptions): string {
   const base = options.appPath;
   const nav = options.principal
-    ? `<nav aria-label="App"><a href="${base}/">Overview</a><a href="${base}/signature">Signature</a><a href="${base}/keys">API keys</a><a href="${base}/mandates">Mandates</a><a href="${base}/templates">Templates</a>
+    ? `<nav aria-label="App">${NAV.map(([path, label]) => `<a href="${base}${path}"${options.current === path ? ' aria-current="page"' : ''}>${label}</a>`).join('')}
 <form method="post" action="${base}/logout"><input type="hidden" name="_csrf" value="${escapeHtml(options.csrf ?? '')}"><button type="submit" class="link" data-testid="logout">Sign out</button></form></nav>
 <p class="who">${escapeHtml(options.principal.name)} · ${escapeHtml(options.principal.email)}</p>`
     : '';

@@ -1,23 +1,20 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
 import type { Deps } from '../../worker/deps';
-import { escapeHtml } from '../http/html';
-import { renderPage, sendPage } from './layout';
-import { loginRoutes, requireLogin } from './login';
-import { appState } from './session';
+import { loginRoutes } from './login';
+import { keyRoutes } from './pages/keys';
+import { mandateRoutes } from './pages/mandates';
+import { overviewRoutes } from './pages/overview';
+import { signatureRoutes } from './pages/signature';
+import { templateRoutes } from './pages/templates';
 import { signRequestRoutes } from './sign-request';
 
 /** The principal's app (server-rendered pages at SVC_APP_URL). */
 export function appRoutes(router: Router, deps: Deps, appPath: string): void {
   loginRoutes(router, deps, appPath);
   signRequestRoutes(router, deps, appPath);
-
-  const overview = async (ctx: Context) => {
-    if (!requireLogin(ctx, appPath)) return;
-    const { principal, csrf } = appState(ctx);
-    const body = `<p>Signed in as ${escapeHtml(principal!.name)}.</p>`;
-    sendPage(ctx, renderPage({ title: 'Overview', appPath, principal, csrf, body }));
-  };
-  router.get(appPath || '/', overview);
-  router.get(`${appPath}/`, overview);
+  overviewRoutes(router, deps, appPath);
+  signatureRoutes(router, deps, appPath);
+  keyRoutes(router, deps, appPath);
+  mandateRoutes(router, deps, appPath);
+  templateRoutes(router, deps, appPath);
 }

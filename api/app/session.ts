@@ -37,8 +37,9 @@ export function appSession(deps: Deps) {
 
 /** A form post of this session (the token is a MAC of the session id) from this origin. */
 export function checkForm(ctx: Context, deps: Deps, token: string | undefined): boolean {
+  // Koa 3's ctx.origin is the Origin header itself, so this site's own origin is built here.
   const origin = ctx.get('origin');
-  if (origin && origin !== new URL(deps.config.appUrl).origin && origin !== ctx.origin) return false;
+  if (origin && origin !== new URL(deps.config.appUrl).origin && origin !== `${ctx.protocol}://${ctx.host}`) return false;
   const { sessionId } = appState(ctx);
   return Boolean(sessionId && token && verifyMac(deps.secret, 'csrf', sessionId, token));
 }

@@ -49,7 +49,7 @@ describe('mandates', () => {
     }
   });
 
-  it('refuses an L2 grant while l2_signing is off, a grant without consent, another principal’s key and a past expiry', async () => {
+  it('refuses an L2 grant while l2_signing is off, a grant without consent, another principal’s key, a past expiry and a plan without API access', async () => {
     const account = await createAccount(stack.deps.db);
     const principal = await principalOf(stack, account);
     const base = { apiKeyId: account.keyId, name: 'x', level: 'L1' as const, mode: 'both' as const, consentAccepted: true };
@@ -58,6 +58,8 @@ describe('mandates', () => {
     const other = await createAccount(stack.deps.db);
     await assert.rejects(startGrant(deps(), principal, { ...base, apiKeyId: other.keyId }, actor(account)), (error: Error & { code?: string }) => error.code === 'not_found');
     await assert.rejects(startGrant(deps(), principal, { ...base, expiresAt: new Date(Date.now() - 1000) }, actor(account)), (error: Error & { code?: string }) => error.code === 'invalid_request');
+    const free = await createAccount(stack.deps.db, { plan: 'free' });
+    await assert.rejects(startGrant(deps(), await principalOf(stack, free), { ...base, apiKeyId: free.keyId }, actor(free)), (error: Error & { code?: string }) => error.code === 'plan_required');
   });
 
   it('L1 mandates allow L1 only; the newest mandate in force is shown; revoking keeps the scope while another is in force', async () => {

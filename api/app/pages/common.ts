@@ -1,0 +1,104 @@
+import type { Context } from 'koa';
+import type { Actor } from '../../../activities/audit/audit';
+import { ServiceError, type ErrorDetail } from '../../../activities/errors';
+import type { MandateDeps } from '../../../activities/mandates/mandates';
+import type { Principal } from '../../../db/models';
+import type { Deps } from '../../../worker/deps';
+import { escapeHtml } from '../../http/html';
+import { actorFrom } from '../../http/request';
+import { readForm, type Form } from '../forms';
+import { renderPage, sendPage, type PageOptions } from '../layout';
+import { requireLogin } from '../login';
+import { appState, checkForm } from '../session';
+
+export type Notice = PageOptions['notice'];
+
+/** What a page handler of a signed-in principal works with. */
+export interface PageRequest {
+  ctx: Context;
+  principal: Principal;
+  csrf: string;
+}
+
+/**
+ * A page of the signed-in principal: everyone else is sent to sign in; a rule's refusal
+ * (ServiceError) is shown as a page with its status, never a 500.
+ */
+export function pageHandler(appPath: string, title: string, handler: (request: PageRequest) => Promise<void>) {
+  return async (ctx: Context) => {
+    if (!requireLogin(ctx, appPath)) return;
+    const { principal, csrf } = appState(ctx);
+    try {
+      await handler({ ctx, principal: principal!, csrf: csrf! });
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const back = `<p><a href="${escapeHtml(ctx.path)}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
+      sendPage(ctx, renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }), error.status);
+    }
+  };
+}
+
+/** A posted form of this session; one without the session's form token is refused with 400. */
+export async function postedForm(ctx: Context, deps: Deps, limit?: number): Promise<Form> {
+  const form = await readForm(ctx, limit);
+  if (!checkForm(ctx, deps, form.fields._csrf)) throw new ServiceError('invalid_request', 'This form has expired or did not come from this app. Open the page again and retry.');
+  return form;
+}
+
+export function principalActor(ctx: Context, principal: Principal): Actor {
+  return actorFrom(ctx, { type: 'principal', id: principal.id });
+}
+
+export function mandateDeps(deps: Deps): MandateDeps {
+  return { db: deps.db, secret: deps.secret, mailer: deps.mailer, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+}
+
+/** A moment as people read it, in UTC, with the machine-readable value beside it. */
+export function when(date: Date | null | undefined, empty = '—'): string {
+  if (!date) return empty;
+  const iso = date.toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/**
+ * The error of a form, next to it: the rule's message, or with `describe`, a list of what to
+ * correct, one line per detail.
+ */
+export function formErrors(error: ServiceError | undefined, describe?: (detail: ErrorDetail) => string): string {
+  if (!error) return '';
+  const details = describe && error.details?.length ? error.details.map((detail) => `<li>${escapeHtml(describe(detail))}</li>`) : [];
+  const head = details.length ? 'Please correct the following:' : error.message;
+  return `<div class="form-errors" role="alert" data-testid="form-errors"><p>${escapeHtml(head)}</p>${details.length ? `<ul>${details.join('')}</ul>` : ''}</div>`;
+}
+
+/** A ServiceError kept to show beside the form; anything else is a bug and propagates. */
+export function refusal(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  throw error;
+}
+
+/** Fixed notices chosen by a query value after a redirect (no user text is reflected). */
+export function noticeFrom(ctx: Context, notices: Record<string, string>): Notice {
+  const key = typeof ctx.query.done === 'string' ? ctx.query.done : '';
+  return notices[key] ? { kind: 'ok', text: notices[key] } : undefined;
+}
+
+export interface TableRow {
+  /** Trusted attributes of the <tr> (escaped already). */
+  attrs?: string;
+  /** Trusted HTML per column; the first is the row's header. */
+  cells: string[];
+}
+
+/** A table that becomes one card per row on a phone: each cell names its column (data-label). */
+export function dataTable(testid: string, columns: string[], rows: TableRow[]): string {
+  const head = columns.map((column) => `<th scope="col">${column ? escapeHtml(column) : '<span class="visually-hidden">Actions</span>'}</th>`).join('');
+  const body = rows
+    .map(({ attrs, cells }) => {
+      const [first, ...rest] = cells;
+      const tds = rest.map((cell, index) => (columns[index + 1] ? `<td data-label="${escapeHtml(columns[index + 1])}">${cell}</td>` : `<td>${cell}</td>`)).join('');
+      return `<tr${attrs ? ` ${attrs}` : ''}><th scope="row">${first}</th>${tds}</tr>`;
+    })
+    .join('');
+  return `<div class="table-wrap"><table class="stacked" data-testid="${escapeHtml(testid)}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+}

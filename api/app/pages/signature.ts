@@ -1,0 +1,76 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ServiceError } from '../../../activities/errors';
+import { MAX_APPEARANCE_BYTES, storeAppearance } from '../../../activities/principals/appearance';
+import type { Principal } from '../../../db/models';
+import type { Deps } from '../../../worker/deps';
+import { escapeHtml } from '../../http/html';
+import { hiddenCsrf, renderPage, sendPage, type PageOptions } from '../layout';
+import { noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
+
+/** Room for a 2 MB image as a file, or base64 in a url-encoded field; storeAppearance enforces 2 MB. */
+const FORM_LIMIT = 4 * MAX_APPEARANCE_BYTES;
+const DATA_URL = /^data:image\/(?:png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
+
+/** The drawn signature arrives as a PNG data URL; only its bytes go to the rule, which checks them. */
+function drawnBytes(value: string): Buffer {
+  const match = DATA_URL.exec(value.trim());
+  if (!match) throw new ServiceError('unsupported_media_type', 'The drawing could not be read as a PNG image; draw it again.');
+  return Buffer.from(match[1], 'base64');
+}
+
+function renderSignature(appPath: string, principal: Principal, csrf: string): string {
+  const current = principal.signature_sha256
+    ? `<figure class="signature" data-testid="signature-current"><img src="${appPath}/signature/image?v=${escapeHtml(principal.signature_sha256.slice(0, 12))}" alt="Your stored signature">
+<figcaption>Stored ${when(principal.signature_updated_at)} (${escapeHtml(principal.signature_kind ?? '')}). It is what your mandates apply; agents cannot change it.</figcaption></figure>`
+    : '<p data-testid="signature-current"><strong>No signature stored yet.</strong> Until you add one, no agent can sign for you, even with a mandate.</p>';
+  return `${current}
+<section aria-labelledby="upload-title" class="card"><h2 id="upload-title">Upload an image</h2>
+<form method="post" action="${appPath}/signature" enctype="multipart/form-data" class="stack" data-testid="upload-form">${hiddenCsrf(csrf)}
+<label for="signature-file">A PNG or JPEG image of your signature, up to 2 MB</label>
+<input id="signature-file" type="file" name="image" accept="image/png,image/jpeg" required aria-describedby="upload-help upload-problem" data-testid="signature-file">
+<p id="upload-help" class="hint">A dark signature on a white or transparent background works best.</p>
+<p id="upload-problem" class="field-error" role="alert" data-testid="upload-problem"></p>
+<div><button type="submit" class="primary" data-testid="signature-upload">Store this image</button></div></form></section>
+<section aria-labelledby="draw-title" class="card" id="draw-section" hidden><h2 id="draw-title">Or draw it</h2>
+<form method="post" action="${appPath}/signature" class="stack" id="draw-form" data-testid="draw-form">${hiddenCsrf(csrf)}
+<input type="hidden" name="drawn" value="">
+<p class="hint" id="draw-help">Draw with your mouse, finger or pen in the box below.</p>
+<div class="pad-slot" data-pad></div>
+<p class="field-error" role="alert" data-testid="draw-problem"></p>
+<div class="row"><button type="button" class="link" data-pad-clear data-testid="draw-clear">Clear</button><button type="submit" class="primary" data-testid="signature-draw-save">Store this drawing</button></div></form></section>
+<noscript><p class="hint">Drawing a signature needs JavaScript; uploading an image works without it.</p></noscript>`;
+}
+
+/** The principal's stored signature appearance: see it, upload a PNG/JPEG, or draw one. */
+export function signatureRoutes(router: Router, deps: Deps, appPath: string): void {
+  const send = (ctx: Context, principal: Principal, csrf: string, notice?: PageOptions['notice'], status = 200) =>
+    sendPage(ctx, renderPage({ title: 'Your signature', appPath, principal, csrf, body: renderSignature(appPath, principal, csrf), notice, scripts: ['/static/app.js'], current: '/signature' }), status);
+
+  router.get(`${appPath}/signature`, pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
+    send(ctx, principal, csrf, noticeFrom(ctx, { stored: 'Your signature is stored. Your mandates apply this one from now on.' }));
+  }));
+
+  // The principal's own image only: the session decides whose, never the URL.
+  router.get(`${appPath}/signature/image`, pageHandler(appPath, 'Your signature', async ({ ctx, principal }) => {
+    if (!principal.signature_sha256) throw new ServiceError('not_found', 'No signature is stored yet.');
+    ctx.type = principal.signature_kind === 'jpeg' ? 'image/jpeg' : 'image/png';
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = await deps.blobs.get(principal.signature_sha256);
+  }));
+
+  router.post(`${appPath}/signature`, pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
+    try {
+      const { fields, files } = await postedForm(ctx, deps, FORM_LIMIT).catch((error) => {
+        throw error instanceof ServiceError && error.code === 'payload_too_large' ? new ServiceError('payload_too_large', 'The image is larger than 2 MB; choose a smaller PNG or JPEG.') : error;
+      });
+      const bytes = files.image ? files.image.bytes : fields.drawn ? drawnBytes(fields.drawn) : undefined;
+      if (!bytes) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.');
+      await storeAppearance(deps, principal, bytes, principalActor(ctx, principal));
+      ctx.redirect(`${appPath}/signature?done=stored`);
+    } catch (error) {
+      const refused = refusal(error);
+      send(ctx, principal, csrf, { kind: 'error', text: refused.message }, refused.status);
+    }
+  }));
+}

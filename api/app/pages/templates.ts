@@ -1,0 +1,128 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ServiceError, type ErrorDetail } from '../../../activities/errors';
+import { WIDGET_TYPES } from '../../../activities/pdf/widgets';
+import type { TemplateDefinition } from '../../../activities/templates/schema';
+import { createTemplate } from '../../../activities/templates/templates';
+import { Template, type Principal } from '../../../db/models';
+import type { Deps } from '../../../worker/deps';
+import { escapeHtml } from '../../http/html';
+import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, refusal, when } from './common';
+
+const TITLE = 'Templates';
+const PDF_LIMIT = 20 * 1024 * 1024;
+
+interface TemplateForm {
+  name: string;
+  roles: string;
+  widgets: string;
+}
+
+const EXAMPLE = `[
+  // one object per field; "id" is yours to choose, unique in the template
+  { "id": "buyer-sign", "type": "signature", "role": "Buyer",
+    "page": 1, "x": 72, "y": 650, "width": 200, "height": 40,   // PDF points from the top-left
+    "required": true },
+  { "id": "buyer-date", "type": "date", "role": "Buyer",
+    "page": 1, "x": 300, "y": 660, "width": 120, "height": 20 },
+  { "id": "plan", "type": "dropdown", "role": "Buyer", "label": "Plan",
+    "page": 1, "x": 72, "y": 600, "width": 160, "height": 20,
+    "options": ["Basic", "Premium"] }                              // dropdowns only
+]`;
+
+/** A detail's path (widgets.3.type) as a person reads it (widget 4, its "type"). */
+function describe(detail: ErrorDetail, widgets: unknown): string {
+  const match = /^widgets\.(\d+)(?:\.(.+))?$/.exec(detail.path);
+  if (!match) return detail.path ? `${detail.path}: ${detail.message}` : detail.message;
+  const index = Number(match[1]);
+  const id = Array.isArray(widgets) && typeof widgets[index]?.id === 'string' ? ` (“${widgets[index].id}”)` : '';
+  return `Widget ${index + 1}${id}${match[2] ? `, “${match[2]}”` : ''}: ${detail.message}`;
+}
+
+/** The textarea holds a list of widgets, or {"roles", "widgets"} as the admin command takes it. */
+function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ServiceError('invalid_request', 'The widgets are not valid JSON.', [{ path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` }]);
+  }
+  if (Array.isArray(parsed)) return { widgets: parsed };
+  if (parsed && typeof parsed === 'object' && 'widgets' in parsed) return parsed as { widgets: unknown; roles?: unknown };
+  throw new ServiceError('invalid_request', 'The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
+}
+
+function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors: string): string {
+  const list = templates.length
+    ? dataTable(
+        'templates',
+        ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id'],
+        templates.map((template) => ({
+          attrs: 'data-testid="template-row"',
+          cells: [escapeHtml(template.name), String(template.page_count), template.roles.map(escapeHtml).join(', '), String(template.widgets.length), when(template.created_at), `<code>${escapeHtml(template.id)}</code>`],
+        })),
+      )
+    : '<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>';
+  return `<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>
+${list}
+<section class="card" aria-labelledby="new-template-title"><h2 id="new-template-title">Add a template</h2>
+<form method="post" action="${appPath}/templates" enctype="multipart/form-data" class="stack" data-testid="template-form">${hiddenCsrf(csrf)}${errors}
+<label for="template-name">Name</label>
+<input id="template-name" name="name" required maxlength="200" value="${escapeHtml(form.name)}" data-testid="template-name">
+<label for="template-pdf">PDF, up to 20 MB</label>
+<input id="template-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required aria-describedby="template-pdf-help" data-testid="template-pdf">
+<p id="template-pdf-help" class="hint">${errors ? '<strong>Choose the PDF again:</strong> browsers do not keep a chosen file after an error. ' : ''}Without a password.</p>
+<label for="template-roles">Signer roles in signing order (optional)</label>
+<input id="template-roles" name="roles" maxlength="2000" value="${escapeHtml(form.roles)}" aria-describedby="template-roles-help" data-testid="template-roles">
+<p id="template-roles-help" class="hint">Separated by commas, for example “Seller, Buyer”. Empty: the roles of the widgets, in the order they first appear.</p>
+<label for="template-widgets">Widgets (JSON)</label>
+<textarea id="template-widgets" name="widgets" rows="14" required spellcheck="false" aria-describedby="widgets-help" data-testid="template-widgets">${escapeHtml(form.widgets)}</textarea>
+<div id="widgets-help" class="hint help">
+<p>A JSON list with one object per field:</p>
+<ul>
+<li><code>id</code>: your name for the field (letters, digits, <code>_ . -</code>), unique in the template;</li>
+<li><code>type</code>: ${WIDGET_TYPES.map((type) => `<code>${type}</code>`).join(', ')};</li>
+<li><code>role</code>: the signer who fills it;</li>
+<li><code>page</code>: from 1; <code>x</code>, <code>y</code>, <code>width</code>, <code>height</code>: in PDF points (72 to an inch) from the page’s <strong>top-left</strong> corner;</li>
+<li><code>required</code>: <code>true</code> (the default) or <code>false</code>; <code>label</code>: optional text shown to the signer;</li>
+<li><code>options</code>: the choices of a <code>dropdown</code> (and only of a dropdown).</li>
+</ul>
+<p>Signature, initials, date, name and e-mail fill themselves when the signer signs; text, checkbox and dropdown are filled by the signer. For example (the <code>//</code> comments explain; leave them out of your JSON):</p>
+<pre>${escapeHtml(EXAMPLE)}</pre></div>
+<div><button type="submit" class="primary" data-testid="template-create">Add template</button></div></form></section>`;
+}
+
+/** The tenant's templates: list, and add one from a PDF and its widgets. */
+export function templateRoutes(router: Router, deps: Deps, appPath: string): void {
+  async function send(ctx: Context, principal: Principal, csrf: string, form: TemplateForm, errors = '', status = 200, notice?: ReturnType<typeof noticeFrom>) {
+    const templates = await Template.query(deps.db).where({ tenant_id: principal.tenant_id }).orderBy('created_at', 'desc').orderBy('id', 'desc');
+    sendPage(ctx, renderPage({ title: TITLE, appPath, principal, csrf, body: renderTemplates(appPath, csrf, templates, form, errors), notice, current: '/templates' }), status);
+  }
+
+  router.get(`${appPath}/templates`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+    await send(ctx, principal, csrf, { name: '', roles: '', widgets: '' }, '', 200, noticeFrom(ctx, { created: 'The template is added. Agents can use it now.' }));
+  }));
+
+  router.post(`${appPath}/templates`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+    const form: TemplateForm = { name: '', roles: '', widgets: '' };
+    let widgets: unknown;
+    try {
+      const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
+        throw error instanceof ServiceError && error.code === 'payload_too_large' ? new ServiceError('payload_too_large', 'The PDF is larger than 20 MB.') : error;
+      });
+      Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '' });
+      if (!files.pdf) throw new ServiceError('invalid_request', 'Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+      const parsed = parseWidgets(form.widgets);
+      widgets = parsed.widgets;
+      const roles = form.roles.trim() ? form.roles.split(',').map((role) => role.trim()).filter(Boolean) : parsed.roles;
+      // The rule checks the shape; the page only passes on what was typed.
+      const definition = { name: form.name, widgets, ...(roles === undefined ? {} : { roles }) };
+      await createTemplate(deps, { tenantId: principal.tenant_id, pdf: files.pdf.bytes, definition: definition as TemplateDefinition, createdBy: principal.id });
+      ctx.redirect(`${appPath}/templates?done=created`);
+    } catch (error) {
+      const refused = refusal(error);
+      await send(ctx, principal, csrf, form, formErrors(refused, (detail) => describe(detail, widgets)), refused.status);
+    }
+  }));
+}

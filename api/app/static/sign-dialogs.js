@@ -1,0 +1,205 @@
+// The sign page's dialogs: decline, and the signature (or initials) dialog with its Draw, Type and
+// Upload tabs. The drawing pad itself is signature-pad.js, shared with the app.
+
+import { h } from './dom.js';
+import { S, api, changed, clearError, initialsOf, say } from './sign-context.js';
+import { INK, createSignaturePad, trimmedPng } from './signature-pad.js';
+
+const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
+const UPLOAD_TYPES = ['image/png', 'image/jpeg'];
+
+function modal(titleText, testid, ...content) {
+  const titleId = `${testid}-title`;
+  const dialog = h('dialog', { class: 'modal', 'aria-labelledby': titleId, testid }, h('h2', { id: titleId }, titleText), ...content);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/** `onDeclined` shows the document again, now declined. */
+export function openDeclineDialog(onDeclined) {
+  const reason = h('textarea', { id: 'decline-reason', rows: '3', maxlength: '1000', testid: 'decline-reason' });
+  const problem = h('p', { class: 'dialog-alert', role: 'alert', testid: 'dialog-alert' });
+  const confirm = h('button', { type: 'button', class: 'danger', testid: 'decline-confirm', onclick: decline }, 'Decline');
+  const dialog = modal(
+    'Decline to sign?',
+    'decline-dialog',
+    h('p', null, 'The sender is told that you declined, and nobody can sign this document afterwards.'),
+    h('label', { for: 'decline-reason' }, 'Reason (optional)'),
+    reason,
+    problem,
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'), confirm),
+  );
+  reason.focus();
+
+  async function decline() {
+    confirm.disabled = true;
+    problem.textContent = '';
+    try {
+      const text = reason.value.trim();
+      await api('POST', '/decline', text ? { reason: text } : {});
+      dialog.close();
+      clearError();
+      await onDeclined();
+    } catch (error) {
+      problem.textContent = error.message;
+      confirm.disabled = false;
+    }
+  }
+}
+
+/** Draw, Type or Upload; kind 'initials' makes the initials image instead of the signature. */
+export function openSignatureDialog(kind) {
+  const signature = kind === 'signature';
+  const typedText = signature ? S.state.signer.name : initialsOf(S.state.signer.name);
+  const problem = h('p', { class: 'dialog-alert', role: 'alert', testid: 'dialog-alert' });
+  const tabs = [drawTab(signature), typeTab(typedText), uploadTab(problem)];
+  let active = 0;
+
+  const tabButtons = tabs.map((tab, index) =>
+    h('button', { type: 'button', role: 'tab', id: `tab-${tab.id}`, 'aria-controls': `panel-${tab.id}`, testid: `tab-${tab.id}`, onclick: () => select(index) }, tab.label),
+  );
+  const panels = tabs.map((tab) => h('div', { role: 'tabpanel', id: `panel-${tab.id}`, 'aria-labelledby': `tab-${tab.id}`, class: 'tabpanel' }, tab.content));
+  const tablist = h('div', { role: 'tablist', 'aria-label': 'How to make it', class: 'tabs', onkeydown: arrows }, tabButtons);
+  const apply = h('button', { type: 'button', class: 'primary', testid: 'signature-apply', onclick: use }, signature ? 'Use this signature' : 'Use these initials');
+  const dialog = modal(
+    signature ? 'Add your signature' : 'Add your initials',
+    'signature-dialog',
+    tablist,
+    panels,
+    problem,
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'), apply),
+  );
+  select(0);
+
+  function select(index) {
+    active = index;
+    problem.textContent = '';
+    tabButtons.forEach((button, i) => {
+      button.setAttribute('aria-selected', String(i === index));
+      button.tabIndex = i === index ? 0 : -1;
+      panels[i].hidden = i !== index;
+    });
+    tabs[index].shown?.();
+  }
+
+  function arrows(event) {
+    const moves = { ArrowRight: active + 1, ArrowLeft: active - 1 + tabs.length, Home: 0, End: tabs.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    select(moves[event.key] % tabs.length);
+    tabButtons[active].focus();
+  }
+
+  async function use() {
+    apply.disabled = true;
+    try {
+      const image = await tabs[active].result();
+      if (!image) return void (problem.textContent = tabs[active].empty);
+      if (signature) S.signature = { method: tabs[active].method, image };
+      else S.initials = image;
+      dialog.close();
+      say(signature ? 'Signature added.' : 'Initials added.');
+      changed();
+    } finally {
+      apply.disabled = false;
+    }
+  }
+}
+
+function drawTab(signature) {
+  const pad = createSignaturePad({ label: 'Drawing area. To sign with the keyboard, use the Type tab.', testid: 'draw-canvas' });
+  return {
+    id: 'draw',
+    label: 'Draw',
+    method: 'drawn',
+    empty: signature ? 'Draw your signature in the box first.' : 'Draw your initials in the box first.',
+    content: [
+      h('p', { class: 'hint' }, 'Draw with your mouse, finger or pen.'),
+      pad.canvas,
+      h('button', { type: 'button', class: 'link', testid: 'draw-clear', onclick: pad.clear }, 'Clear'),
+    ],
+    result: async () => pad.toPng(),
+  };
+}
+
+function typeTab(text) {
+  const input = h('input', { id: 'typed-name', type: 'text', maxlength: '100', autocomplete: 'off', testid: 'typed-name', oninput: () => draw() });
+  input.value = text;
+  const canvas = h('canvas', { class: 'typed', width: '1000', height: '260', 'aria-hidden': 'true' });
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  let drawn = 0;
+
+  /** Draws in Dancing Script once the font is loaded; a later keystroke wins over an earlier draw. */
+  async function draw() {
+    const ticket = ++drawn;
+    const value = input.value.trim();
+    await document.fonts.load('100px "Dancing Script"', value || 'A').catch(() => undefined);
+    if (ticket !== drawn) return false;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    if (!value) return false;
+    let size = 120;
+    ctx.font = `${size}px "Dancing Script", cursive`;
+    const room = canvas.width - 60;
+    const width = ctx.measureText(value).width;
+    if (width > room) size = Math.floor((size * room) / width);
+    ctx.font = `${size}px "Dancing Script", cursive`;
+    ctx.fillStyle = INK;
+    ctx.textBaseline = 'middle';
+    ctx.fillText(value, 30, canvas.height / 2);
+    return true;
+  }
+
+  return {
+    id: 'type',
+    label: 'Type',
+    method: 'typed',
+    empty: 'Type your name first.',
+    content: [h('label', { for: 'typed-name' }, 'Your name as you sign it'), input, h('p', { class: 'hint' }, 'Preview'), canvas],
+    shown: () => draw(),
+    result: async () => ((await draw()) ? trimmedPng(canvas) : null),
+  };
+}
+
+function uploadTab(problem) {
+  const input = h('input', { id: 'upload-input', type: 'file', accept: UPLOAD_TYPES.join(','), testid: 'upload-input', onchange: pick });
+  const preview = h('img', { class: 'upload-preview', alt: 'The chosen image', hidden: true, testid: 'upload-preview' });
+  let dataUrl = null;
+
+  async function pick() {
+    dataUrl = null;
+    preview.hidden = true;
+    problem.textContent = '';
+    const file = input.files?.[0];
+    if (!file) return;
+    const refuse = (message) => {
+      problem.textContent = message;
+      input.value = '';
+    };
+    if (!UPLOAD_TYPES.includes(file.type)) return refuse(`“${file.name}” is not a PNG or JPEG image. Choose a .png or .jpg file.`);
+    if (file.size > MAX_UPLOAD_BYTES) return refuse(`“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`);
+    const url = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    }).catch(() => null);
+    const image = new Image();
+    image.src = url ?? '';
+    const readable = url && (await image.decode().then(() => true, () => false));
+    if (!readable) return refuse(`“${file.name}” could not be read as an image.`);
+    dataUrl = url;
+    preview.src = url;
+    preview.hidden = false;
+  }
+
+  return {
+    id: 'upload',
+    label: 'Upload',
+    method: 'uploaded',
+    empty: 'Choose a PNG or JPEG image first.',
+    content: [h('label', { for: 'upload-input' }, 'An image of your signature: PNG or JPEG, up to 2 MB'), input, preview],
+    result: async () => dataUrl,
+  };
+}

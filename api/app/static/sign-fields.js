@@ -1,0 +1,98 @@
+// The signer's fields over the PDF: editable ones (text, checkbox, dropdown, signature, initials)
+// for this signer, read-only labels for everyone else's, and moving between them.
+
+import { h } from './dom.js';
+import { FILLABLE, S, changed, initialsOf, isFilled, labelOf, showError, today, ui } from './sign-context.js';
+import { openSignatureDialog } from './sign-dialogs.js';
+
+/** One widget over its page, placed in percentages of the page so it follows any width. */
+export function widgetElement(widget, pageWidth, pageHeight) {
+  const { state } = S;
+  const owner = state.signers.find((signer) => signer.role === widget.role);
+  // Once a role has signed, its marks are in the PDF itself; an overlay would only hide them.
+  if (owner?.status === 'signed') return null;
+  const editable = widget.mine && state.can_sign;
+  const el = editable ? editableWidget(widget) : readOnlyWidget(widget);
+  el.classList.add('widget', `widget-${widget.type}`, widget.mine ? 'mine' : 'theirs');
+  if (widget.required) el.classList.add('required');
+  el.style.left = `${(widget.x / pageWidth) * 100}%`;
+  el.style.top = `${(widget.y / pageHeight) * 100}%`;
+  el.style.width = `${(widget.width / pageWidth) * 100}%`;
+  el.style.height = `${(widget.height / pageHeight) * 100}%`;
+  // Another signer's box only names its owner: small print, so it fits a box of any size.
+  const points = widget.mine ? Math.min(widget.height * 0.55, 14) : Math.min(widget.height * 0.4, 8);
+  el.style.fontSize = `calc(var(--scale, 1) * ${Math.max(5, points).toFixed(1)}px)`;
+  return el;
+}
+
+function readOnlyWidget(widget) {
+  const { signer } = S.state;
+  let text = `${labelOf(widget)}${widget.mine ? '' : ` · ${widget.role}`}`;
+  if (widget.mine && widget.type === 'name') text = signer.name;
+  if (widget.mine && widget.type === 'email') text = signer.email;
+  if (widget.mine && widget.type === 'date') text = today();
+  if (widget.mine && widget.type === 'initials') text = initialsOf(signer.name);
+  return h('div', { testid: `widget-${widget.id}`, title: widget.mine ? labelOf(widget) : `${labelOf(widget)} for ${widget.role}` }, text);
+}
+
+function editableWidget(widget) {
+  const { signer } = S.state;
+  const label = labelOf(widget);
+  const remember = (value) => {
+    S.values[widget.id] = value;
+    ui.widgets[widget.id]?.removeAttribute('aria-invalid');
+    changed();
+  };
+  let control;
+  let box;
+  switch (widget.type) {
+    case 'signature':
+    case 'initials':
+      control = h('button', { type: 'button', 'aria-label': `${label}: ${widget.type === 'signature' ? 'add your signature' : 'your initials'}`, onclick: () => openSignatureDialog(widget.type) });
+      break;
+    case 'text':
+      control = h('input', { type: 'text', maxlength: '1000', 'aria-label': label, required: widget.required, placeholder: label, oninput: () => remember(control.value) });
+      control.value = S.values[widget.id] ?? '';
+      break;
+    case 'checkbox':
+      control = h('input', { type: 'checkbox', 'aria-label': label, required: widget.required, onchange: () => remember(control.checked) });
+      control.checked = S.values[widget.id] === true;
+      // The label widens the tap target of a checkbox only a few points wide.
+      box = h('label', null, control);
+      break;
+    case 'dropdown':
+      control = h(
+        'select',
+        { 'aria-label': label, required: widget.required, onchange: () => remember(control.value) },
+        h('option', { value: '' }, `${label}…`),
+        (widget.options ?? []).map((option) => h('option', { value: option }, option)),
+      );
+      control.value = S.values[widget.id] ?? '';
+      break;
+    default:
+      control = h('div', { title: label }, widget.type === 'name' ? signer.name : widget.type === 'email' ? signer.email : today());
+  }
+  control.dataset.testid = `widget-${widget.id}`;
+  ui.widgets[widget.id] = control;
+  return box ?? control;
+}
+
+export function focusWidget(id) {
+  const control = ui.widgets[id];
+  if (!control) return showError('The document is still loading; try again in a moment.');
+  control.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  control.focus({ preventScroll: true });
+}
+
+/** The next of the signer's fields, in reading order, that still needs something. */
+export function nextField() {
+  const own = S.state.widgets
+    .filter((widget) => widget.mine && (FILLABLE.has(widget.type) || widget.type === 'signature'))
+    .sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x);
+  const pending = own.filter((widget) => (widget.type === 'signature' ? !S.signature : !isFilled(widget, S.values[widget.id])));
+  const list = pending.length > 0 ? pending : own;
+  const current = list.findIndex((widget) => ui.widgets[widget.id] === document.activeElement);
+  const next = list[(current + 1) % list.length];
+  if (next) focusWidget(next.id);
+  else ui.consent.focus();
+}

@@ -1,0 +1,131 @@
+// The PDF of the sign page, drawn with pdf.js page by page as pages come near the viewport, with
+// the signer's fields laid over each page.
+
+import { h } from './dom.js';
+import { ApiError, S, base, changed, say } from './sign-context.js';
+import { widgetElement } from './sign-fields.js';
+
+let pdfjsModule;
+async function loadPdfjs() {
+  if (!pdfjsModule) {
+    pdfjsModule = await import('/static/pdfjs/pdf.min.mjs');
+    pdfjsModule.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
+  }
+  return pdfjsModule;
+}
+
+export async function renderPdf(container) {
+  S.viewer?.destroy();
+  const viewer = createViewer();
+  S.viewer = viewer;
+  container.append(h('p', { class: 'hint loading', testid: 'pdf-loading' }, 'Loading the document…'));
+  const pdfjs = await loadPdfjs();
+  const response = await fetch(`${base}/document.pdf`, { credentials: 'same-origin' });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, body.error);
+  }
+  const data = new Uint8Array(await response.arrayBuffer());
+  // No eval under the page's CSP; pdf.js then interprets fonts instead of compiling them.
+  const pdf = await pdfjs.getDocument({
+    data,
+    isEvalSupported: false,
+    standardFontDataUrl: '/static/pdfjs/standard_fonts/',
+    wasmUrl: '/static/pdfjs/wasm/',
+    cMapUrl: '/static/pdfjs/cmaps/',
+    cMapPacked: true,
+  }).promise;
+  if (viewer.destroyed) return pdf.destroy();
+  viewer.pdf = pdf;
+  container.replaceChildren();
+  for (let number = 1; number <= pdf.numPages; number += 1) {
+    const page = await pdf.getPage(number);
+    if (viewer.destroyed) return;
+    const { width, height } = page.getViewport({ scale: 1 });
+    const overlay = h('div', { class: 'overlay' }, S.state.widgets.filter((widget) => widget.page === number).map((widget) => widgetElement(widget, width, height)));
+    const canvas = h('canvas', { 'aria-hidden': 'true' });
+    const el = h('div', { class: 'page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `page-${number}` }, canvas, overlay);
+    el.style.aspectRatio = `${width} / ${height}`;
+    container.append(el);
+    viewer.add({ number, page, width, height, el, canvas, renderedWidth: 0 });
+  }
+  changed();
+  if (S.state.can_sign) say(`The document has ${pdf.numPages} page${pdf.numPages === 1 ? '' : 's'}. Your fields are highlighted.`);
+}
+
+/** Renders pages near the viewport one at a time, so a long document never blocks the page. */
+function createViewer() {
+  const queue = new Set();
+  const slots = new Map();
+  let running = false;
+  const viewer = { destroyed: false, pdf: null };
+
+  const visible = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        const slot = slots.get(entry.target);
+        slot.near = entry.isIntersecting;
+        if (slot.near) queue.add(slot);
+      }
+      pump();
+    },
+    { rootMargin: '800px 0px' },
+  );
+  const resized = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const slot = slots.get(entry.target);
+      const cssWidth = entry.target.clientWidth;
+      // Widget text scales with the page: scale = CSS width / width in points.
+      entry.target.style.setProperty('--scale', String(cssWidth / slot.width));
+      if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.2) queue.add(slot);
+    }
+    pump();
+  });
+
+  async function pump() {
+    if (running) return;
+    running = true;
+    try {
+      while (queue.size > 0 && !viewer.destroyed) {
+        // Pages scrolled past before their turn wait until they come back into view.
+        for (const waiting of queue) if (!waiting.near) queue.delete(waiting);
+        const slot = [...queue].sort((a, b) => a.number - b.number)[0];
+        if (!slot) break;
+        queue.delete(slot);
+        await renderSlot(slot).catch((error) => console.error(`page ${slot.number}`, error));
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  async function renderSlot(slot) {
+    const cssWidth = slot.el.clientWidth;
+    if (!cssWidth) return;
+    const ratio = Math.min(window.devicePixelRatio || 1, 2);
+    const viewport = slot.page.getViewport({ scale: (cssWidth / slot.width) * ratio });
+    // Rendered off-screen then swapped in, so a re-render never flashes a blank page.
+    const canvas = h('canvas', { 'aria-hidden': 'true' });
+    canvas.width = Math.floor(viewport.width);
+    canvas.height = Math.floor(viewport.height);
+    await slot.page.render({ canvas, viewport }).promise;
+    if (viewer.destroyed) return;
+    slot.canvas.replaceWith(canvas);
+    slot.canvas = canvas;
+    slot.renderedWidth = cssWidth;
+    slot.el.dataset.rendered = 'true';
+  }
+
+  viewer.add = (slot) => {
+    slots.set(slot.el, slot);
+    visible.observe(slot.el);
+    resized.observe(slot.el);
+  };
+  viewer.destroy = () => {
+    viewer.destroyed = true;
+    visible.disconnect();
+    resized.disconnect();
+    viewer.pdf?.destroy();
+  };
+  return viewer;
+}
