@@ -16,7 +16,7 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'ten' | 'prn' | 'key' | 'evt' | 'sgn' | 'apl' | 'aud' | 'msg' | 'otc' | 'ses'
+  | 'ten' | 'prn' | 'key' | 'evt' | 'sgn' | 'apl' | 'aud' | 'msg' | 'otc' | 'ses' | 'dlv'
   | 'doc' | 'tpl' | 'sr' | 'mdt' | 'ct' | 'ofr' | 'xfr' | 'drv' | 'wh';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */

@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from './activities';
 import type { Deps } from './deps';
+import { WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
+import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -35,6 +38,16 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** The outbox relay of this task queue: started by every worker, joined when it already runs. */
+async function startRelay(deps: Deps): Promise<void> {
+  await deps.temporal.client.workflow.start<typeof outboxRelayWorkflow>(RELAY_WORKFLOW, {
+    workflowId: relayWorkflowId(deps.temporal.taskQueue),
+    taskQueue: deps.temporal.taskQueue,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    args: [{ pollMs: deps.config.durations.outboxPollMs, batchSize: 100, activityTimeoutMs: deps.config.durations.activityTimeoutMs }],
+  });
+}
+
 /** Starts polling the task queue with every workflow and activity; `stop()` drains and closes. */
 export async function startWorker(deps: Deps): Promise<RunningWorker> {
   installRuntime(deps);
@@ -48,6 +61,7 @@ export async function startWorker(deps: Deps): Promise<RunningWorker> {
     ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowBundle: await bundleWorkflows() }),
   });
   const done = worker.run().finally(() => connection.close());
+  await startRelay(deps);
   return {
     worker,
     done,

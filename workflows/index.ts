@@ -2,3 +2,5 @@
 export { documentWorkflow } from './document/workflow';
 export { ping } from './ping/workflow';
 export { signRequestWorkflow } from './sign-request/workflow';
+export { outboxRelayWorkflow } from './outbox/relay';
+export { webhookDeliveryWorkflow } from './webhook/delivery';

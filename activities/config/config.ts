@@ -34,6 +34,12 @@ export interface Config {
   signing: { p12Path?: string; passphrase?: string };
   smtpUrl?: string;
   mailFrom: string;
+  webhooks: {
+    /** Hosts (as written in URLs) that may resolve to loopback or private addresses: development and tests only. */
+    allowedHosts: string[];
+    /** Extra CA certificate (PEM file) trusted for deliveries, e.g. a local test receiver's. */
+    caFile?: string;
+  };
   durations: Durations;
   /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
   faults: Faults;
@@ -55,6 +61,15 @@ export interface Durations {
   signRequestMs: number;
   /** A principal's app session: lifetime. */
   appSessionMs: number;
+  /** Webhook delivery: the first retry, the longest gap (doubling between), the give-up age, one attempt's timeout. */
+  webhookRetryInitialMs: number;
+  webhookRetryMaxMs: number;
+  webhookGiveUpMs: number;
+  webhookTimeoutMs: number;
+  /** How often the outbox relay looks for new events when idle. */
+  outboxPollMs: number;
+  /** How long a rotated webhook secret still signs alongside the new one. */
+  secretOverlapMs: number;
   activityTimeoutMs: number;
   activityHeartbeatMs: number;
   retryInitialMs: number;
@@ -104,6 +119,14 @@ const EnvSchema = z.object({
   SVC_SIGN_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(60 * 60_000),
   SVC_SIGN_REQUEST_TTL_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
   SVC_APP_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(12 * 60 * 60_000),
+  SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
+  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60 * 60_000),
+  SVC_WEBHOOK_GIVE_UP_MS: z.coerce.number().int().min(100).default(24 * 60 * 60_000),
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SVC_OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  SVC_WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).default(24 * 60 * 60_000),
+  SVC_WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  SVC_WEBHOOK_CA_FILE: z.string().min(1).optional(),
   SVC_ACTIVITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(2 * 60_000),
   SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
   SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
@@ -156,6 +179,10 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SVC_MAIL_FROM,
+    webhooks: {
+      allowedHosts: (e.SVC_WEBHOOK_ALLOWED_HOSTS ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+      caFile: e.SVC_WEBHOOK_CA_FILE,
+    },
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
@@ -163,6 +190,12 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
       signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,
       appSessionMs: e.SVC_APP_SESSION_TTL_MS,
+      webhookRetryInitialMs: e.SVC_WEBHOOK_RETRY_INITIAL_MS,
+      webhookRetryMaxMs: e.SVC_WEBHOOK_RETRY_MAX_MS,
+      webhookGiveUpMs: e.SVC_WEBHOOK_GIVE_UP_MS,
+      webhookTimeoutMs: e.SVC_WEBHOOK_TIMEOUT_MS,
+      outboxPollMs: e.SVC_OUTBOX_POLL_MS,
+      secretOverlapMs: e.SVC_WEBHOOK_SECRET_OVERLAP_MS,
       activityTimeoutMs: e.SVC_ACTIVITY_TIMEOUT_MS,
       activityHeartbeatMs: e.SVC_ACTIVITY_HEARTBEAT_MS,
       retryInitialMs: e.SVC_RETRY_INITIAL_MS,

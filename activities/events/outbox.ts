@@ -3,11 +3,18 @@ import { Event } from '../../db/models';
 import { newId } from '../ids';
 
 /** Event names of SPEC's Events table (plus document.declined), the only ones the service emits. */
-export type EventName =
-  | 'contact.invited' | 'contact.accepted' | 'contact.revoked'
-  | 'offer.received' | 'offer.sent' | 'offer.acked' | 'offer.declined' | 'offer.escalated' | 'offer.accepted'
-  | 'document.signed' | 'document.completed' | 'document.declined'
-  | 'transfer.released';
+export const EVENT_NAMES = [
+  'contact.invited', 'contact.accepted', 'contact.revoked',
+  'offer.received', 'offer.sent', 'offer.acked', 'offer.declined', 'offer.escalated', 'offer.accepted',
+  'document.signed', 'document.completed', 'document.declined',
+  'transfer.released',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** Contact and offer events also go to the contact's inbox_url (SPEC: Events). */
+export function isContactEvent(event: string): boolean {
+  return event.startsWith('contact.') || event.startsWith('offer.');
+}
 
 /**
  * Writes an event into the outbox. Call it with the transaction of the change that caused the

@@ -168,9 +168,9 @@ describe('error answers', () => {
     });
 
     it('answers 501 not_implemented for SPEC endpoints whose issue has not landed, after auth and validation', async () => {
-      assertError(await call(stack.url, 'GET', '/v1/webhooks', { key: business.key }), 501, 'not_implemented', docs);
+      assertError(await call(stack.url, 'GET', '/v1/transfers', { key: business.key }), 501, 'not_implemented', docs);
       assertError(await call(stack.url, 'POST', '/v1/offers/ofr_x/counter', { key: business.key, body: {} }), 501, 'not_implemented', docs);
-      assertError(await call(stack.url, 'GET', '/v1/webhooks'), 401, 'unauthorized', docs);
+      assertError(await call(stack.url, 'GET', '/v1/transfers'), 401, 'unauthorized', docs);
     });
 
     it('serves the page that docs_url points at, with an anchor per code', async () => {

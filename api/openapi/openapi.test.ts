@@ -124,9 +124,9 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('marks operations that answer 501 until their issue lands', () => {
-    const webhooks = document.paths['/v1/webhooks'].post;
-    assert.equal(webhooks['x-implemented'], false);
-    assert.ok(webhooks.responses['501']);
+    const transfers = document.paths['/v1/transfers'].post;
+    assert.equal(transfers['x-implemented'], false);
+    assert.ok(transfers.responses['501']);
     const me = document.paths['/v1/me'].get;
     assert.equal(me['x-implemented'], undefined);
     assert.equal(me.responses['501'], undefined);

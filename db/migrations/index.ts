@@ -3,6 +3,7 @@ import * as accounts from './20261122000001_accounts';
 import * as events from './20261122000002_events';
 import * as documents from './20261122000003_documents';
 import * as mandates from './20261122000004_mandates';
+import * as webhooks from './20261122000005_webhooks';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261122000002_events', events],
   ['20261122000003_documents', documents],
   ['20261122000004_mandates', mandates],
+  ['20261122000005_webhooks', webhooks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -6,3 +6,4 @@ export { Principal } from './principal';
 export { Template } from './template';
 export { PLANS, Tenant, type Plan } from './tenant';
 export { AppSession, Mandate, SignRequest, type ConfirmationLevel, type MandateMode, type MandateStatus, type SignRequestStatus } from './mandate';
+export { Delivery, DeliveryAttempt, Webhook, type DeliveryStatus } from './webhook';

@@ -1,0 +1,26 @@
+import type { Deps } from '../../worker/deps';
+import { attemptDelivery, giveUp } from './delivery';
+import { dispatchOutbox } from './relay';
+
+/** Activities of the delivery and relay workflows. */
+export function createWebhookActivities(deps: Deps) {
+  const delivery = {
+    db: deps.db,
+    secret: deps.secret,
+    allowedHosts: deps.config.webhooks.allowedHosts,
+    timeoutMs: deps.config.durations.webhookTimeoutMs,
+    caFile: deps.config.webhooks.caFile,
+  };
+  return {
+    async attemptDelivery(deliveryId: string, attempt: number) {
+      return attemptDelivery(delivery, deliveryId, attempt);
+    },
+    async giveUpDelivery(deliveryId: string): Promise<void> {
+      await giveUp(deps.db, deliveryId);
+    },
+    async dispatchOutbox(batchSize: number): Promise<number> {
+      return dispatchOutbox(deps, batchSize);
+    },
+  };
+}
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

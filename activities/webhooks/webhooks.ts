@@ -1,0 +1,87 @@
+import type { Db } from '../../db/connect';
+import { Delivery, DeliveryAttempt, Webhook } from '../../db/models';
+import { ServiceError } from '../errors';
+import { EVENT_NAMES } from '../events/outbox';
+import { newId, randomBase62 } from '../ids';
+import { decryptSecret, encryptSecret } from '../secrets/encrypt';
+import { resolveTarget } from './targets';
+
+const PURPOSE = 'webhook-secret';
+
+export interface WebhookDeps {
+  db: Db;
+  secret: Buffer;
+  allowedHosts: readonly string[];
+}
+
+function newSigningSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+/** `*` or names from SPEC's Events table; anything else is refused so a typo does not subscribe to nothing. */
+function checkEvents(events: string[] | undefined): string[] | null {
+  if (!events || events.includes('*')) return null;
+  const unknown = events.filter((event) => !(EVENT_NAMES as readonly string[]).includes(event));
+  if (unknown.length > 0) {
+    throw new ServiceError('invalid_request', `Unknown event(s): ${unknown.join(', ')}.`, unknown.map((event) => ({ path: 'events', message: `unknown event ${event}` })));
+  }
+  return [...new Set(events)];
+}
+
+export async function createWebhook(deps: WebhookDeps, tenantId: string, input: { url: string; events?: string[]; description?: string }): Promise<{ webhook: Webhook; secret: string }> {
+  const events = checkEvents(input.events);
+  await resolveTarget(input.url, deps.allowedHosts);
+  const secret = newSigningSecret();
+  const webhook = await Webhook.query(deps.db).insertAndFetch({
+    id: newId('wh'),
+    tenant_id: tenantId,
+    url: input.url,
+    events,
+    description: input.description ?? null,
+    secret_ciphertext: encryptSecret(deps.secret, PURPOSE, secret),
+  });
+  return { webhook, secret };
+}
+
+export async function findWebhook(db: Db, tenantId: string, id: string): Promise<Webhook> {
+  const webhook = await Webhook.query(db).findById(id).where({ tenant_id: tenantId }).whereNull('deleted_at');
+  if (!webhook) throw new ServiceError('not_found', 'No such webhook.');
+  return webhook;
+}
+
+export async function listWebhooks(db: Db, tenantId: string): Promise<Webhook[]> {
+  return Webhook.query(db).where({ tenant_id: tenantId }).whereNull('deleted_at').orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+/** Deleting stops deliveries not yet made; the delivery log stays. */
+export async function deleteWebhook(db: Db, tenantId: string, id: string): Promise<void> {
+  await findWebhook(db, tenantId, id);
+  await Webhook.query(db).findById(id).patch({ deleted_at: new Date() });
+}
+
+/** A new secret; the old one keeps signing alongside it for `overlapMs`, so receivers can switch without losing events. */
+export async function rotateSecret(deps: WebhookDeps, tenantId: string, id: string, overlapMs: number): Promise<{ webhook: Webhook; secret: string }> {
+  const webhook = await findWebhook(deps.db, tenantId, id);
+  const secret = newSigningSecret();
+  const rotated = await webhook.$query(deps.db).patchAndFetch({
+    secret_ciphertext: encryptSecret(deps.secret, PURPOSE, secret),
+    previous_secret_ciphertext: overlapMs > 0 ? webhook.secret_ciphertext : null,
+    previous_secret_expires_at: overlapMs > 0 ? new Date(Date.now() + overlapMs) : null,
+  });
+  return { webhook: rotated, secret };
+}
+
+/** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
+export function signingSecrets(webhook: Webhook, key: Buffer, now = new Date()): string[] {
+  const secrets = [decryptSecret(key, PURPOSE, webhook.secret_ciphertext)];
+  if (webhook.previous_secret_ciphertext && webhook.previous_secret_expires_at && webhook.previous_secret_expires_at > now) {
+    secrets.push(decryptSecret(key, PURPOSE, webhook.previous_secret_ciphertext));
+  }
+  return secrets;
+}
+
+export async function deliveriesOf(db: Db, webhookId: string, limit: number) {
+  const deliveries = await Delivery.query(db).where({ target_kind: 'webhook', target_id: webhookId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
+  const attempts = deliveries.length ? await DeliveryAttempt.query(db).whereIn('delivery_id', deliveries.map((d) => d.id)).orderBy('attempt') : [];
+  return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
+}

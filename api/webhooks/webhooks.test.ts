@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { emitEvent, type EventName } from '../../activities/events/outbox';
+import { Delivery, Webhook } from '../../db/models';
+import { waitFor } from '../../test/cli';
+import { createDocument, seedSamples, SignerSession } from '../../test/documents';
+import { createAccount, type Account } from '../../test/factories';
+import { dataUrl, signaturePng } from '../../test/images';
+import { call } from '../../test/http';
+import { Receiver, selfSignedCertificate } from '../../test/receiver';
+import { startStack, type Stack } from '../../test/stack';
+
+type Verify = (secret: string, header: string, rawBody: string, toleranceSeconds?: number, nowSeconds?: number) => boolean;
+
+/** The verifier a receiver would copy from docs/webhooks.md: the test runs the documented snippet itself. */
+async function documentedVerifier(): Promise<Verify> {
+  const doc = fs.readFileSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/webhooks.md'), 'utf8');
+  const snippet = /<!-- verify-snippet:start -->\s*```ts\n([\s\S]*?)```\s*<!-- verify-snippet:end -->/.exec(doc)?.[1];
+  assert.ok(snippet, 'docs/webhooks.md has the verification snippet');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-verify-')), 'verify.ts');
+  fs.writeFileSync(file, snippet);
+  return ((await import(file)) as { verifyWebhook: Verify }).verifyWebhook;
+}
+
+describe('webhooks', () => {
+  let stack: Stack;
+  let account: Account;
+  let tls: ReturnType<typeof selfSignedCertificate>;
+  let verify: Verify;
+  const receivers: Receiver[] = [];
+
+  before(async () => {
+    tls = selfSignedCertificate();
+    verify = await documentedVerifier();
+    stack = await startStack({
+      env: {
+        SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        SVC_WEBHOOK_CA_FILE: tls.caFile,
+        SVC_WEBHOOK_RETRY_INITIAL_MS: '200',
+        SVC_WEBHOOK_RETRY_MAX_MS: '800',
+        SVC_WEBHOOK_GIVE_UP_MS: '6000',
+        SVC_WEBHOOK_TIMEOUT_MS: '2000',
+        SVC_OUTBOX_POLL_MS: '100',
+      },
+    });
+    account = await createAccount(stack.deps.db);
+  });
+  after(async () => {
+    for (const receiver of receivers) await receiver.stop();
+    await stack.close();
+  });
+
+  async function receiver(): Promise<Receiver> {
+    const started = await new Receiver(tls).start();
+    receivers.push(started);
+    return started;
+  }
+
+  async function register(url: string, body: Record<string, unknown> = {}, owner = account) {
+    const reply = await call(stack.url, 'POST', '/v1/webhooks', { key: owner.key, body: { url, ...body } });
+    assert.equal(reply.status, 201, reply.text);
+    return reply.body as { webhook_id: string; secret: string };
+  }
+
+  async function emit(event: EventName, data: Record<string, unknown>, tenantId = account.tenantId): Promise<string> {
+    return stack.deps.db.transaction(async (trx) => (await emitEvent(trx, tenantId, event, data)).id);
+  }
+
+  const deliveriesOf = (webhookId: string) => call(stack.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { key: account.key });
+
+  describe('registration', () => {
+    it('answers the secret once, stores it encrypted, lists and deletes', async () => {
+      const created = await register('https://127.0.0.1:9/hooks', { events: ['document.signed'], description: 'mine' });
+      assert.match(created.secret, /^whsec_[0-9A-Za-z]{32}$/);
+      assert.match(created.webhook_id, /^wh_/);
+      const row = await stack.deps.db('webhooks').where({ id: created.webhook_id }).first();
+      assert.ok(!JSON.stringify(row).includes(created.secret.slice(6)), 'the secret is not stored in the clear');
+      const list = await call(stack.url, 'GET', '/v1/webhooks', { key: account.key });
+      const listed = list.body.data.find((w: { webhook_id: string }) => w.webhook_id === created.webhook_id);
+      assert.deepEqual(listed.events, ['document.signed']);
+      assert.equal(listed.secret, undefined);
+      assert.ok(!list.text.includes(created.secret));
+      const deleted = await call(stack.url, 'DELETE', `/v1/webhooks/${created.webhook_id}`, { key: account.key });
+      assert.equal(deleted.status, 200);
+      assert.ok(!(await call(stack.url, 'GET', '/v1/webhooks', { key: account.key })).body.data.some((w: { webhook_id: string }) => w.webhook_id === created.webhook_id));
+    });
+
+    it('refuses http, credentials in the URL and unknown events, naming the field', async () => {
+      for (const [body, field] of [
+        [{ url: 'http://127.0.0.1/hooks' }, 'url'],
+        [{ url: 'https://user:pass@127.0.0.1/hooks' }, 'url'],
+        [{ url: 'not a url' }, 'url'],
+        [{ url: 'https://127.0.0.1/hooks', events: ['document.exploded'] }, 'events'],
+      ] as const) {
+        const reply = await call(stack.url, 'POST', '/v1/webhooks', { key: account.key, body });
+        assert.equal(reply.status, 400, JSON.stringify(body));
+        assert.equal(reply.body.error.details[0].path, field);
+      }
+    });
+
+    it('refuses loopback, private and link-local targets, including a name that resolves to loopback', async () => {
+      const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' });
+      try {
+        for (const url of ['https://127.0.0.1/hooks', 'https://10.1.2.3/hooks', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10/hooks', 'https://[::1]/hooks', 'https://[::ffff:127.0.0.1]/hooks', 'https://localhost/hooks', 'https://100.64.0.1/hooks']) {
+          const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
+          assert.equal(reply.status, 400, `${url}: ${reply.text}`);
+          assert.match(reply.body.error.message, /loopback, private or link-local|does not resolve/, url);
+        }
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('answers 404 for another tenant’s webhook', async () => {
+      const created = await register('https://127.0.0.1:9/hooks');
+      const stranger = await createAccount(stack.deps.db);
+      for (const [method, route] of [['DELETE', `/v1/webhooks/${created.webhook_id}`], ['GET', `/v1/webhooks/${created.webhook_id}/deliveries`], ['POST', `/v1/webhooks/${created.webhook_id}/rotate-secret`]]) {
+        const reply = await call(stack.url, method, route, { key: stranger.key, body: method === 'POST' ? {} : undefined });
+        assert.equal(reply.status, 404, `${method} ${route}`);
+      }
+      assert.equal((await call(stack.url, 'GET', '/v1/webhooks', { key: stranger.key })).body.data.length, 0);
+    });
+  });
+
+  describe('delivery', () => {
+    it('posts the event with a signature the documented verifier accepts, and rejects when tampered or stale', async () => {
+      const target = await receiver();
+      const { webhook_id, secret } = await register(target.url);
+      const eventId = await emit('document.signed', { document_id: 'doc_x', note: 'hello' });
+      const [got] = await waitFor('the delivery', () => (target.ofEvent(eventId).length ? target.ofEvent(eventId) : undefined), 15_000);
+      const signature = String(got.headers['x-webhook-signature']);
+      assert.match(signature, /^t=\d+,v1=[0-9a-f]{64}$/);
+      assert.deepEqual(JSON.parse(got.body), { id: eventId, event: 'document.signed', created_at: JSON.parse(got.body).created_at, data: { document_id: 'doc_x', note: 'hello' } });
+      assert.equal(verify(secret, signature, got.body), true);
+      assert.equal(verify(secret, signature, got.body.replace('hello', 'hellO')), false, 'a tampered body fails');
+      assert.equal(verify('whsec_wrong', signature, got.body), false, 'another secret fails');
+      const timestamp = Number(/t=(\d+)/.exec(signature)![1]);
+      assert.equal(verify(secret, signature, got.body, 300, timestamp + 301), false, 'a stale timestamp fails');
+      const log = await deliveriesOf(webhook_id);
+      assert.equal(log.body.data[0].status, 'delivered');
+      assert.equal(log.body.data[0].attempts[0].status_code, 200);
+    });
+
+    it('delivers only the events a webhook subscribes to, and only its own tenant’s', async () => {
+      const target = await receiver();
+      await register(target.url, { events: ['document.completed'] });
+      const other = await createAccount(stack.deps.db);
+      const skipped = await emit('document.signed', { n: 1 });
+      const foreign = await emit('document.completed', { n: 2 }, other.tenantId);
+      const wanted = await emit('document.completed', { n: 3 });
+      await waitFor('the subscribed event', () => target.ofEvent(wanted).length > 0, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(target.ofEvent(skipped).length, 0);
+      assert.equal(target.ofEvent(foreign).length, 0);
+    });
+
+    it('retries after 500s, recording each attempt, until a 2xx', async () => {
+      const target = await receiver();
+      let calls = 0;
+      target.respond = () => (++calls <= 2 ? 500 : 200);
+      const { webhook_id } = await register(target.url);
+      const eventId = await emit('document.signed', { retry: 'five-hundreds' });
+      await waitFor('the third attempt', () => target.ofEvent(eventId).length > 0, 15_000);
+      const log = await waitFor('the log', async () => {
+        const reply = await deliveriesOf(webhook_id);
+        return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
+      }, 5000);
+      assert.deepEqual(log.body.data[0].attempts.map((a: { status_code: number }) => a.status_code), [500, 500, 200]);
+      assert.equal(log.body.data[0].attempts[0].error, 'HTTP 500');
+      assert.ok(log.body.data[0].attempts.every((a: { latency_ms: number }) => a.latency_ms >= 0));
+    });
+
+    it('retries after a refused connection', async () => {
+      const target = await receiver();
+      const { webhook_id } = await register(target.url);
+      await target.stop();
+      const eventId = await emit('document.signed', { retry: 'refused' });
+      await waitFor('a failed attempt', async () => (await deliveriesOf(webhook_id)).body.data[0]?.attempts.length > 0, 15_000);
+      await target.start();
+      await waitFor('the delivery once back', () => target.ofEvent(eventId).length > 0, 15_000);
+      const log = await waitFor('the log', async () => {
+        const reply = await deliveriesOf(webhook_id);
+        return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
+      }, 5000);
+      assert.match(log.body.data[0].attempts[0].error, /ECONNREFUSED/);
+    });
+
+    it('gives up after the last attempt within the retry window', async () => {
+      const target = await receiver();
+      target.respond = () => 503;
+      const { webhook_id } = await register(target.url);
+      const eventId = await emit('document.signed', { retry: 'never' });
+      const log = await waitFor('giving up', async () => {
+        const reply = await deliveriesOf(webhook_id);
+        return reply.body.data[0]?.status === 'failed' ? reply : undefined;
+      }, 20_000);
+      const attempts = log.body.data[0].attempts;
+      assert.ok(attempts.length >= 3 && attempts.length <= 6, `${attempts.length} attempts`);
+      assert.ok(attempts.every((a: { status_code: number }) => a.status_code === 503));
+      assert.ok(log.body.data[0].failed_at);
+      assert.equal(target.ofEvent(eventId).length, 0);
+    });
+
+    it('refuses at delivery a host that resolves to loopback and is not allowed', async () => {
+      const target = await receiver();
+      const lenient = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost' });
+      let webhookId: string;
+      try {
+        const reply = await call(lenient.url, 'POST', '/v1/webhooks', { key: account.key, body: { url: `https://localhost:${target.port}/hooks` } });
+        assert.equal(reply.status, 201, reply.text);
+        webhookId = reply.body.webhook_id;
+      } finally {
+        await lenient.close();
+      }
+      await emit('document.signed', { ssrf: 'at delivery' });
+      const log = await waitFor('a refused attempt', async () => {
+        const reply = await deliveriesOf(webhookId);
+        return reply.body.data[0]?.attempts.length ? reply : undefined;
+      }, 15_000);
+      assert.match(log.body.data[0].attempts[0].error, /refused: .*loopback, private or link-local/);
+      assert.equal(target.received.length, 0);
+    });
+
+    it('signs with both secrets while a rotation overlaps, then with the new one only', async () => {
+      const target = await receiver();
+      const { webhook_id, secret: old } = await register(target.url);
+      const rotated = await call(stack.url, 'POST', `/v1/webhooks/${webhook_id}/rotate-secret`, { key: account.key, body: {} });
+      assert.equal(rotated.status, 200, rotated.text);
+      assert.notEqual(rotated.body.secret, old);
+      assert.ok(rotated.body.previous_secret_expires_at);
+      const during = await emit('document.signed', { rotation: 'overlap' });
+      const [overlapping] = await waitFor('the overlapping delivery', () => (target.ofEvent(during).length ? target.ofEvent(during) : undefined), 15_000);
+      const header = String(overlapping.headers['x-webhook-signature']);
+      assert.equal(header.match(/v1=/g)?.length, 2);
+      assert.equal(verify(old, header, overlapping.body), true);
+      assert.equal(verify(rotated.body.secret, header, overlapping.body), true);
+
+      const final = await call(stack.url, 'POST', `/v1/webhooks/${webhook_id}/rotate-secret`, { key: account.key, body: { overlap_seconds: 0 } });
+      const later = await emit('document.signed', { rotation: 'done' });
+      const [after] = await waitFor('the later delivery', () => (target.ofEvent(later).length ? target.ofEvent(later) : undefined), 15_000);
+      const laterHeader = String(after.headers['x-webhook-signature']);
+      assert.equal(verify(final.body.secret, laterHeader, after.body), true);
+      assert.equal(verify(rotated.body.secret, laterHeader, after.body), false);
+    });
+
+    it('gives a receiver that was down every event once it is back: none lost, each id once', async () => {
+      const target = await receiver();
+      const { webhook_id } = await register(target.url);
+      await target.stop();
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i += 1) ids.push(await emit('document.signed', { batch: i }));
+      await waitFor('first attempts to fail', async () => (await Delivery.query(stack.deps.db).where({ target_id: webhook_id }).where('attempts', '>', 0)).length >= 10, 15_000);
+      await target.start();
+      await waitFor('every event', () => ids.every((id) => target.ofEvent(id).length > 0), 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      for (const id of ids) assert.equal(target.ofEvent(id).length, 1, `event ${id} arrived ${target.ofEvent(id).length} times`);
+      assert.equal(target.received.length, 20);
+    });
+
+    it('delivers what the service emits: a document signed in the browser, then completed', async () => {
+      const target = await receiver();
+      const { secret } = await register(target.url, { events: ['document.signed', 'document.completed'] });
+      const { nda } = await seedSamples(stack, account);
+      const created = await createDocument(stack, account, { template_id: nda.id, name: 'Hooked NDA', signers: [{ name: 'Ann', email: 'ann-hook@example.test' }, { name: 'Bob', email: 'bob-hook@example.test' }], send: true });
+      const titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
+      for (const [index, values] of [[0, {}], [1, { [titleId]: 'CFO' }]] as const) {
+        const signer = created.body.signers[index];
+        const session = await new SignerSession(stack, signer.sign_url, signer.email).verify();
+        assert.equal((await session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values })).status, 200);
+      }
+      const bodies = await waitFor('signed twice and completed', () => {
+        const mine = target.received.map((entry) => ({ entry, body: JSON.parse(entry.body) })).filter(({ body }) => body.data.document_id === created.body.document_id);
+        return mine.length === 3 ? mine : undefined;
+      }, 30_000);
+      assert.deepEqual(bodies.map(({ body }) => body.event).sort(), ['document.completed', 'document.signed', 'document.signed']);
+      for (const { entry } of bodies) assert.equal(verify(secret, String(entry.headers['x-webhook-signature']), entry.body), true);
+      const completed = bodies.find(({ body }) => body.event === 'document.completed')!.body;
+      assert.equal(completed.data.signers.length, 2);
+    });
+
+    it('stops delivering to a deleted webhook', async () => {
+      const target = await receiver();
+      target.respond = () => 500;
+      const { webhook_id } = await register(target.url);
+      const eventId = await emit('document.signed', { deleted: true });
+      await waitFor('an attempt', async () => (await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId }))?.attempts, 15_000);
+      await call(stack.url, 'DELETE', `/v1/webhooks/${webhook_id}`, { key: account.key });
+      target.respond = () => 200;
+      const delivery = await waitFor('the delivery to stop', async () => {
+        const row = await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId });
+        return row?.status === 'failed' ? row : undefined;
+      }, 15_000);
+      assert.equal(delivery.last_error, 'the webhook was deleted');
+      assert.equal(target.ofEvent(eventId).length, 0);
+      assert.ok((await Webhook.query(stack.deps.db).findById(webhook_id))?.deleted_at);
+    });
+  });
+});

@@ -1,0 +1,51 @@
+// `npm run bench -- webhooks`: 1,000 events through the outbox to a local HTTPS receiver; prints the
+// time from the first event to the last delivery, the throughput, and how many were lost (must be 0).
+import { emitEvent } from '../activities/events/outbox';
+import { createWebhook } from '../activities/webhooks/webhooks';
+import { createAccount } from '../test/factories';
+import { Receiver, selfSignedCertificate } from '../test/receiver';
+import { startHarness } from './harness';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
+const TIMEOUT_MS = 10 * 60_000;
+
+async function main() {
+  const tls = selfSignedCertificate();
+  const receiver = await new Receiver(tls).start();
+  const harness = await startHarness({ SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', SVC_WEBHOOK_CA_FILE: tls.caFile, SVC_OUTBOX_POLL_MS: '200' });
+  try {
+    const { deps } = harness;
+    const account = await createAccount(deps.db);
+    await createWebhook({ db: deps.db, secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts }, account.tenantId, { url: receiver.url });
+    const ids: string[] = [];
+    const started = performance.now();
+    for (let i = 0; i < EVENTS; i += 50) {
+      await deps.db.transaction(async (trx) => {
+        for (let j = i; j < Math.min(EVENTS, i + 50); j += 1) ids.push((await emitEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
+      });
+    }
+    const emitted = performance.now() - started;
+    const deadline = Date.now() + TIMEOUT_MS;
+    const unique = () => new Set(receiver.received.map((entry) => entry.headers['x-webhook-id'])).size;
+    while (unique() < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const lastAt = Math.max(...receiver.received.map((entry) => entry.at));
+    const elapsed = lastAt - (Date.now() - (performance.now() - started));
+    const received = new Set(receiver.received.map((entry) => String(entry.headers['x-webhook-id'])));
+    const lost = ids.filter((id) => !received.has(id)).length;
+    console.log(`webhook benchmark: ${EVENTS} events, database ${deps.dbDriver}, outbox poll ${deps.config.durations.outboxPollMs} ms`);
+    console.log(`  events written in            ${emitted.toFixed(0)} ms`);
+    console.log(`  time to the last delivery    ${elapsed.toFixed(0)} ms (from the first event)`);
+    console.log(`  throughput                   ${((EVENTS / elapsed) * 1000).toFixed(0)} deliveries/s`);
+    console.log(`  delivered more than once     ${receiver.received.length - received.size}`);
+    console.log(`  lost                         ${lost}`);
+    if (lost > 0) process.exitCode = 1;
+  } finally {
+    await harness.close();
+    await receiver.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

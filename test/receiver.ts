@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import forge from 'node-forge';
+
+export interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  at: number;
+}
+
+/** A self-signed certificate for 127.0.0.1 and localhost, and the PEM file a client trusts it by. */
+export function selfSignedCertificate(): { key: string; cert: string; caFile: string } {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = `0${Date.now().toString(16)}`;
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 24 * 3600_000);
+  const subject = [{ name: 'commonName', value: 'localhost' }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true },
+    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  const pem = forge.pki.certificateToPem(cert);
+  const caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ca-')), 'receiver.pem');
+  fs.writeFileSync(caFile, pem);
+  return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: pem, caFile };
+}
+
+/**
+ * An HTTPS webhook receiver on loopback. `respond` decides each answer's status (default 200);
+ * `stop()` closes it (connections are then refused) and `start()` opens it again on the same port.
+ */
+export class Receiver {
+  readonly received: Received[] = [];
+  respond: (request: Received) => number = () => 200;
+  private server?: https.Server;
+  port = 0;
+
+  constructor(private readonly tls: { key: string; cert: string }) {}
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}/hooks`;
+  }
+
+  async start(): Promise<this> {
+    const server = https.createServer(this.tls, (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const status = this.respond(entry);
+        if (status >= 200 && status < 300) this.received.push(entry);
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 && status < 400 ? '' : 'ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Accepted deliveries of one event id. */
+  ofEvent(eventId: string): Received[] {
+    return this.received.filter((entry) => entry.headers['x-webhook-id'] === eventId);
+  }
+}

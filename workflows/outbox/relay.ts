@@ -1,0 +1,19 @@
+import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../activities/webhooks/activities';
+import type { RelayWorkflowInput } from '../webhook/shared';
+
+/** Rounds before the relay starts afresh, keeping its history short. */
+const ROUNDS = 500;
+
+/** Moves events from the outbox to delivery workflows: a batch at a time, resting `pollMs` when idle. */
+export async function outboxRelayWorkflow(input: RelayWorkflowInput): Promise<void> {
+  const { dispatchOutbox } = proxyActivities<WebhookActivities>({
+    startToCloseTimeout: input.activityTimeoutMs,
+    retry: { initialInterval: 1000, maximumInterval: 30_000, backoffCoefficient: 2 },
+  });
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const moved = await dispatchOutbox(input.batchSize);
+    if (moved < input.batchSize) await sleep(input.pollMs);
+  }
+  await continueAsNew<typeof outboxRelayWorkflow>(input);
+}
