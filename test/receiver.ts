@@ -40,6 +40,10 @@ export function selfSignedCertificate(): { key: string; cert: string; caFile: st
 export class Receiver {
   readonly received: Received[] = [];
   respond: (request: Received) => number = () => 200;
+  /** Where a 3xx answer points (another receiver, to prove it is not followed). */
+  redirectTo?: string;
+  /** Holds each answer this long (to exceed the sender's timeout). */
+  delayMs = 0;
   private server?: https.Server;
   port = 0;
 
@@ -56,8 +60,14 @@ export class Receiver {
       request.on('end', () => {
         const entry = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         const status = this.respond(entry);
-        if (status >= 200 && status < 300) this.received.push(entry);
-        response.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 && status < 400 ? '' : 'ok');
+        const answer = () => {
+          if (response.destroyed) return;
+          if (status >= 200 && status < 300) this.received.push(entry);
+          const location = status >= 300 && status < 400 && this.redirectTo ? { location: this.redirectTo } : {};
+          response.writeHead(status, { 'content-type': 'text/plain', ...location }).end(status >= 300 && status < 400 ? '' : 'ok');
+        };
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));

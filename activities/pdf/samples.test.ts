@@ -42,7 +42,9 @@ describe('buildSampleNda', () => {
       'receiving-title text Receiving Party p1 required',
       'receiving-date date Receiving Party p1 required',
       'receiving-copy checkbox Receiving Party p1 optional',
+      'receiving-term dropdown Receiving Party p1 optional',
     ]);
+    assert.deepEqual(nda.widgets.find((widget) => widget.id === 'receiving-term')!.options, ['1 year', '2 years', '3 years']);
     assert.equal(nda.widgets.find((widget) => widget.id === 'receiving-title')!.label, 'Title');
     assert.equal(nda.widgets.find((widget) => widget.id === 'receiving-copy')!.label, 'Send me a copy');
     const text = await pdfText(nda.pdf);

@@ -53,6 +53,7 @@ export async function buildSampleNda(): Promise<SampleTemplate> {
     widget('receiving-title', 'text', 'Receiving Party', 1, right, 688, 140, 20, true, 'Title'),
     widget('receiving-date', 'date', 'Receiving Party', 1, right + 150, 688, column - 150, 20, true, 'Date'),
     widget('receiving-copy', 'checkbox', 'Receiving Party', 1, right, 728, 12, 12, false, 'Send me a copy'),
+    { ...widget('receiving-term', 'dropdown', 'Receiving Party', 1, right + 150, 722, column - 150, 20, false, 'Term'), options: ['1 year', '2 years', '3 years'] },
   ];
   const page = flow.pages[0];
   page.drawText('DISCLOSING PARTY', { x: left, y: LETTER[1] - 572, size: 9, font: bold });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sha256Hex } from '../../activities/ids';
+import { buildSampleNda } from '../../activities/pdf/samples';
 import { ApiKey, Principal, Tenant } from '../../db/models';
 import { runAdmin } from '../../test/cli';
 import { call } from '../../test/http';
@@ -12,7 +16,8 @@ describe('npm run admin', () => {
 
   before(async () => {
     stack = await startStack({ worker: false });
-    env = { DATABASE_URL: stack.database.url, LOG_LEVEL: 'error' };
+    // The stack's database and data dir: templates' PDFs go to its blob store.
+    env = { DATABASE_URL: stack.database.url, SVC_DATA_DIR: stack.env.SVC_DATA_DIR!, LOG_LEVEL: 'error' };
   });
   after(() => stack.close());
 
@@ -136,6 +141,62 @@ describe('npm run admin', () => {
       assert.equal(revoked.json.id, created.json.id);
       assert.ok(revoked.json.revoked_at);
       assert.equal((await call(stack.url, 'GET', '/v1/me', { key: created.json.key })).status, 401);
+    });
+  });
+
+  describe('templates', () => {
+    async function tenantWithKey(email: string) {
+      const created = await runAdmin(['create-principal', '--email', email, '--name', 'Templates'], env);
+      const key = (await runAdmin(['create-key', '--email', email, '--label', 'templates'], env)).json.key as string;
+      return { tenant: created.json.tenant_id as string, key };
+    }
+
+    it('seed-samples adds the NDA and the 50-page agreement once, usable by the API', async () => {
+      const { tenant, key } = await tenantWithKey('seed@x.test');
+      const first = await runAdmin(['seed-samples', '--tenant', tenant], env);
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(first.json.templates.map((t: { page_count: number; roles: string[] }) => [t.page_count, t.roles.length]), [[1, 2], [50, 2]]);
+      const again = await runAdmin(['seed-samples', '--tenant', tenant], env);
+      assert.deepEqual(again.json.templates.map((t: { template_id: string }) => t.template_id), first.json.templates.map((t: { template_id: string }) => t.template_id), 'seeding twice adds nothing');
+      const listed = await call(stack.url, 'GET', '/v1/templates', { key });
+      assert.equal(listed.body.data.length, 2);
+      const created = await call(stack.url, 'POST', '/v1/documents', { key, body: { template_id: first.json.templates[1].template_id, name: 'From the sample', signers: [{ name: 'A', email: 'a@x.test' }, { name: 'B', email: 'b@x.test' }] } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.page_count, 50);
+    });
+
+    it('create-template takes a PDF and a widgets file, and refuses bad widgets naming them', async () => {
+      const { tenant, key } = await tenantWithKey('template@x.test');
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-admin-'));
+      const pdf = path.join(directory, 'order.pdf');
+      fs.writeFileSync(pdf, (await buildSampleNda()).pdf);
+      const widgets = [
+        { id: 'buyer-sign', type: 'signature', role: 'Buyer', page: 1, x: 60, y: 700, width: 180, height: 40 },
+        { id: 'buyer-po', type: 'dropdown', role: 'Buyer', page: 1, x: 60, y: 660, width: 180, height: 20, required: false, options: ['Net 30', 'Net 60'] },
+      ];
+      const good = path.join(directory, 'widgets.json');
+      fs.writeFileSync(good, JSON.stringify({ name: 'Purchase order', widgets }));
+      const created = await runAdmin(['create-template', '--tenant', tenant, '--pdf', pdf, '--widgets', good], env);
+      assert.equal(created.code, 0, created.stderr);
+      assert.deepEqual({ name: created.json.name, roles: created.json.roles, widgets: created.json.widgets, page_count: created.json.page_count }, { name: 'Purchase order', roles: ['Buyer'], widgets: 2, page_count: 1 });
+      const shown = await call(stack.url, 'GET', `/v1/templates/${created.json.template_id}`, { key });
+      assert.deepEqual(shown.body.widgets.find((w: { id: string }) => w.id === 'buyer-po').options, ['Net 30', 'Net 60']);
+
+      const bad = path.join(directory, 'bad.json');
+      fs.writeFileSync(bad, JSON.stringify([{ ...widgets[0], page: 4 }, { ...widgets[1], options: undefined }]));
+      const refused = await runAdmin(['create-template', '--tenant', tenant, '--pdf', pdf, '--widgets', bad], env);
+      assert.equal(refused.code, 1);
+      assert.equal(refused.json.error.code, 'invalid_request');
+      assert.match(refused.json.error.message, /widgets\.1\.options: a dropdown needs options/);
+
+      const missing = await runAdmin(['create-template', '--tenant', tenant, '--pdf', path.join(directory, 'nope.pdf'), '--widgets', good], env);
+      assert.equal(missing.code, 2);
+      assert.match(missing.json.error.message, /--pdf: cannot read/);
+      const notPdf = path.join(directory, 'not.pdf');
+      fs.writeFileSync(notPdf, 'hello');
+      const unreadable = await runAdmin(['create-template', '--tenant', tenant, '--pdf', notPdf, '--widgets', good], env);
+      assert.equal(unreadable.code, 1);
+      assert.match(unreadable.json.error.message, /not a readable PDF/);
     });
   });
 });

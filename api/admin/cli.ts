@@ -27,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     const reply = await sendAdminCommand(config.dataDir, absoluteArgv(argv));
     if (reply) {
       print(reply.ok ? process.stdout : process.stderr, reply.ok ? reply.result : { error: reply.error });
-      return reply.ok ? 0 : 1;
+      return reply.ok ? 0 : reply.error?.code === 'usage' ? 2 : 1;
     }
     const holder = livePid(path.join(config.dataDir, 'svc.pid'));
     if (holder) throw new Error(`the service (pid ${holder}) holds ${config.dataDir} but its admin socket does not answer`);
@@ -43,9 +43,10 @@ async function main(argv: string[]): Promise<number> {
     print(process.stdout, await runCommand({ db, blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')) }, command));
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) throw error;
     print(process.stderr, errorJson(error));
-    return 1;
+    if (!(error instanceof UsageError)) return 1;
+    process.stderr.write(`\n${USAGE}\n`);
+    return 2;
   } finally {
     await db.destroy();
   }

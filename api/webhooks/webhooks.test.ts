@@ -211,6 +211,41 @@ describe('webhooks', () => {
       }
     });
 
+    it('does not follow a redirect: a 3xx is a failed attempt', async () => {
+      const elsewhere = await receiver();
+      const target = await receiver();
+      target.respond = () => 302;
+      target.redirectTo = elsewhere.url;
+      const { webhook_id } = await register(target.url);
+      const eventId = await emit('document.signed', { redirect: true });
+      const log = await waitFor('two attempts', async () => {
+        const reply = await deliveriesOf(webhook_id);
+        return reply.body.data[0]?.attempts.length >= 2 ? reply : undefined;
+      }, 15_000);
+      assert.deepEqual(log.body.data[0].attempts.slice(0, 2).map((a: { status_code: number; error: string }) => [a.status_code, a.error]), [[302, 'HTTP 302'], [302, 'HTTP 302']]);
+      assert.equal(log.body.data[0].status, 'pending');
+      assert.equal(elsewhere.received.length, 0, 'the redirect target got nothing');
+      assert.equal(target.ofEvent(eventId).length, 0);
+      target.respond = () => 200;
+      await waitFor('the delivery once the endpoint answers 200', () => target.ofEvent(eventId).length > 0, 15_000);
+    });
+
+    it('ends an attempt at the timeout and retries', async () => {
+      const target = await receiver();
+      target.delayMs = 3000;
+      const { webhook_id } = await register(target.url);
+      await emit('document.signed', { slow: true });
+      const log = await waitFor('a timed-out attempt', async () => {
+        const reply = await deliveriesOf(webhook_id);
+        return reply.body.data[0]?.attempts.length ? reply : undefined;
+      }, 15_000);
+      const [first] = log.body.data[0].attempts;
+      assert.match(first.error, /timed out after 2000 ms/);
+      assert.equal(first.status_code, null);
+      assert.ok(first.latency_ms >= 1900 && first.latency_ms < 3000, `latency ${first.latency_ms}`);
+      target.delayMs = 0;
+    });
+
     it('refuses at delivery a host that resolves to loopback and is not allowed', async () => {
       const target = await receiver();
       const lenient = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost' });

@@ -177,6 +177,7 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   assert.match(await second.getByTestId('missing').innerText(), /Title/);
   await second.getByTestId('widget-receiving-title').fill('Chief Counsel');
   await second.getByTestId('widget-receiving-copy').check();
+  await second.getByTestId('widget-receiving-term').selectOption('2 years');
   await consentAndSign(second);
 
   const final = await documentStatus(doc.id, 'completed');
@@ -194,7 +195,7 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   assert.match(sig.out, /Total document signed/, sig.out);
   assert.equal(run('qpdf', ['--check', file]).status, 0);
   const text = run('pdftotext', [file, '-']).out;
-  for (const expected of ['Certificate of Completion', 'Dana Discloser', dana.email, 'Rey Receiver', rey.email, 'Chief Counsel']) assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
+  for (const expected of ['Certificate of Completion', 'Dana Discloser', dana.email, 'Rey Receiver', rey.email, 'Chief Counsel', '2 years']) assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
   assert.match(text, /browser \(drawn\)/);
   assert.match(text, /browser \(typed\)/);
 });
