@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -31,4 +33,10 @@ export async function call(baseUrl: string, method: string, path: string, option
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** An error answer with this status and SPEC's body carrying this code. */
+export function assertErrorCode(reply: Reply, status: number, code: string): void {
+  assert.equal(reply.status, status, reply.text);
+  assert.equal(reply.body?.error?.code, code, reply.text);
 }

@@ -6,14 +6,9 @@ import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } f
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
-import { call, type Reply } from '../../test/http';
+import { assertErrorCode, call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
-
-function assertCode(reply: Reply, status: number, code: string) {
-  assert.equal(reply.status, status, reply.text);
-  assert.equal(reply.body.error.code, code, reply.text);
-}
 
 async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -71,12 +66,12 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const mail = await until('the confirm mail', () => latestMail(stack, principal.email, 'sign-request'));
     assert.ok(mail.text.includes(created.body.confirm_url));
 
-    assertCode(await requestSign(account, document.document_id), 409, 'pending_exists');
+    assertErrorCode(await requestSign(account, document.document_id), 409, 'pending_exists');
     const listed = await call(stack.url, 'GET', `/v1/documents/${document.document_id}/sign-requests`, { key: account.key });
     assert.deepEqual(listed.body.data.map((r: { sign_request_id: string }) => r.sign_request_id), [created.body.sign_request_id]);
     const one = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
     assert.equal(one.body.reason, 'Please confirm the NDA we agreed');
-    assertCode(await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: owner.key }), 404, 'not_found');
+    assertErrorCode(await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: owner.key }), 404, 'not_found');
   });
 
   it('works with an L2 mandate too (an agent may always ask for confirmation)', async () => {
@@ -86,13 +81,13 @@ describe('L1: sign requests the principal confirms in the app', () => {
 
   it('refuses without a mandate, for a non-signer and with l1_signing off', async () => {
     const bare = await createAccount(stack.deps.db);
-    assertCode(await requestSign(bare, (await inboundNda(bare)).document_id), 403, 'mandate_required');
+    assertErrorCode(await requestSign(bare, (await inboundNda(bare)).document_id), 403, 'mandate_required');
     const { account } = await principalWithL1();
     const notMine = await createDocument(stack, owner, { template_id: nda.id, name: 'x', signers: [{ name: 'A', email: 'a9@example.test' }, { name: 'B', email: 'b9@example.test' }], send: true });
-    assertCode(await requestSign(account, notMine.body.document_id), 404, 'not_found');
+    assertErrorCode(await requestSign(account, notMine.body.document_id), 404, 'not_found');
     const api = await stack.withEnv({ SVC_FF_L1_SIGNING: 'false' });
     try {
-      assertCode(await requestSign(account, (await inboundNda(account)).document_id, api.url), 403, 'feature_disabled');
+      assertErrorCode(await requestSign(account, (await inboundNda(account)).document_id, api.url), 403, 'feature_disabled');
     } finally {
       await api.close();
     }
@@ -148,7 +143,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
     assert.equal(api.body.status, 'applied');
     const principal = await principalOf(stack, account);
     assert.equal(await MailMessage.query(stack.deps.db).where({ to_address: principal.email, purpose: 'l2-notice' }).resultSize(), 0, 'an L1 apply sends no L2 notice');
-    assertCode(await requestSign(account, document.document_id), 409, 'already_signed');
+    assertErrorCode(await requestSign(account, document.document_id), 409, 'already_signed');
   });
 
   it('leaves the document unsigned when the principal declines', async () => {

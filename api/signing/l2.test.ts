@@ -6,15 +6,10 @@ import { Apply, Event, Mandate, Template } from '../../db/models';
 import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } from '../../test/documents';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
-import { call, type Reply } from '../../test/http';
+import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
-
-function assertCode(reply: Reply, status: number, code: string) {
-  assert.equal(reply.status, status, reply.text);
-  assert.equal(reply.body.error.code, code, reply.text);
-}
 
 describe('L2: POST /v1/documents/:id/sign', () => {
   let stack: Stack;
@@ -117,18 +112,18 @@ describe('L2: POST /v1/documents/:id/sign', () => {
   describe('refusals, each with its code', () => {
     it('mandate_required: a key without a mandate', async () => {
       const { account } = await agent({ level: null });
-      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_required');
+      assertErrorCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_required');
     });
 
     it('mandate_inactive: a revoked or expired mandate', async () => {
       const { account, mandate } = await agent();
       const document = await inboundNda(account);
       await revokeMandate(stack.deps.db, await principalOf(stack, account), mandate!.id, { type: 'principal', id: account.principalId });
-      assertCode(await sign(account, document.document_id), 403, 'mandate_inactive');
+      assertErrorCode(await sign(account, document.document_id), 403, 'mandate_inactive');
 
       const expiring = await agent();
       await Mandate.query(stack.deps.db).findById(expiring.mandate!.id).patch({ expires_at: new Date(Date.now() - 1000) });
-      assertCode(await sign(expiring.account, (await inboundNda(expiring.account)).document_id), 403, 'mandate_inactive');
+      assertErrorCode(await sign(expiring.account, (await inboundNda(expiring.account)).document_id), 403, 'mandate_inactive');
       const me = await call(stack.url, 'GET', '/v1/me', { key: expiring.account.key });
       assert.equal(me.body.signing_mandate, undefined);
       assert.deepEqual(me.body.allowed_confirmation_levels, []);
@@ -136,7 +131,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
 
     it('confirmation_required: an L1 key', async () => {
       const { account } = await agent({ level: 'L1' });
-      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'confirmation_required');
+      assertErrorCode(await sign(account, (await inboundNda(account)).document_id), 403, 'confirmation_required');
     });
 
     it('feature_disabled: l2_signing off', async () => {
@@ -144,7 +139,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       const document = await inboundNda(account);
       const api = await stack.withEnv({ SVC_FF_L2_SIGNING: 'false' });
       try {
-        assertCode(await call(api.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'x' } }), 403, 'feature_disabled');
+        assertErrorCode(await call(api.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'x' } }), 403, 'feature_disabled');
       } finally {
         await api.close();
       }
@@ -154,23 +149,23 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       const { account } = await agent();
       const template = (await seedSamples(stack, account)).nda;
       const created = await createDocument(stack, account, { template_id: template.id, name: 'Others sign', signers: [{ name: 'A', email: 'a1@example.test' }, { name: 'B', email: 'b1@example.test' }], send: true });
-      assertCode(await sign(account, created.body.document_id), 403, 'principal_not_signer');
+      assertErrorCode(await sign(account, created.body.document_id), 403, 'principal_not_signer');
     });
 
     it('mandate_scope: an outbound-only mandate and an inbound document', async () => {
       const { account } = await agent({ mode: 'outbound' });
-      assertCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_scope');
+      assertErrorCode(await sign(account, (await inboundNda(account)).document_id), 403, 'mandate_scope');
     });
 
     it('missing_appearance: no stored signature', async () => {
       const { account } = await agent({ appearance: false });
-      assertCode(await sign(account, (await inboundNda(account)).document_id), 422, 'missing_appearance');
+      assertErrorCode(await sign(account, (await inboundNda(account)).document_id), 422, 'missing_appearance');
     });
 
     it('unfilled_fields: a required text the appearance cannot fill', async () => {
       const { account } = await agent();
       const reply = await sign(account, (await inboundNda(account, { position: 1 })).document_id);
-      assertCode(reply, 422, 'unfilled_fields');
+      assertErrorCode(reply, 422, 'unfilled_fields');
     });
 
     it('missing_signature_fields: the principal’s role has no signature widget', async () => {
@@ -186,19 +181,19 @@ describe('L2: POST /v1/documents/:id/sign', () => {
         ],
       } as Partial<Template>);
       const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p2@example.test' }, { name: principal.name, email: principal.email }], send: true });
-      assertCode(await sign(account, created.body.document_id), 422, 'missing_signature_fields');
+      assertErrorCode(await sign(account, created.body.document_id), 422, 'missing_signature_fields');
     });
 
     it('already_signed: a second apply', async () => {
       const { account } = await agent();
       const document = await inboundNda(account);
       assert.equal((await sign(account, document.document_id)).status, 200);
-      assertCode(await sign(account, document.document_id), 409, 'already_signed');
+      assertErrorCode(await sign(account, document.document_id), 409, 'already_signed');
     });
 
     it('strict_order: an earlier signer has not signed', async () => {
       const { account } = await agent();
-      assertCode(await sign(account, (await inboundNda(account, { position: 1, strict: true })).document_id), 409, 'strict_order');
+      assertErrorCode(await sign(account, (await inboundNda(account, { position: 1, strict: true })).document_id), 409, 'strict_order');
     });
 
     it('invalid_state: a draft', async () => {
@@ -206,7 +201,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       const principal = await principalOf(stack, account);
       const template = (await seedSamples(stack, account)).nda;
       const draft = await createDocument(stack, account, { template_id: template.id, name: 'Draft', signers: [{ name: principal.name, email: principal.email }, { name: 'B', email: 'b3@example.test' }] });
-      assertCode(await sign(account, draft.body.document_id), 409, 'invalid_state');
+      assertErrorCode(await sign(account, draft.body.document_id), 409, 'invalid_state');
     });
 
     it('sign_failed: the stamp cannot be drawn (a stored template widget off its PDF)', async () => {
@@ -220,7 +215,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       } as Partial<Template>);
       const created = await createDocument(stack, owner, { template_id: broken.id, name: 'Broken', signers: [{ name: principal.name, email: principal.email }], send: true });
       const reply = await sign(account, created.body.document_id);
-      assertCode(reply, 502, 'sign_failed');
+      assertErrorCode(reply, 502, 'sign_failed');
       const apply = await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).first();
       assert.equal(apply?.status, 'rejected');
       const usage = await stack.deps.db('mandate_daily_usage').whereIn('mandate_id', (await Mandate.query(stack.deps.db).where({ api_key_id: account.keyId })).map((m) => m.id)).first();
@@ -230,14 +225,14 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     it('404: a document of another tenant where the principal does not sign', async () => {
       const { account } = await agent();
       const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Not yours', signers: [{ name: 'A', email: 'a4@example.test' }, { name: 'B', email: 'b4@example.test' }], send: true });
-      assertCode(await sign(account, created.body.document_id), 404, 'not_found');
-      assertCode(await call(stack.url, 'POST', '/v1/documents/doc_nonexistent/sign', { key: account.key, body: { reason: 'x' } }), 404, 'not_found');
+      assertErrorCode(await sign(account, created.body.document_id), 404, 'not_found');
+      assertErrorCode(await call(stack.url, 'POST', '/v1/documents/doc_nonexistent/sign', { key: account.key, body: { reason: 'x' } }), 404, 'not_found');
     });
 
     it('400: a missing reason', async () => {
       const { account } = await agent();
       const reply = await call(stack.url, 'POST', `/v1/documents/${(await inboundNda(account)).document_id}/sign`, { key: account.key, body: {} });
-      assertCode(reply, 400, 'invalid_request');
+      assertErrorCode(reply, 400, 'invalid_request');
       assert.equal(reply.body.error.details[0].path, 'reason');
     });
   });

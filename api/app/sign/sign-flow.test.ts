@@ -5,16 +5,11 @@ import { createTemplate } from '../../../activities/templates/templates';
 import { AuditEvent, DocumentRevision, Event, type Template } from '../../../db/models';
 import { createDocument, latestMail, seedSamples, SignerSession } from '../../../test/documents';
 import { createAccount, type Account } from '../../../test/factories';
-import { call, type Reply } from '../../../test/http';
+import { assertErrorCode, call } from '../../../test/http';
 import { dataUrl, signaturePng } from '../../../test/images';
 import { startStack, type Stack } from '../../../test/stack';
 
 const signature = { method: 'drawn', image: dataUrl(signaturePng()) };
-
-function assertCode(reply: Reply, status: number, code: string) {
-  assert.equal(reply.status, status, reply.text);
-  assert.equal(reply.body.error.code, code, reply.text);
-}
 
 describe('signing at a sign link', () => {
   let stack: Stack;
@@ -59,10 +54,10 @@ describe('signing at a sign link', () => {
   describe('the e-mailed code', () => {
     it('is required before the document can be read or signed', async () => {
       const { first } = await sentNda();
-      assertCode(await first.request('GET', '/state'), 401, 'unauthorized');
-      assertCode(await first.request('GET', '/document.pdf'), 401, 'unauthorized');
-      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 401, 'unauthorized');
-      assertCode(await first.request('POST', '/decline', {}), 401, 'unauthorized');
+      assertErrorCode(await first.request('GET', '/state'), 401, 'unauthorized');
+      assertErrorCode(await first.request('GET', '/document.pdf'), 401, 'unauthorized');
+      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 401, 'unauthorized');
+      assertErrorCode(await first.request('POST', '/decline', {}), 401, 'unauthorized');
     });
 
     it('is sent to the signer’s address, works once, and is spent after five wrong tries', async () => {
@@ -72,29 +67,29 @@ describe('signing at a sign link', () => {
       assert.match(sent.body.sent_to, /^a•+@example\.test$/);
       const code = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
       const wrong = code === '000000' ? '111111' : '000000';
-      assertCode(await first.request('POST', '/verify', { code: wrong }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/verify', { code: wrong }), 400, 'invalid_request');
       const ok = await first.request('POST', '/verify', { code });
       assert.equal(ok.status, 200);
-      assertCode(await first.request('POST', '/verify', { code }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/verify', { code }), 400, 'invalid_request');
 
       await first.request('POST', '/code');
       const fresh = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
-      for (let i = 0; i < 4; i += 1) assertCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
-      assertCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 429, 'rate_limited');
-      assertCode(await first.request('POST', '/verify', { code: fresh }), 429, 'rate_limited');
+      for (let i = 0; i < 4; i += 1) assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 429, 'rate_limited');
+      assertErrorCode(await first.request('POST', '/verify', { code: fresh }), 429, 'rate_limited');
     });
 
     it('binds the session to one signer: another signer’s link needs its own code', async () => {
       const { first, second } = await sentNda();
       await first.verify();
       second.cookie = first.cookie.replace(/^svc_sign_sgn_[^=]+/, `svc_sign_${new URL(second.signUrl).pathname.split('/').pop()!.split('.')[0]}`);
-      assertCode(await second.request('GET', '/state'), 401, 'unauthorized');
+      assertErrorCode(await second.request('GET', '/state'), 401, 'unauthorized');
     });
 
     it('refuses a tampered or unknown link with 404', async () => {
       const { first } = await sentNda();
       const tampered = new SignerSession(stack, `${first.signUrl.slice(0, -2)}xx`, first.email);
-      assertCode(await tampered.request('POST', '/code'), 404, 'not_found');
+      assertErrorCode(await tampered.request('POST', '/code'), 404, 'not_found');
       const page = await fetch(`${stack.url}${tampered.path}`);
       assert.equal(page.status, 404);
       assert.match(await page.text(), /not valid/);
@@ -121,7 +116,7 @@ describe('signing at a sign link', () => {
       const state = await second.request('GET', '/state');
       assert.equal(state.body.can_sign, false);
       assert.match(state.body.blocked_reason, /Ann Able/);
-      assertCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'strict_order');
+      assertErrorCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'strict_order');
       await first.verify();
       assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
       const signed = await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
@@ -133,7 +128,7 @@ describe('signing at a sign link', () => {
       const { second } = await sentNda();
       await second.verify();
       const reply = await second.request('POST', '/sign', { consent: true, signature, values: {} });
-      assertCode(reply, 422, 'unfilled_fields');
+      assertErrorCode(reply, 422, 'unfilled_fields');
       assert.deepEqual(reply.body.error.details.map((d: { path: string }) => d.path), [`values.${titleId}`]);
     });
 
@@ -141,7 +136,7 @@ describe('signing at a sign link', () => {
       const { first } = await sentNda();
       await first.verify();
       assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
-      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
+      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
     });
 
     it('missing_signature_fields: a role without a signature widget cannot sign', async () => {
@@ -161,7 +156,7 @@ describe('signing at a sign link', () => {
       });
       const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p@example.test' }, { name: 'W', email: 'w@example.test' }], send: true });
       const witnessSession = await new SignerSession(stack, created.body.signers[1].sign_url, 'w@example.test').verify();
-      assertCode(await witnessSession.request('POST', '/sign', { consent: true, signature, values: {} }), 422, 'missing_signature_fields');
+      assertErrorCode(await witnessSession.request('POST', '/sign', { consent: true, signature, values: {} }), 422, 'missing_signature_fields');
     });
 
     it('invalid_state: nobody can sign a declined document', async () => {
@@ -171,7 +166,7 @@ describe('signing at a sign link', () => {
       assert.equal(declined.status, 200, declined.text);
       assert.equal((await documentOf(id)).status, 'declined');
       await second.verify();
-      assertCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'invalid_state');
+      assertErrorCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'invalid_state');
       const event = await Event.query(stack.deps.db).where({ event: 'document.declined' }).whereRaw(`data->>'document_id' = ?`, [id]).first();
       assert.equal((event?.data as { reason: string }).reason, 'Wrong counterparty');
     });
@@ -180,12 +175,12 @@ describe('signing at a sign link', () => {
       const { first } = await sentNda();
       await first.verify();
       const foreign = await first.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
-      assertCode(foreign, 400, 'invalid_request');
+      assertErrorCode(foreign, 400, 'invalid_request');
       assert.equal(foreign.body.error.details[0].path, `values.${titleId}`);
-      assertCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: 'data:image/gif;base64,R0lGOD' }, values: {} }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: 'data:image/gif;base64,R0lGOD' }, values: {} }), 400, 'invalid_request');
       const corrupt = dataUrl(signaturePng().subarray(0, 60));
-      assertCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: corrupt }, values: {} }), 422, 'missing_appearance');
-      assertCode(await first.request('POST', '/sign', { consent: false, signature, values: {} }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: corrupt }, values: {} }), 422, 'missing_appearance');
+      assertErrorCode(await first.request('POST', '/sign', { consent: false, signature, values: {} }), 400, 'invalid_request');
     });
   });
 
@@ -228,7 +223,7 @@ describe('signing at a sign link', () => {
       for (const action of ['document.created', 'document.sent', 'sign.code_sent', 'sign.email_verified', 'signature.submitted', 'document.signed', 'document.completed']) {
         assert.ok(actions.includes(action), `audit trail lacks ${action}: ${actions.join(', ')}`);
       }
-      assertCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
+      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');
     });
   });
 });
