@@ -54,6 +54,9 @@ export function createDeps(config: Config, options: { temporalAddress?: string; 
   const log = options.log ?? createLogger(config.logLevel);
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
   let sealer: Promise<Sealer> | undefined;
+  if (config.env === 'production' && !config.smtpUrl) {
+    log.warn('SMTP_URL is not set: mail (sign links, codes, notices) stays in the outbox and reaches nobody');
+  }
   return {
     config,
     db,
