@@ -87,7 +87,8 @@ export function createApp(deps: Deps) {
   pages.get('/', (ctx) => {
     ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
   });
-  pages.use(appSession(deps));
+  // Only the app's own pages read the session: static files and downloads need no database query.
+  pages.use(appPath(deps.config.appUrl) || '/', appSession(deps));
   appRoutes(pages, deps, appPath(deps.config.appUrl));
   fileRoutes(pages, deps);
   staticRoutes(pages);

@@ -1,18 +1,12 @@
-import { mac, readToken, signToken, verifyMac } from '../secrets/signed';
+import { idFromToken, idToken, readToken, signToken } from '../secrets/signed';
 
-/**
- * A signer's sign link token: the signer id and a MAC of it, so links can be shown again at any
- * time without storing them, and a guessed or altered token fails the constant-time check.
- */
+/** A signer's sign link token: the signer id and its MAC (see idToken). */
 export function signerToken(secret: Buffer, signerId: string): string {
-  return `${signerId}.${mac(secret, 'sign-link', signerId)}`;
+  return idToken(secret, 'sign-link', signerId);
 }
 
 export function signerIdFromToken(secret: Buffer, token: string): string | undefined {
-  const dot = token.indexOf('.');
-  if (dot <= 0) return undefined;
-  const signerId = token.slice(0, dot);
-  return /^sgn_[0-9A-Za-z]{20}$/.test(signerId) && verifyMac(secret, 'sign-link', signerId, token.slice(dot + 1)) ? signerId : undefined;
+  return idFromToken(secret, 'sign-link', token, /^sgn_[0-9A-Za-z]{20}$/);
 }
 
 export function signUrl(appUrl: string, secret: Buffer, signerId: string): string {

@@ -6,6 +6,7 @@ import type { documentWorkflow } from '../../workflows/document/workflow';
 import { applySignal, DOCUMENT_WORKFLOW, documentWorkflowId, settledSignal, type DocumentWorkflowInput } from '../../workflows/document/shared';
 import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
 import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
+import { pollUntil } from '../poll';
 import { applyOutcome, type ApplyOutcome } from './apply';
 
 function workflowInput(config: Config, documentId: string): DocumentWorkflowInput {
@@ -47,12 +48,7 @@ export async function signalSettled(temporal: TemporalDeps, documentId: string):
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */
 export async function waitForApply(db: Db, applyId: string, timeoutMs: number): Promise<ApplyOutcome> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const outcome = (await applyOutcome(db, applyId))!;
-    if (outcome.status !== 'pending' || Date.now() >= deadline) return outcome;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return pollUntil(async () => (await applyOutcome(db, applyId))!, (outcome) => outcome.status !== 'pending', timeoutMs);
 }
 
 /** Starts an L1 sign request's workflow (business key: the request id). */

@@ -2,6 +2,7 @@ import { recordAudit, type Actor } from '../audit/audit';
 import type { Db } from '../../db/connect';
 import { Document, SignRequest, type Principal } from '../../db/models';
 import { ServiceError } from '../errors';
+import { pollUntil } from '../poll';
 
 /** A sign request of this principal, by id; 404 for anyone else's (the link alone proves nothing). */
 export async function principalsSignRequest(db: Db, principal: Principal, id: string): Promise<{ request: SignRequest; document: Document }> {
@@ -34,4 +35,14 @@ export async function declineRequest(db: Db, principal: Principal, id: string, a
   if (declined === 0) throw new ServiceError('invalid_state', `This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
   await recordAudit(db, { tenantId: request.tenant_id, documentId: request.document_id, actor, action: 'sign_request.declined', data: { sign_request_id: id } });
   return (await SignRequest.query(db).findById(id))!;
+}
+
+/** The hand-over to the request's workflow failed: the request is open again, to be confirmed later. */
+export async function reopenConfirm(db: Db, id: string): Promise<void> {
+  await SignRequest.query(db).findById(id).where({ status: 'confirming' }).patch({ status: 'open', decided_at: null, decided_ip: null });
+}
+
+/** Waits up to `timeoutMs` for a confirmed request to be applied or to fail. */
+export async function waitForDecision(db: Db, id: string, timeoutMs: number): Promise<SignRequest> {
+  return pollUntil(async () => (await SignRequest.query(db).findById(id))!, (request) => request.status !== 'confirming', timeoutMs, 150);
 }

@@ -12,7 +12,7 @@ import { signalApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { readableImageKind } from '../pdf/image';
-import { mac, verifyMac } from '../secrets/signed';
+import { idFromToken, idToken } from '../secrets/signed';
 import { DAILY_L2_CAP, mandatesInForce } from './mandates';
 
 export interface SigningDeps extends ApplyDeps {
@@ -141,15 +141,13 @@ export async function signAsPrincipal(deps: SigningDeps, caller: Caller, documen
   return { outcome, mandate };
 }
 
-/** The confirm link of a sign request: its id and a MAC, so the link names the request but cannot be forged. */
+/** The confirm link of a sign request names the request; its MAC stops forged ones (see idToken). */
 export function signRequestToken(secret: Buffer, id: string): string {
-  return `${id}.${mac(secret, 'sign-request', id)}`;
+  return idToken(secret, 'sign-request', id);
 }
 
 export function signRequestIdFromToken(secret: Buffer, token: string): string | undefined {
-  const dot = token.indexOf('.');
-  const id = token.slice(0, Math.max(0, dot));
-  return /^sr_[0-9A-Za-z]{20}$/.test(id) && verifyMac(secret, 'sign-request', id, token.slice(dot + 1)) ? id : undefined;
+  return idFromToken(secret, 'sign-request', token, /^sr_[0-9A-Za-z]{20}$/);
 }
 
 export function confirmUrl(appUrl: string, secret: Buffer, id: string): string {

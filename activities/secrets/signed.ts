@@ -29,3 +29,19 @@ export function readToken<T extends { exp: number }>(secret: Buffer, purpose: st
     return undefined;
   }
 }
+
+/**
+ * A link token naming one record: `<id>.<MAC of the id>`. The link can be shown again at any time
+ * without storing it, and a guessed or altered one fails the constant-time check.
+ */
+export function idToken(secret: Buffer, purpose: string, id: string): string {
+  return `${id}.${mac(secret, purpose, id)}`;
+}
+
+/** The id inside a link token, when it has the expected form and its MAC holds. */
+export function idFromToken(secret: Buffer, purpose: string, token: string, idPattern: RegExp): string | undefined {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return undefined;
+  const id = token.slice(0, dot);
+  return idPattern.test(id) && verifyMac(secret, purpose, id, token.slice(dot + 1)) ? id : undefined;
+}

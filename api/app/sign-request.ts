@@ -1,18 +1,16 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { beginConfirm, declineRequest, principalsSignRequest } from '../../activities/mandates/decisions';
+import { beginConfirm, declineRequest, principalsSignRequest, reopenConfirm, waitForDecision } from '../../activities/mandates/decisions';
 import { signalSignRequest } from '../../activities/documents/orchestration';
 import { ServiceError } from '../../activities/errors';
 import { signRequestIdFromToken } from '../../activities/mandates/signing';
-import { ApiKey, Mandate, SignRequest } from '../../db/models';
+import { ApiKey, Mandate } from '../../db/models';
 import type { Deps } from '../../worker/deps';
 import { escapeHtml } from '../http/html';
-import { actorFrom } from '../http/request';
 import { sendPdf } from './files';
-import { readForm } from './forms';
-import { errorPage, hiddenCsrf, renderPage, sendPage } from './layout';
-import { requireLogin } from './login';
-import { appState, checkForm } from './session';
+import { hiddenCsrf, renderPage, sendPage } from './layout';
+import { pageHandler, postedForm, principalActor } from './pages/common';
+import { appState } from './session';
 
 const WORDS: Record<string, string> = {
   open: 'Waiting for your decision',
@@ -61,15 +59,7 @@ ${
     sendPage(ctx, renderPage({ title: 'Confirm a signature', appPath, principal, csrf, body, notice }), status);
   }
 
-  const guarded = (handler: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
-    if (!requireLogin(ctx, appPath)) return;
-    try {
-      await handler(ctx);
-    } catch (error) {
-      const { principal, csrf } = appState(ctx);
-      errorPage(ctx, error, { appPath, principal, csrf, title: 'Confirm a signature' });
-    }
-  };
+  const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'Confirm a signature', ({ ctx }) => handler(ctx));
 
   router.get(base, guarded((ctx) => render(ctx)));
 
@@ -79,32 +69,24 @@ ${
   }));
 
   router.post(`${base}/confirm`, guarded(async (ctx) => {
-    const { fields } = await readForm(ctx);
-    if (!checkForm(ctx, deps, fields._csrf)) throw new ServiceError('invalid_request', 'The form expired; open the page again.');
+    await postedForm(ctx, deps);
     const { request } = await load(ctx);
-    const actor = actorFrom(ctx, { type: 'principal', id: appState(ctx).principal!.id });
+    const actor = principalActor(ctx, appState(ctx).principal!);
     await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
     try {
       await signalSignRequest(deps.temporal, request.id, 'confirm', actor.ip ?? undefined);
-    } catch (error) {
-      await SignRequest.query(deps.db).findById(request.id).where({ status: 'confirming' }).patch({ status: 'open', decided_at: null, decided_ip: null });
+    } catch {
+      await reopenConfirm(deps.db, request.id);
       throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
     }
-    const deadline = Date.now() + deps.config.durations.applyWaitMs;
-    let current = request;
-    while (Date.now() < deadline) {
-      current = (await SignRequest.query(deps.db).findById(request.id))!;
-      if (current.status !== 'confirming') break;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
+    const current = await waitForDecision(deps.db, request.id, deps.config.durations.applyWaitMs);
     await render(ctx, current.status === 'failed' ? { kind: 'error', text: current.error_message ?? 'The signature could not be applied.' } : { kind: 'ok', text: WORDS[current.status] ?? current.status });
   }));
 
   router.post(`${base}/decline`, guarded(async (ctx) => {
-    const { fields } = await readForm(ctx);
-    if (!checkForm(ctx, deps, fields._csrf)) throw new ServiceError('invalid_request', 'The form expired; open the page again.');
+    await postedForm(ctx, deps);
     const { request } = await load(ctx);
-    const actor = actorFrom(ctx, { type: 'principal', id: appState(ctx).principal!.id });
+    const actor = principalActor(ctx, appState(ctx).principal!);
     await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
     await signalSignRequest(deps.temporal, request.id, 'decline', actor.ip ?? undefined).catch(() => undefined);
     await render(ctx, { kind: 'ok', text: WORDS.declined });
