@@ -1,5 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { waitFor } from './wait';
+
+export { waitFor };
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -69,16 +72,6 @@ export function alive(pid: number): boolean {
 
 export function groupAlive(pgid: number): boolean {
   return alive(-pgid);
-}
-
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Sends a signal to a process group and waits until none of its processes is left. */

@@ -4,6 +4,7 @@ import { MailMessage, type Template } from '../db/models';
 import type { Account } from './factories';
 import { call, type Reply } from './http';
 import type { Stack } from './stack';
+import { waitFor } from './wait';
 
 /** The two sample templates in the account's tenant. */
 export async function seedSamples(stack: Stack, account: Account): Promise<{ nda: Template; services: Template }> {
@@ -60,4 +61,13 @@ export async function downloadPdf(stack: Stack, key: string, documentId: string)
   if (download.status !== 200) throw new Error(`download: ${download.status} ${download.text}`);
   const response = await fetch(download.body.url.replace(stack.config.publicUrl, stack.url));
   return Buffer.from(await response.arrayBuffer());
+}
+
+/** A document as its owner sees it, once `ready(document)` holds (e.g. a status reached). */
+export async function waitForDocument(stack: Stack, key: string, documentId: string, ready: (document: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
+  return waitFor(what, async () => {
+    const reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key });
+    if (reply.status !== 200) throw new Error(`GET document: ${reply.status} ${reply.text}`);
+    return ready(reply.body) ? reply.body : undefined;
+  }, timeoutMs);
 }

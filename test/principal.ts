@@ -1,4 +1,5 @@
 import { startGrant, confirmGrant } from '../activities/mandates/mandates';
+import { mandateDeps } from '../api/app/pages/common';
 import { storeAppearance } from '../activities/principals/appearance';
 import { Mandate, Principal, type ConfirmationLevel, type MandateMode } from '../db/models';
 import { latestMail } from './documents';
@@ -19,12 +20,11 @@ export async function principalOf(stack: Stack, account: Account): Promise<Princ
 /** A mandate granted as the app grants it: clickwrap accepted, then the e-mailed code confirmed. */
 export async function grantMandate(stack: Stack, account: Account, options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string }): Promise<Mandate> {
   const { deps } = stack;
-  const mandateDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
   const principal = await principalOf(stack, account);
   const actor = { type: 'principal' as const, id: principal.id, ip: '127.0.0.1' };
-  const pending = await startGrant(mandateDeps, principal, { apiKeyId: account.keyId, name: options.name ?? `${options.level} mandate`, level: options.level, mode: options.mode ?? 'both', expiresAt: options.expiresAt, consentAccepted: true }, actor);
+  const pending = await startGrant(mandateDeps(deps), principal, { apiKeyId: account.keyId, name: options.name ?? `${options.level} mandate`, level: options.level, mode: options.mode ?? 'both', expiresAt: options.expiresAt, consentAccepted: true }, actor);
   const code = codeIn((await latestMail(stack, principal.email, 'mandate-code'))?.text);
-  return confirmGrant(mandateDeps, principal, pending.id, code, actor);
+  return confirmGrant(mandateDeps(deps), principal, pending.id, code, actor);
 }
 
 export async function giveAppearance(stack: Stack, account: Account, image: Buffer = signaturePng()): Promise<void> {

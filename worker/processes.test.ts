@@ -5,7 +5,7 @@ import { randomBase62 } from '../activities/ids';
 import { PING_WORKFLOW, pingWorkflowId, type PingResult } from '../workflows/ping/shared';
 import { createTestDatabase, type TestDatabase } from '../test/db';
 import { createAccount } from '../test/factories';
-import { runNpm, spawnNpm, stopGroup } from '../test/cli';
+import { runNpm, spawnNpm, stopGroup, waitFor } from '../test/cli';
 import { call } from '../test/http';
 import { freePort } from '../test/ports';
 import { Client, Connection } from '@temporalio/client';
@@ -59,14 +59,10 @@ describe('production entry points: npm run migrate, api and worker', () => {
     children.push(api.child, worker.child);
 
     const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 60_000;
-    let health;
-    while (Date.now() < deadline) {
-      health = await call(base, 'GET', '/v1/health').catch(() => undefined);
-      if (health?.body?.status === 'ok') break;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    assert.equal(health?.body?.status, 'ok', `api:\n${api.output()}\nworker:\n${worker.output()}`);
+    const health = await waitFor('a healthy API and worker', async () => {
+      const reply = await call(base, 'GET', '/v1/health').catch(() => undefined);
+      return reply?.body?.status === 'ok' ? reply : undefined;
+    }, 60_000).catch((error: Error) => assert.fail(`${error.message}\napi:\n${api.output()}\nworker:\n${worker.output()}`));
     assert.equal(health.body.database.driver, 'postgres');
     assert.ok(health.body.worker.pollers >= 1);
 

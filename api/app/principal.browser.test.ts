@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { randomBase62 } from '../../activities/ids';
 import type { Template } from '../../db/models';
 import { launchBrowser } from '../../test/browser';
-import { createDocument, seedSamples } from '../../test/documents';
+import { createDocument, seedSamples, waitForDocument } from '../../test/documents';
 import { createAccount, type Account } from '../../test/factories';
 import { call } from '../../test/http';
 import { signaturePng } from '../../test/images';
@@ -115,15 +115,8 @@ async function sentNda(name: string): Promise<string> {
 }
 
 async function principalSignerStatus(documentId: string, wanted: string): Promise<void> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
-    assert.equal(reply.status, 200, reply.text);
-    const status = reply.body.signers.find((signer: { email: string }) => signer.email === principal.email).status;
-    if (status === wanted) return;
-    if (Date.now() > until) assert.fail(`the principal's status on ${documentId} is ${status}, not ${wanted}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const mine = (document: { signers: Array<{ email: string; status: string }> }) => document.signers.find((signer) => signer.email === principal.email)!.status;
+  await waitForDocument(stack, owner.key, documentId, (document) => mine(document) === wanted, `the principal to be ${wanted} on ${documentId}`);
 }
 
 it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirms, declines, is notified of an L2 signature and revokes', async () => {

@@ -5,6 +5,7 @@ import { createDocument, seedSamples } from '../../test/documents';
 import { call } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
 import { startStack, type Stack } from '../../test/stack';
+import { waitFor } from '../../test/wait';
 import type { Template } from '../../db/models';
 
 describe('documents and templates API', () => {
@@ -120,13 +121,10 @@ describe('documents and templates API', () => {
 
     it('e-mails each signer their sign link when sent', async () => {
       const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Invite check', signers: [{ name: 'Ivy', email: 'ivy@example.test' }, { name: 'Jo', email: 'jo@example.test' }], send: true });
-      const deadline = Date.now() + 15_000;
-      let mails: Array<{ to_address: string; text: string }> = [];
-      while (Date.now() < deadline && mails.length < 2) {
-        mails = await stack.deps.db('mail_outbox').where({ purpose: 'sign-invite' }).whereIn('to_address', ['ivy@example.test', 'jo@example.test']);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      assert.equal(mails.length, 2);
+      const mails: Array<{ to_address: string; text: string }> = await waitFor('both invitations', async () => {
+        const rows = await stack.deps.db('mail_outbox').where({ purpose: 'sign-invite' }).whereIn('to_address', ['ivy@example.test', 'jo@example.test']);
+        return rows.length === 2 ? rows : undefined;
+      }, 15_000);
       for (const signer of created.body.signers) {
         const mail = mails.find((m) => m.to_address === signer.email)!;
         assert.ok(mail.text.includes(signer.sign_url), 'the invitation carries the signer’s own link');

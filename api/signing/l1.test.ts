@@ -2,23 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, MailMessage, SignRequest, type Template } from '../../db/models';
-import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
+import { waitFor } from '../../test/wait';
 
 describe('L1: sign requests the principal confirms in the app', () => {
   let stack: Stack;
@@ -63,7 +54,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
     assert.equal(created.body.mandate_id, mandate.id);
     assert.match(created.body.confirm_url, new RegExp(`^${stack.config.appUrl}/sign-request/sr_[0-9A-Za-z]{20}\\.[A-Za-z0-9_-]+$`));
     const principal = await principalOf(stack, account);
-    const mail = await until('the confirm mail', () => latestMail(stack, principal.email, 'sign-request'));
+    const mail = await waitFor('the confirm mail', () => latestMail(stack, principal.email, 'sign-request'));
     assert.ok(mail.text.includes(created.body.confirm_url));
 
     assertErrorCode(await requestSign(account, document.document_id), 409, 'pending_exists');
@@ -129,7 +120,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const statuses = [first.status, second.status].sort();
     assert.deepEqual(statuses, [200, 409], `statuses ${statuses}`);
 
-    const request = await until('the request to be applied', async () => {
+    const request = await waitFor('the request to be applied', async () => {
       const row = await SignRequest.query(stack.deps.db).findById(created.body.sign_request_id);
       return row?.status === 'applied' ? row : undefined;
     });
@@ -170,7 +161,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
     try {
       const created = await requestSign(account, document.document_id, api.url);
       assert.equal(created.status, 201, created.text);
-      const expired = await until('the request to expire', async () => {
+      const expired = await waitFor('the request to expire', async () => {
         const reply = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
         return reply.body.status === 'expired' ? reply : undefined;
       }, 15_000);
@@ -192,7 +183,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
     await revokeMandate(stack.deps.db, await principalOf(stack, account), mandate.id, { type: 'principal', id: account.principalId });
     const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
     await app.post(`${linkPath(created.body.confirm_url)}/confirm`, {}, linkPath(created.body.confirm_url));
-    const failed = await until('the request to fail', async () => {
+    const failed = await waitFor('the request to fail', async () => {
       const reply = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
       return reply.body.status === 'failed' ? reply : undefined;
     });
@@ -216,15 +207,12 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const session = await new SignerSession(stack, other.sign_url, other.email).verify();
     const titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
     assert.equal((await session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { [titleId]: 'CEO' } })).status, 200);
-    const completed = await until('completion', async () => {
-      const reply = await call(stack.url, 'GET', `/v1/documents/${ownerDocument.document_id}`, { key: owner.key });
-      return reply.body.status === 'completed' ? reply : undefined;
-    });
+    const completed = await waitForDocument(stack, owner.key, ownerDocument.document_id, (d) => d.status === 'completed', 'completion');
 
     await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });
     const after = await call(stack.url, 'GET', `/v1/documents/${ownerDocument.document_id}`, { key: owner.key });
     assert.equal(after.body.status, 'completed');
-    assert.equal(after.body.document_hash, completed.body.document_hash, 'the PDF is unchanged');
+    assert.equal(after.body.document_hash, completed.document_hash, 'the PDF is unchanged');
     assert.equal(after.body.signers[0].status, 'signed');
     const pdf = await downloadPdf(stack, owner.key, ownerDocument.document_id);
     assert.ok((await pdfsig(pdf)).valid);

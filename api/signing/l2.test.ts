@@ -3,13 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import { newId } from '../../activities/ids';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, Mandate, Template } from '../../db/models';
-import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { createAccount, type Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
+import { waitFor } from '../../test/wait';
 
 describe('L2: POST /v1/documents/:id/sign', () => {
   let stack: Stack;
@@ -73,13 +74,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       pre_sign_hash: reply.body.pre_sign_hash,
       document_hash: reply.body.document_hash,
     });
-    const deadline = Date.now() + 10_000;
-    let notice;
-    while (!notice && Date.now() < deadline) {
-      notice = await latestMail(stack, principal.email, 'l2-notice');
-      if (!notice) await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-    assert.ok(notice, 'the principal is e-mailed about the L2 apply');
+    const notice = await waitFor('the principal to be e-mailed about the L2 apply', () => latestMail(stack, principal.email, 'l2-notice'), 10_000);
     assert.match(notice.text, new RegExp(mandate!.id));
     assert.match(notice.text, /contracts agent/);
   });
@@ -91,11 +86,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     const other = await new SignerSession(stack, document.signers[1].sign_url, document.signers[1].email).verify();
     const titleId = templates.nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
     assert.equal((await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { [titleId]: 'Director' } })).status, 200);
-    const deadline = Date.now() + 20_000;
-    while ((await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.status !== 'completed') {
-      assert.ok(Date.now() < deadline, 'the document completes');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitForDocument(stack, owner.key, document.document_id, (d) => d.status === 'completed', 'the document to complete');
     const pdf = await downloadPdf(stack, owner.key, document.document_id);
     const { valid, report } = await pdfsig(pdf);
     assert.ok(valid, report);

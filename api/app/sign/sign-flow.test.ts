@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildSampleNda } from '../../../activities/pdf/samples';
 import { createTemplate } from '../../../activities/templates/templates';
 import { AuditEvent, DocumentRevision, Event, type Template } from '../../../db/models';
-import { createDocument, latestMail, seedSamples, SignerSession } from '../../../test/documents';
+import { createDocument, latestMail, seedSamples, SignerSession, waitForDocument } from '../../../test/documents';
 import { createAccount, type Account } from '../../../test/factories';
 import { assertErrorCode, call } from '../../../test/http';
 import { dataUrl, signaturePng } from '../../../test/images';
@@ -42,14 +42,7 @@ describe('signing at a sign link', () => {
     return (await call(stack.url, 'GET', `/v1/documents/${id}`, { key: owner.key })).body;
   }
 
-  async function waitForStatus(id: string, status: string) {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      if ((await documentOf(id)).status === status) return;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-    assert.fail(`document ${id} never reached ${status}`);
-  }
+  const waitForStatus = (id: string, status: string) => waitForDocument(stack, owner.key, id, (d) => d.status === status, `document ${id} to reach ${status}`);
 
   describe('the e-mailed code', () => {
     it('is required before the document can be read or signed', async () => {

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { randomBase62 } from '../../../activities/ids';
 import type { Template } from '../../../db/models';
 import { launchBrowser } from '../../../test/browser';
-import { createDocument, latestMail, seedSamples } from '../../../test/documents';
+import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
 import { createAccount, type Account } from '../../../test/factories';
 import { call } from '../../../test/http';
 import { signaturePng } from '../../../test/images';
@@ -122,16 +122,7 @@ async function consentAndSign(page: Page): Promise<void> {
 }
 
 async function documentStatus(id: string, wanted: string): Promise<any> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const reply = await call(stack.url, 'GET', `/v1/documents/${id}`, { key: owner.key });
-    assert.equal(reply.status, 200, reply.text);
-    if (reply.body.status === wanted || Date.now() > until) {
-      assert.equal(reply.body.status, wanted);
-      return reply.body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return waitForDocument(stack, owner.key, id, (document) => document.status === wanted, `document ${id} to be ${wanted}`);
 }
 
 function run(command: string, args: string[]): { status: number | null; out: string } {
