@@ -1,7 +1,8 @@
 # The service image: one image, three commands (migrate, api, worker), chosen by docker-compose.yml.
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production
+# SVC_ENV too: the service's own switch (secrets required, /dev/mail gone, l2_signing off by default).
+ENV NODE_ENV=production SVC_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .

@@ -51,3 +51,18 @@ export function signaturePng(width = 120, height = 40): Buffer {
 export function dataUrl(png: Buffer, type = 'image/png'): string {
   return `data:${type};base64,${png.toString('base64')}`;
 }
+
+/**
+ * A blank PNG of any size (every row zero, so the data deflates about 1000:1): a 5000×5000 16-bit
+ * RGBA one, 200 MB of pixels, is about 190 KB. For the image limits.
+ */
+export function blankPng(width: number, height: number, options: { bitDepth?: 8 | 16; colorType?: 0 | 2 | 6 } = {}): Buffer {
+  const { bitDepth = 8, colorType = 6 } = options;
+  const channels = { 0: 1, 2: 3, 6: 4 }[colorType];
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([bitDepth, colorType, 0, 0, 0], 8);
+  const pixels = Buffer.alloc(height * (1 + (width * channels * bitDepth) / 8));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(pixels, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+}

@@ -4,7 +4,7 @@ import { degrees, PDFDocument } from 'pdf-lib';
 import { PdfError } from './errors';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
 import { initialsOf, stampWidgets, type StampInput } from './stamp';
-import { signaturePng, TINY_JPEG } from '../../test/images';
+import { blankPng, signaturePng, TINY_JPEG } from '../../test/images';
 import { inkIn, pdfImages, pdfText, pdfWords, qpdfCheck } from '../../test/pdf-tools';
 import type { Widget } from './widgets';
 
@@ -88,6 +88,11 @@ describe('stampWidgets on the sample NDA', () => {
     const widgets = forRole(nda, 'Disclosing Party');
     await rejection(stampWidgets(nda.pdf, input(widgets, { signatureImage: undefined })), 'missing_appearance');
     await rejection(stampWidgets(nda.pdf, input(widgets, { signatureImage: signature.subarray(0, 50) })), 'missing_appearance');
+  });
+
+  it('refuses a signature image past the limits before pdf-lib decodes it (missing_appearance)', async () => {
+    const widgets = forRole(nda, 'Disclosing Party');
+    await rejection(stampWidgets(nda.pdf, input(widgets, { signatureImage: blankPng(5000, 5000, { bitDepth: 16 }) })), 'missing_appearance');
   });
 
   it('refuses a widget on a page the PDF does not have, or off the page', async () => {

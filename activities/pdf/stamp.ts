@@ -4,7 +4,7 @@ import { drawCheckMark, drawFittedImage, drawFittedText, inBox } from './draw';
 import { PdfError } from './errors';
 import { embedDejaVu } from './fonts';
 import { boxMatrix, displayedSize } from './geometry';
-import { ownBuffer, readableImageKind } from './image';
+import { checkImage, ownBuffer } from './image';
 import { unfilledWidgets, WIDGET_TYPES, type Widget } from './widgets';
 
 export interface StampInput {
@@ -67,9 +67,14 @@ async function embedAppearance(doc: PDFDocument, input: StampInput): Promise<App
 
 async function embedImage(doc: PDFDocument, bytes: Uint8Array | undefined, what: string): Promise<PDFImage> {
   if (!bytes) throw new PdfError('missing_appearance', `A ${what} widget needs a ${what} image.`);
-  const kind = await readableImageKind(bytes);
-  if (!kind) throw new PdfError('missing_appearance', `The ${what} image is not a readable PNG or JPEG.`);
-  return kind === 'png' ? doc.embedPng(ownBuffer(bytes)) : doc.embedJpg(ownBuffer(bytes));
+  // Checked again here, before pdf-lib decodes it: the limits hold even for an image stored before them.
+  const checked = await checkImage(bytes);
+  if (!('kind' in checked)) throw new PdfError('missing_appearance', `The ${what} image is refused: ${checked.message}`);
+  try {
+    return await (checked.kind === 'png' ? doc.embedPng(ownBuffer(bytes)) : doc.embedJpg(ownBuffer(bytes)));
+  } catch {
+    throw new PdfError('missing_appearance', `The ${what} image is not a readable PNG or JPEG.`);
+  }
 }
 
 async function contentOf(widget: Widget, input: StampInput, appearance: Appearance): Promise<Content | undefined> {

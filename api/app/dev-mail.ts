@@ -3,9 +3,18 @@ import { MailMessage } from '../../db/models';
 import type { Deps } from '../../worker/deps';
 import { escapeHtml } from '../http/html';
 
-/** The embedded outbox, readable in a browser outside production (DESIGN: mail). */
+/** Whether the API binds only a loopback address: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * The embedded outbox, readable in a browser: only in development and only on a loopback-bound API,
+ * since it shows every sign-in and signing code (fails closed: test, production or 0.0.0.0 get 404).
+ */
 export function devMailRoutes(router: Router, deps: Deps): void {
-  if (deps.config.env === 'production') return;
+  if (deps.config.env !== 'development' || !isLoopbackHost(deps.config.host)) return;
   router.get('/dev/mail', async (ctx) => {
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);
     const rows = mails

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EVENT_NAMES } from '../../activities/events/outbox';
 
 export const WebhookCreateSchema = z.strictObject({
-  url: z.string().max(2000).meta({ description: 'https only; must not resolve to loopback, private or link-local addresses.' }),
+  url: z.string().max(2000).meta({ description: 'https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4).' }),
   events: z.array(z.string().min(1).max(100)).min(1).max(50).optional().meta({ description: `Event names to receive (default all, or "*"): ${EVENT_NAMES.join(', ')}.` }),
   description: z.string().trim().max(500).optional(),
 });

@@ -107,7 +107,22 @@ describe('webhooks', () => {
         for (const url of ['https://127.0.0.1/hooks', 'https://10.1.2.3/hooks', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10/hooks', 'https://[::1]/hooks', 'https://[::ffff:127.0.0.1]/hooks', 'https://localhost/hooks', 'https://100.64.0.1/hooks']) {
           const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
           assert.equal(reply.status, 400, `${url}: ${reply.text}`);
-          assert.match(reply.body.error.message, /loopback, private or link-local|does not resolve/, url);
+          assert.match(reply.body.error.message, /non-public address|does not resolve/, url);
+        }
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('refuses IPv6 forms that embed a private IPv4 address, and site-local IPv6', async () => {
+      const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' });
+      try {
+        for (const url of ['https://[::ffff:7f00:1]/', 'https://[::127.0.0.1]/', 'https://[64:ff9b::a00:1]/', 'https://[2002:7f00:1::]/', 'https://[fec0::1]/', 'https://[2001::1]/']) {
+          const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
+          assert.equal(reply.status, 400, `${url}: ${reply.text}`);
+          assert.equal(reply.body.error.code, 'invalid_request');
+          assert.equal(reply.body.error.details[0].path, 'url');
+          assert.match(reply.body.error.message, /non-public address/, url);
         }
       } finally {
         await strict.close();
@@ -262,7 +277,7 @@ describe('webhooks', () => {
         const reply = await deliveriesOf(webhookId);
         return reply.body.data[0]?.attempts.length ? reply : undefined;
       }, 15_000);
-      assert.match(log.body.data[0].attempts[0].error, /refused: .*loopback, private or link-local/);
+      assert.match(log.body.data[0].attempts[0].error, /refused: .*non-public address, .* \(loopback\)/);
       assert.equal(target.received.length, 0);
     });
 

@@ -27,7 +27,7 @@ function renderSignature(appPath: string, principal: Principal, csrf: string): s
   return `${current}
 <section aria-labelledby="upload-title" class="card"><h2 id="upload-title">Upload an image</h2>
 <form method="post" action="${appPath}/signature" enctype="multipart/form-data" class="stack" data-testid="upload-form">${hiddenCsrf(csrf)}
-<label for="signature-file">A PNG or JPEG image of your signature, up to 2 MB</label>
+<label for="signature-file">A PNG or JPEG image of your signature, up to 2 MB and 4 megapixels</label>
 <input id="signature-file" type="file" name="image" accept="image/png,image/jpeg" required aria-describedby="upload-help upload-problem" data-testid="signature-file">
 <p id="upload-help" class="hint">A dark signature on a white or transparent background works best.</p>
 <p id="upload-problem" class="field-error" role="alert" data-testid="upload-problem"></p>
@@ -66,7 +66,7 @@ export function signatureRoutes(router: Router, deps: Deps, appPath: string): vo
       });
       const bytes = files.image ? files.image.bytes : fields.drawn ? drawnBytes(fields.drawn) : undefined;
       if (!bytes) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.');
-      await storeAppearance(deps, principal, bytes, principalActor(ctx, principal));
+      await storeAppearance(deps, principal, bytes, principalActor(ctx, principal), files.image ? 'image' : 'drawn');
       ctx.redirect(`${appPath}/signature?done=stored`);
     } catch (error) {
       const refused = refusal(error);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ServiceError, type ErrorDetail } from '../../../activities/errors';
+import { imageSizeProblem } from '../../../activities/pdf/image';
 import { AUTO_FILLED, type Widget } from '../../../activities/pdf/widgets';
 
 /** Shown above the sign button and kept with every browser apply in the audit trail. */
@@ -24,11 +25,15 @@ export const SignDeclineSchema = z.strictObject({ reason: z.string().trim().max(
 
 const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
 
-/** The bytes of a `data:image/png|jpeg;base64,…` URL; 400 naming the field otherwise. */
+/** The bytes of a `data:image/png|jpeg;base64,…` URL within the image limits; 400 naming the field otherwise. */
 export function decodeImage(dataUrl: string, path: string): Buffer {
   const match = DATA_URL.exec(dataUrl);
   if (!match) throw new ServiceError('invalid_request', 'The image must be a PNG or JPEG data URL.', [{ path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' }]);
-  return Buffer.from(match[2], 'base64');
+  const bytes = Buffer.from(match[2], 'base64');
+  // From the header alone: the whole-file check (recordApply) then inflates only what is within the limits.
+  const tooLarge = imageSizeProblem(bytes);
+  if (tooLarge) throw new ServiceError('invalid_request', tooLarge, [{ path, message: tooLarge }]);
+  return bytes;
 }
 
 /** Values may only name the signer's own fillable widgets, each with a value of its kind. */
