@@ -29,7 +29,7 @@ export const ERROR_CATALOGUE = {
   missing_appearance: { status: 422, description: 'The principal has no readable stored signature (PNG or JPEG).' },
   missing_signature_fields: { status: 422, description: 'The document has no signature widget for the principal.' },
   unfilled_fields: { status: 422, description: 'Required widgets that the stored appearance cannot fill (text, checkbox, dropdown) block the apply.' },
-  rate_limited: { status: 429, description: 'A rate limit is reached (the L2 cap is 25 applies per mandate per UTC day); see Retry-After.' },
+  rate_limited: { status: 429, description: 'A rate limit is reached (the L2 cap is 25 applies per mandate per UTC day; e-mailed codes are limited per subject and per address); see Retry-After.' },
   internal_error: { status: 500, description: 'An unexpected failure on our side; it is logged and treated as a bug.' },
   not_implemented: { status: 501, description: 'The operation is reserved and not implemented yet.' },
   sign_failed: { status: 502, description: 'The digital signature step did not succeed; nothing was applied.' },

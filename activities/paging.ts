@@ -11,10 +11,14 @@ export function encodeCursor(item: { created_at: Date; id: string }): string {
   return Buffer.from(JSON.stringify({ t: item.created_at.toISOString(), id: item.id } satisfies Cursor)).toString('base64url');
 }
 
+const ID = /^[a-z]+_[0-9A-Za-z]{1,64}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function decodeCursor(cursor: string): Cursor {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
-    if (typeof parsed.t === 'string' && typeof parsed.id === 'string' && !Number.isNaN(Date.parse(parsed.t))) return parsed;
+    // Only what encodeCursor writes: anything else (a NUL in the id, a year PostgreSQL has not) would reach the query.
+    if (typeof parsed.t === 'string' && typeof parsed.id === 'string' && ID.test(parsed.id) && ISO_TIME.test(parsed.t) && new Date(parsed.t).toISOString() === parsed.t) return parsed;
   } catch {
     // fall through
   }

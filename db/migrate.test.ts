@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../test/db';
 import { migrateLatest, migrateRollbackAll, migrationStatus } from './migrate';
 
-const TABLES = ['tenants', 'principals', 'api_keys', 'events', 'templates', 'documents', 'document_signers', 'document_revisions', 'applies', 'audit_events', 'mail_outbox', 'one_time_codes', 'app_sessions', 'mandates', 'mandate_daily_usage', 'sign_requests', 'webhooks', 'deliveries', 'delivery_attempts'];
+const TABLES = ['tenants', 'principals', 'api_keys', 'events', 'templates', 'documents', 'document_signers', 'document_revisions', 'applies', 'audit_events', 'mail_outbox', 'one_time_codes', 'app_sessions', 'mandates', 'mandate_daily_usage', 'sign_requests', 'webhooks', 'deliveries', 'delivery_attempts', 'rate_limits'];
 
 async function tables(database: TestDatabase): Promise<string[]> {
   const result = await database.db.raw(`select table_name from information_schema.tables where table_schema = 'public' and table_name = any(?)`, [TABLES]);

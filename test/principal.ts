@@ -41,7 +41,8 @@ export class AppClient {
   ) {}
 
   get appPath(): string {
-    return new URL(this.stack.config.appUrl).pathname;
+    // An app at the root of its host has the path '' ('/' without its slash).
+    return new URL(this.stack.config.appUrl).pathname.replace(/\/$/, '');
   }
 
   async login(): Promise<this> {

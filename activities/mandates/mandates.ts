@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { isBusinessPlus, SIGN_SCOPE } from '../accounts/accounts';
 import { recordAudit, type Actor } from '../audit/audit';
-import { checkCode, issueCode } from '../codes/one-time-codes';
+import type { CodeLimits } from '../codes/limits';
+import { issueCode, verifyCode } from '../codes/one-time-codes';
 import type { FlagSnapshot } from '../config/flags';
 import type { Db } from '../../db/connect';
 import { ApiKey, Mandate, Principal, Tenant, type ConfirmationLevel, type MandateMode } from '../../db/models';
@@ -19,8 +20,7 @@ export const CONSENT_TEXT = [
   'I can revoke this mandate at any time in this app; revoking stops further signatures at once and does not undo documents already completed.',
 ].join(' ');
 
-/** SPEC: at most 25 L2 applies per mandate per UTC day. */
-export const DAILY_L2_CAP = 25;
+export { DAILY_L2_CAP } from './cap';
 
 export interface GrantInput {
   apiKeyId: string;
@@ -35,6 +35,7 @@ export interface MandateDeps {
   db: Db;
   secret: Buffer;
   mailer: Mailer;
+  codeLimits: CodeLimits;
   flags: FlagSnapshot;
   codeTtlMs: number;
 }
@@ -93,7 +94,7 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
 
 export async function sendGrantCode(deps: MandateDeps, principal: Principal, mandate: Mandate, key?: ApiKey): Promise<void> {
   const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
-  const code = await issueCode(deps.db, deps.secret, { purpose: 'mandate-grant', subject: mandate.id, ttlMs: deps.codeTtlMs });
+  const code = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, ttlMs: deps.codeTtlMs });
   await deps.mailer.send({
     to: principal.email,
     subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
@@ -114,12 +115,12 @@ export async function confirmGrant(deps: MandateDeps, principal: Principal, mand
   const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
   if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
   if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
-  const result = await checkCode(deps.db, deps.secret, { purpose: 'mandate-grant', subject: mandate.id, code });
-  if (result === 'expired') throw new ServiceError('expired', 'The code has expired; ask for a new one.');
-  if (result === 'exhausted') throw new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
-  if (result !== 'ok') throw new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  await verifyCode(deps, { purpose: 'mandate-grant', subject: mandate.id, code, owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` } });
   return deps.db.transaction(async (trx) => {
-    const active = await Mandate.query(trx).patchAndFetchById(mandate.id, { status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
+    // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
+    const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
+    if (current.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(current)}.`);
+    const active = await current.$query(trx).patchAndFetch({ status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
     const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
     if (!key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: [...key.scopes, SIGN_SCOPE] });
     await recordAudit(trx, {

@@ -1,9 +1,9 @@
 import { normalizeEmail } from '../accounts/accounts';
 import { recordAudit, type Actor } from '../audit/audit';
-import { checkCode, issueCode } from '../codes/one-time-codes';
+import { assertCodesOpen, codeRefusal, issueCode, verifyCode } from '../codes/one-time-codes';
+import type { CodeLimits } from '../codes/limits';
 import type { Db } from '../../db/connect';
 import { AppSession, Principal } from '../../db/models';
-import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import type { Mailer } from '../mail/mailer';
 
@@ -11,8 +11,12 @@ export interface LoginDeps {
   db: Db;
   secret: Buffer;
   mailer: Mailer;
+  codeLimits: CodeLimits;
   codeTtlMs: number;
 }
+
+/** Login codes and their wrong-code budget belong to the address typed, so one without an account locks alike. */
+const loginSubject = (email: string) => ({ purpose: 'login', subject: normalizeEmail(email) });
 
 /**
  * Sends a sign-in code when the e-mail belongs to a principal. The answer is the same either way,
@@ -20,8 +24,8 @@ export interface LoginDeps {
  */
 export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<void> {
   const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
-  if (!principal) return;
-  const code = await issueCode(deps.db, deps.secret, { purpose: 'login', subject: principal.id, ttlMs: deps.codeTtlMs });
+  if (!principal) return assertCodesOpen(deps, loginSubject(email));
+  const code = await issueCode(deps, { ...loginSubject(email), ttlMs: deps.codeTtlMs });
   await deps.mailer.send({
     to: principal.email,
     subject: `Your sign-in code: ${code}`,
@@ -36,10 +40,9 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
 /** Checks the code and opens an app session; the same refusal whether the e-mail or the code is wrong. */
 export async function signIn(deps: LoginDeps & { sessionTtlMs: number }, email: string, code: string, actor: Actor): Promise<{ principal: Principal; session: AppSession }> {
   const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
-  const result = principal ? await checkCode(deps.db, deps.secret, { purpose: 'login', subject: principal.id, code }) : 'invalid';
-  if (result === 'expired') throw new ServiceError('expired', 'The code has expired; ask for a new one.');
-  if (result === 'exhausted') throw new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
-  if (result !== 'ok' || !principal) throw new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
+  await verifyCode(deps, { ...loginSubject(email), code, owner });
+  if (!principal) throw codeRefusal('invalid');
   const session = await AppSession.query(deps.db).insertAndFetch({
     id: newId('ses'),
     principal_id: principal.id,

@@ -1,6 +1,7 @@
 import Busboy from 'busboy';
 import type { Context } from 'koa';
 import { ServiceError } from '../../activities/errors';
+import { isStorableText, printable, unstorableInput } from '../../activities/text';
 
 export interface UploadedFile {
   filename: string;
@@ -13,47 +14,91 @@ export interface Form {
   files: Record<string, UploadedFile>;
 }
 
+function tooLarge(ctx: Context, limit: number): ServiceError {
+  // The rest of the body is not read: the connection closes after the answer.
+  ctx.set('Connection', 'close');
+  return new ServiceError('payload_too_large', `The form is larger than ${limit} bytes.`);
+}
+
+/** Text PostgreSQL refuses (NUL) in a field's name or value, or a file's name, is refused naming the field. */
+function checkText(name: string, ...values: string[]): void {
+  if (!isStorableText(name) || values.some((value) => !isStorableText(value))) throw unstorableInput(printable(name));
+}
+
 async function readBody(ctx: Context, limit: number): Promise<Buffer> {
+  if (Number(ctx.get('content-length') || '0') > limit) throw tooLarge(ctx, limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new ServiceError('payload_too_large', `The form is larger than ${limit} bytes.`);
+    if (size > limit) throw tooLarge(ctx, limit);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
+/** Multipart under one byte limit for the whole body, counted as it streams from the request into busboy. */
 function multipart(ctx: Context, limit: number): Promise<Form> {
   return new Promise((resolve, reject) => {
+    if (Number(ctx.get('content-length') || '0') > limit) return reject(tooLarge(ctx, limit));
     const form: Form = { fields: {}, files: {} };
     let parser: Busboy.Busboy;
     try {
-      parser = Busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 3, fields: 50, fieldSize: 256 * 1024 } });
+      parser = Busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 3, fields: 50, fieldSize: limit } });
     } catch {
       reject(new ServiceError('invalid_request', 'The form could not be read.'));
       return;
     }
+    let settled = false;
+    const fail = (error: ServiceError) => {
+      if (settled) return;
+      settled = true;
+      ctx.req.unpipe(parser);
+      ctx.req.off('data', count);
+      parser.destroy();
+      reject(error);
+    };
+    let size = 0;
+    const count = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) fail(tooLarge(ctx, limit));
+    };
     parser.on('field', (name, value) => {
-      form.fields[name] = value;
+      try {
+        checkText(name, value);
+        form.fields[name] = value;
+      } catch (error) {
+        fail(error as ServiceError);
+      }
     });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => reject(new ServiceError('payload_too_large', `The file is larger than ${limit} bytes.`)));
+      stream.on('limit', () => fail(tooLarge(ctx, limit)));
       stream.on('end', () => {
-        if (info.filename) form.files[name] = { filename: info.filename, mimeType: info.mimeType, bytes: Buffer.concat(chunks) };
+        try {
+          checkText(name, info.filename ?? '');
+          if (info.filename) form.files[name] = { filename: info.filename, mimeType: info.mimeType, bytes: Buffer.concat(chunks) };
+        } catch (error) {
+          fail(error as ServiceError);
+        }
       });
     });
-    parser.on('error', () => reject(new ServiceError('invalid_request', 'The form could not be read.')));
-    parser.on('close', () => resolve(form));
+    parser.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
+    parser.on('close', () => {
+      if (settled) return;
+      settled = true;
+      resolve(form);
+    });
+    ctx.req.on('data', count);
     ctx.req.pipe(parser);
   });
 }
 
-/** A posted form: url-encoded, or multipart with files (each at most `limit` bytes). */
+/** A posted form, url-encoded or multipart with files, of at most `limit` bytes in all. */
 export async function readForm(ctx: Context, limit = 64 * 1024): Promise<Form> {
   if (ctx.is('multipart/form-data')) return multipart(ctx, limit);
-  const body = await readBody(ctx, limit);
-  return { fields: Object.fromEntries(new URLSearchParams(body.toString('utf8'))), files: {} };
+  const fields = [...new URLSearchParams((await readBody(ctx, limit)).toString('utf8'))];
+  for (const [name, value] of fields) checkText(name, value);
+  return { fields: Object.fromEntries(fields), files: {} };
 }

@@ -57,5 +57,6 @@ export function sendPage(ctx: Context, html: string, status = 200): void {
 /** App pages answer errors as pages, with the API's status for the code. */
 export function errorPage(ctx: Context, error: unknown, page: Omit<PageOptions, 'body' | 'title'> & { title?: string; body?: string }): void {
   if (!(error instanceof ServiceError)) throw error;
+  ctx.set(error.headers);
   sendPage(ctx, renderPage({ ...page, title: page.title ?? 'Something is not right', body: page.body ?? '', notice: { kind: 'error', text: error.message } }), error.status);
 }

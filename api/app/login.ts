@@ -7,7 +7,7 @@ import { escapeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
-import { appState, checkForm, endAppSession, safeNext, startAppSession } from './session';
+import { appState, checkForm, checkOrigin, endAppSession, safeNext, startAppSession } from './session';
 
 function emailForm(appPath: string, next: string, email = ''): string {
   return `<form method="post" action="${appPath}/login" class="stack">
@@ -27,7 +27,12 @@ function codeForm(appPath: string, next: string, email: string): string {
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
 export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
-  const codeDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  const codeDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeLimits: deps.codeLimits, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  // No session exists yet to bind a form token to, so the Origin check and the per-address limit guard these forms.
+  const guard = async (ctx: Context) => {
+    if (!checkOrigin(ctx, deps)) throw new ServiceError('invalid_request', 'This form did not come from this app. Open the sign-in page again and retry.');
+    await deps.codeLimits.consumeIp(ctx.ip);
+  };
   const page = (ctx: Context, body: string, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
     sendPage(ctx, renderPage({ title: 'Sign in', appPath, body, notice }), status);
 
@@ -37,11 +42,14 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
   });
 
   router.post(`${appPath}/login`, async (ctx) => {
-    const { fields } = await readForm(ctx);
-    const email = (fields.email ?? '').trim();
-    const next = safeNext(fields.next, appPath);
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
+    let email = '';
+    let next = `${appPath}/`;
     try {
+      await guard(ctx);
+      const { fields } = await readForm(ctx);
+      email = (fields.email ?? '').trim();
+      next = safeNext(fields.next, appPath);
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
       await requestLoginCode(codeDeps, email, actorFrom(ctx, { type: 'principal' }));
     } catch (error) {
       return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
@@ -50,15 +58,19 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
   });
 
   router.post(`${appPath}/login/verify`, async (ctx) => {
-    const { fields } = await readForm(ctx);
-    const email = (fields.email ?? '').trim();
-    const next = safeNext(fields.next, appPath);
+    let email = '';
+    let next = `${appPath}/`;
     try {
+      await guard(ctx);
+      const { fields } = await readForm(ctx);
+      email = (fields.email ?? '').trim();
+      next = safeNext(fields.next, appPath);
       const { session } = await signIn({ ...codeDeps, sessionTtlMs: deps.config.durations.appSessionMs }, email, fields.code ?? '', actorFrom(ctx, { type: 'principal' }));
       startAppSession(ctx, deps, session.id);
       ctx.redirect(next);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
+      ctx.set(error.headers);
       page(ctx, codeForm(appPath, next, email), { kind: 'error', text: error.message }, error.status);
     }
   });

@@ -3,7 +3,7 @@ import { sessionPrincipal } from '../../activities/principals/sessions';
 import { mac, verifyMac } from '../../activities/secrets/signed';
 import type { Principal } from '../../db/models';
 import type { Deps } from '../../worker/deps';
-import { readSignedCookie, setSignedCookie } from '../http/cookies';
+import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 
 export const APP_COOKIE = 'svc_app';
 
@@ -18,16 +18,24 @@ export function appState(ctx: Context): AppState {
 }
 
 export function startAppSession(ctx: Context, deps: Deps, sessionId: string): void {
-  setSignedCookie(ctx, deps.secret, { name: APP_COOKIE, purpose: 'app-session', payload: { sid: sessionId }, ttlMs: deps.config.durations.appSessionMs, path: '/', secure: ctx.secure });
+  setSignedCookie(ctx, deps.secret, { name: APP_COOKIE, purpose: 'app-session', payload: { sid: sessionId }, ttlMs: deps.config.durations.appSessionMs, path: '/', secure: secureCookies(ctx, deps.config) });
 }
 
 export function endAppSession(ctx: Context): void {
   ctx.cookies.set(APP_COOKIE, '', { path: '/', expires: new Date(0), httpOnly: true, sameSite: 'lax' });
 }
 
-/** Loads the signed-in principal (if any) and the form token bound to their session. */
-export function appSession(deps: Deps) {
+/** Paths of the service's own that are never app pages, even with the app at the root: no session is read there. */
+const SHARED = /^\/(static|files)\//;
+
+/**
+ * Loads the signed-in principal (if any) and the form token bound to their session, on the app's
+ * paths only (the app may be at '', the root of its host): static files and downloads need no query.
+ */
+export function appSession(deps: Deps, appPath: string) {
   return async (ctx: Context, next: Next) => {
+    const inApp = ctx.path === appPath || ctx.path.startsWith(`${appPath}/`);
+    if (!inApp || SHARED.test(ctx.path)) return next();
     const cookie = readSignedCookie<{ sid: string; exp: number }>(ctx, deps.secret, APP_COOKIE, 'app-session');
     const principal = cookie ? await sessionPrincipal(deps.db, cookie.sid) : undefined;
     if (principal && cookie) Object.assign(ctx.state, { principal, sessionId: cookie.sid, csrf: mac(deps.secret, 'csrf', cookie.sid) } satisfies AppState);
@@ -35,11 +43,16 @@ export function appSession(deps: Deps) {
   };
 }
 
-/** A form post of this session (the token is a MAC of the session id) from this origin. */
-export function checkForm(ctx: Context, deps: Deps, token: string | undefined): boolean {
+/** A form posted from this app's own origin (or with no Origin header, as some clients send none). */
+export function checkOrigin(ctx: Context, deps: Deps): boolean {
   // Koa 3's ctx.origin is the Origin header itself, so this site's own origin is built here.
   const origin = ctx.get('origin');
-  if (origin && origin !== new URL(deps.config.appUrl).origin && origin !== `${ctx.protocol}://${ctx.host}`) return false;
+  return !origin || origin === new URL(deps.config.appUrl).origin || origin === `${ctx.protocol}://${ctx.host}`;
+}
+
+/** A form post of this session (the token is a MAC of the session id) from this origin. */
+export function checkForm(ctx: Context, deps: Deps, token: string | undefined): boolean {
+  if (!checkOrigin(ctx, deps)) return false;
   const { sessionId } = appState(ctx);
   return Boolean(sessionId && token && verifyMac(deps.secret, 'csrf', sessionId, token));
 }

@@ -1,11 +1,13 @@
 import type { Context } from 'koa';
+import { assertStorableJson } from '../../activities/text';
 import { errors } from '../errors';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /**
  * Reads a JSON request body under a byte limit: 413 past the limit (before reading when
- * Content-Length says so), 415 for another content type, 400 for malformed JSON. An empty body is {}.
+ * Content-Length says so), 415 for another content type, 400 for malformed JSON or for text PostgreSQL
+ * refuses (NUL), naming its path. An empty body is {}.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || '0');
@@ -28,9 +30,13 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   if (raw.length === 0 || raw.toString('utf8').trim() === '') return {};
   const type = ctx.get('content-type');
   if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType('application/json');
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw errors.invalidRequest(`The body is not valid JSON: ${(error as Error).message}`);
   }
+  // Checked once here, for every route: text PostgreSQL refuses would otherwise end as a 500 at the insert.
+  assertStorableJson(parsed);
+  return parsed;
 }

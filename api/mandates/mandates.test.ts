@@ -17,7 +17,7 @@ describe('mandates', () => {
   after(() => stack.close());
 
   const me = (account: Account) => call(stack.url, 'GET', '/v1/me', { key: account.key });
-  const deps = (flags = stack.deps.config.flags.values) => ({ db: stack.deps.db, secret: stack.deps.secret, mailer: stack.deps.mailer, flags, codeTtlMs: 60_000 });
+  const deps = (flags = stack.deps.config.flags.values) => ({ db: stack.deps.db, secret: stack.deps.secret, mailer: stack.deps.mailer, codeLimits: stack.deps.codeLimits, flags, codeTtlMs: 60_000 });
   const actor = (account: Account) => ({ type: 'principal' as const, id: account.principalId, ip: '203.0.113.7' });
 
   it('are not active until the e-mailed code is confirmed; then documents:sign joins the key', async () => {

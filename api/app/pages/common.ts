@@ -32,6 +32,7 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
       await handler({ ctx, principal: principal!, csrf: csrf! });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
+      ctx.set(error.headers);
       const back = `<p><a href="${escapeHtml(ctx.path)}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
       sendPage(ctx, renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }), error.status);
     }
@@ -50,7 +51,7 @@ export function principalActor(ctx: Context, principal: Principal): Actor {
 }
 
 export function mandateDeps(deps: Deps): MandateDeps {
-  return { db: deps.db, secret: deps.secret, mailer: deps.mailer, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  return { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeLimits: deps.codeLimits, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
 }
 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */

@@ -148,6 +148,7 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
   router.post(`${appPath}/mandates/:id/confirm`, pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
     const mandate = await ownMandate(deps, principal, ctx.params.id);
     try {
+      await deps.codeLimits.consumeIp(ctx.ip);
       const { fields } = await postedForm(ctx, deps);
       if (fields.resend) {
         if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
@@ -160,6 +161,7 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
       ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
     } catch (error) {
       const refused = refusal(error);
+      ctx.set(refused.headers);
       await sendConfirm(ctx, principal, csrf, await ownMandate(deps, principal, mandate.id), { kind: 'error', text: refused.message }, refused.status);
     }
   }));

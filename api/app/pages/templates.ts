@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { assertStorableJson } from '../../../activities/text';
 import { ServiceError, type ErrorDetail } from '../../../activities/errors';
 import { WIDGET_TYPES } from '../../../activities/pdf/widgets';
 import type { TemplateDefinition } from '../../../activities/templates/schema';
@@ -48,6 +49,8 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   } catch (error) {
     throw new ServiceError('invalid_request', 'The widgets are not valid JSON.', [{ path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` }]);
   }
+  // "\u0000" in the JSON text becomes a NUL only here, after the form's own check.
+  assertStorableJson(parsed, Array.isArray(parsed) ? 'widgets' : undefined);
   if (Array.isArray(parsed)) return { widgets: parsed };
   if (parsed && typeof parsed === 'object' && 'widgets' in parsed) return parsed as { widgets: unknown; roles?: unknown };
   throw new ServiceError('invalid_request', 'The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);

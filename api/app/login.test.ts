@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { latestMail } from '../../test/documents';
+import { createAccount, type Account } from '../../test/factories';
+import { startStack, type Stack } from '../../test/stack';
+
+let stack: Stack;
+let account: Account;
+
+before(async () => {
+  stack = await startStack({ worker: false });
+  account = await createAccount(stack.deps.db);
+});
+after(() => stack?.close());
+
+function post(path: string, fields: Record<string, string>, origin?: string): Promise<Response> {
+  return fetch(`${stack.url}${new URL(stack.config.appUrl).pathname}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}) },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+}
+
+describe('sign-in forms check the Origin like every other form', () => {
+  it('a code request from another origin is refused and sends no code', async () => {
+    const refused = await post('/login', { email: account.email }, 'https://evil.example');
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /did not come from this app/);
+    assert.equal(await latestMail(stack, account.email, 'login-code'), undefined);
+  });
+
+  it('a verify from another origin is refused even with the right code, which then still works from this origin', async () => {
+    assert.equal((await post('/login', { email: account.email }, stack.url)).status, 200);
+    const code = /\b(\d{6})\b/.exec((await latestMail(stack, account.email, 'login-code'))!.text)![1];
+    const refused = await post('/login/verify', { email: account.email, code }, 'https://evil.example');
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('set-cookie'), null, 'no session');
+    assert.match(await refused.text(), /did not come from this app/);
+    const signedIn = await post('/login/verify', { email: account.email, code }, stack.url);
+    assert.equal(signedIn.status, 302);
+    assert.match(signedIn.headers.get('set-cookie') ?? '', /^svc_app=/);
+  });
+});
