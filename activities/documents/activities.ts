@@ -1,7 +1,8 @@
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document } from '../../db/models';
 import type { Deps } from '../../worker/deps';
-import { applySignature } from './apply';
+import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../errors';
+import { applySignature, rejectApply } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
 import { notifyPrincipalOfApply } from './notify';
@@ -9,15 +10,28 @@ import { notifyPrincipalOfApply } from './notify';
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
 export function createDocumentActivities(deps: Deps) {
   return {
-    /** The document's status once it has left draft (a draft is retried: the send may not have committed yet). */
+    /**
+     * The document's status once it has left draft. The workflow may start inside the transaction
+     * that creates or sends the document: until that commits, the document is missing or a draft,
+     * and the activity is retried (within its budget: a rolled-back send ends the workflow).
+     */
     async documentSent(documentId: string): Promise<{ status: string }> {
       const document = await Document.query(deps.db).findById(documentId);
-      if (!document) throw ApplicationFailure.nonRetryable(`No document ${documentId}.`, 'not_found');
-      if (document.status === 'draft') throw ApplicationFailure.retryable(`Document ${documentId} is not sent yet.`, 'not_sent');
+      if (!document || document.status === 'draft') throw ApplicationFailure.retryable(`Document ${documentId} is not sent (yet).`, 'not_sent');
       return { status: document.status };
     },
     async applySignature(applyId: string) {
       return applySignature(deps, applyId, () => heartbeat());
+    },
+    /** The apply could not be made within its retry budget (or was refused as a rule): it ends rejected. */
+    async rejectApply(applyId: string, failure: { type?: string; message?: string }) {
+      log.warn('apply ended without being applied', { applyId, ...failure });
+      // A rule's rejection keeps its code and words; anything else is sign_failed, with no internals shown.
+      const error =
+        failure.type && failure.type in ERROR_CATALOGUE
+          ? new ServiceError(failure.type as ErrorCode, failure.message ?? 'The signature could not be applied.')
+          : new ServiceError('sign_failed', 'The signature could not be applied (the signing step kept failing); nothing was applied. Try again later, or decline.');
+      return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {
       return completeDocument(deps, documentId, () => heartbeat());
@@ -26,7 +40,7 @@ export function createDocumentActivities(deps: Deps) {
       return notifyPrincipalOfApply(deps, applyId);
     },
     async inviteSigners(documentId: string): Promise<number> {
-      return inviteSigners({ db: deps.db, mailer: deps.mailer, secret: deps.secret, appUrl: deps.config.appUrl }, documentId);
+      return inviteSigners(deps, documentId);
     },
   };
 }

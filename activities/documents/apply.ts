@@ -4,15 +4,17 @@ import { recordAudit, type Actor } from '../audit/audit';
 import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, Mandate, type ApplyInput, type ApplyKind } from '../../db/models';
+import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, Mandate, Principal, type ApplyInput, type ApplyKind } from '../../db/models';
 import { ServiceError } from '../errors';
 import { emitEvent } from '../events/outbox';
 import { newId } from '../ids';
+import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
 import { readableImageKind } from '../pdf/image';
 import type { Sealer } from '../pdf/seal';
 import { stampWidgets } from '../pdf/stamp';
 import { pdfStep } from './pdf-errors';
 import { unfilledWidgets, type Widget } from '../pdf/widgets';
+import { certificateEntry, certificateSigner, certify, recordCompletion, sha256Hex, type Certified } from './complete';
 import { signersOf } from './documents';
 
 export interface ApplyDeps {
@@ -103,12 +105,15 @@ export interface NewApply {
   mandateId?: string;
   confirmationLevel?: 'l1' | 'l2';
   apiKeyId?: string;
+  /** For an L2 apply: the UTC day whose cap slot it takes, in the transaction that records it. */
+  capDay?: string;
   actor: Actor;
 }
 
 /**
  * Records an apply to be made (status pending) once the checks pass. One live apply per signer: a
- * second submission while one is pending joins it instead of stamping twice.
+ * second submission while one is pending joins it instead of stamping twice (and takes no second
+ * L2 slot: the slot is taken with the row, in one transaction).
  */
 export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
   const document = await Document.query(deps.db).findById(request.signer.document_id);
@@ -139,9 +144,11 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
         mandate_id: request.mandateId ?? null,
         confirmation_level: request.confirmationLevel ?? null,
         api_key_id: request.apiKeyId ?? null,
+        cap_day: request.capDay ?? null,
         ip: request.actor.ip ?? null,
         user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
       });
+      if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
       await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: request.actor, action: 'signature.submitted', data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance } });
       return apply;
     });
@@ -160,11 +167,39 @@ async function checkMandateInForce(db: Db, mandateId: string): Promise<void> {
   if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or has expired.');
 }
 
-async function reject(db: Db, apply: Apply, error: ServiceError): Promise<ApplyOutcome> {
-  await Apply.query(db).findById(apply.id).where({ status: 'pending' }).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
-  const rejected = (await Apply.query(db).findById(apply.id))!;
-  const document = (await Document.query(db).findById(apply.document_id))!;
-  return outcomeOf(rejected, document, await signersOf(db, document.id));
+/** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
+export interface SigningIdentity {
+  name: string;
+  email: string;
+  /** The principal's tenant for an apply by a principal; the document's for a browser signer. */
+  tenantId: string;
+}
+
+/**
+ * An apply by a principal (under a mandate) carries the principal's registered name and e-mail,
+ * never the name the agent typed for the signer row: that stays a label (SPEC Guarantee 1).
+ */
+async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Promise<SigningIdentity> {
+  if (!apply.mandate_id) return { name: signer.name, email: signer.email, tenantId: signer.tenant_id };
+  const mandate = await Mandate.query(db).findById(apply.mandate_id);
+  const principal = mandate ? await Principal.query(db).findById(mandate.principal_id) : undefined;
+  if (!principal) throw new ServiceError('mandate_inactive', 'The mandate of this apply no longer exists.');
+  return { name: principal.name, email: principal.email, tenantId: principal.tenant_id };
+}
+
+/**
+ * Ends a pending apply as rejected, once; the L2 slot it holds is given back in the same
+ * transaction, so a rejection seen by nobody (the caller stopped waiting) still frees it.
+ */
+export async function rejectApply(db: Db, applyId: string, error: ServiceError): Promise<ApplyOutcome | undefined> {
+  await db.transaction(async (trx) => {
+    const apply = await Apply.query(trx).findById(applyId).forUpdate();
+    if (apply?.status !== 'pending') return;
+    await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
+    if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
+    await recordAudit(trx, { tenantId: apply.tenant_id, documentId: apply.document_id, actor: { type: 'system' }, action: 'signature.rejected', data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message } });
+  });
+  return applyOutcome(db, applyId);
 }
 
 function methodOf(apply: Apply): string {
@@ -178,13 +213,22 @@ async function pause(ms: number, progress: Progress): Promise<void> {
   }
 }
 
+/** The PDFs an apply commits: the stamped and sealed revision, and for the last signer the certified one. */
+interface ApplyPdfs {
+  stamped: Uint8Array;
+  sealed: Uint8Array;
+  completion?: Certified;
+}
+
 type Commit = { kind: 'done'; outcome: ApplyOutcome } | { kind: 'conflict' };
 
 /**
  * Steps 5–8 of the apply procedure, idempotent by apply id: records pre_sign_hash, stamps the
- * appearance on the signer's widgets, seals, and commits the revision, the audit line and the
- * `document.signed` event in one transaction. The PDF work happens outside the transaction; the
- * commit checks under a row lock that no other revision landed meanwhile, and redoes it if one did.
+ * appearance on the signer's widgets and seals; for the last signer it also appends the completion
+ * certificate and seals again, so a failure there rejects this apply instead of wedging the
+ * document. The revision(s), audit lines and events commit in one transaction. The PDF work happens
+ * outside it; the commit checks under a row lock that no other revision landed meanwhile, and
+ * redoes the work if one did.
  */
 export async function applySignature(deps: ApplyDeps, applyId: string, progress: Progress = () => undefined): Promise<ApplyOutcome> {
   for (let attempt = 0; attempt < 10; attempt += 1) {
@@ -194,42 +238,52 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const signers = await signersOf(deps.db, document.id);
     if (apply.status !== 'pending') return outcomeOf(apply, document, signers);
     const signer = signers.find((s) => s.id === apply.signer_id)!;
+    let identity: SigningIdentity;
     try {
       checkApplicable(document, signers, signer, apply.input.values);
       if (apply.mandate_id) await checkMandateInForce(deps.db, apply.mandate_id);
+      identity = await signingIdentity(deps.db, apply, signer);
     } catch (error) {
-      if (error instanceof ServiceError) return reject(deps.db, apply, error);
+      if (error instanceof ServiceError) return (await rejectApply(deps.db, apply.id, error))!;
       throw error;
     }
     const signatureImage = await deps.blobs.get(apply.signature_sha256!);
     if (!(await readableImageKind(signatureImage))) {
-      return reject(deps.db, apply, new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.'));
+      return (await rejectApply(deps.db, apply.id, new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.')))!;
     }
     const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
     const signedAt = new Date();
-    let stamped: Uint8Array;
-    let sealed: Uint8Array;
+    const completing = signers.every((other) => other.id === signer.id || other.status === 'signed');
+    let pdfs: ApplyPdfs;
     try {
       const unsealed = await deps.blobs.get(current.unsealed_sha256);
-      [stamped, sealed] = await pdfStep(async () => {
-        const drawn = await stampWidgets(unsealed, {
+      pdfs = await pdfStep(async () => {
+        const stamped = await stampWidgets(unsealed, {
           widgets: widgetsOf(document, signer),
-          signer: { name: signer.name, email: signer.email },
+          signer: { name: identity.name, email: identity.email },
           signedAt,
           signatureImage,
           initialsImage: apply.initials_sha256 ? await deps.blobs.get(apply.initials_sha256) : undefined,
           values: apply.input.values,
         });
         progress();
-        return [drawn, await (await deps.sealer()).seal(drawn, { reason: `Signed by ${signer.name}`, signedAt })] as const;
+        const sealed = await (await deps.sealer()).seal(stamped, { reason: `Signed by ${identity.name}`, signedAt });
+        if (!completing) return { stamped, sealed };
+        progress();
+        const entries = signers.map((other) =>
+          other.id === signer.id ? certificateEntry({ ...identity, signedAt, method: methodOf(apply), mandateId: apply.mandate_id, level: apply.confirmation_level }) : certificateSigner(other),
+        );
+        const completion = await certify(deps, stamped, { document, signers: entries, signedSha256: sha256Hex(sealed), completedAt: signedAt });
+        return { stamped, sealed, completion };
       });
     } catch (error) {
       // A failure of the PDF step is final for this input: the apply is rejected, not retried.
-      if (error instanceof ServiceError) return reject(deps.db, apply, error);
+      if (error instanceof ServiceError) return (await rejectApply(deps.db, apply.id, error))!;
       throw error;
     }
     progress();
-    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(stamped), await deps.blobs.put(sealed)];
+    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(pdfs.stamped), await deps.blobs.put(pdfs.sealed)];
+    const completion = pdfs.completion && { unsealed: await deps.blobs.put(pdfs.completion.unsealed), sealed: await deps.blobs.put(pdfs.completion.sealed) };
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
 
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
@@ -248,6 +302,8 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       await lockedSigner.$query(trx).patch({
         status: 'signed',
         signed_at: signedAt,
+        signed_name: identity.name,
+        signed_email: identity.email,
         method: methodOf(apply),
         mandate_id: apply.mandate_id,
         confirmation_level: apply.confirmation_level,
@@ -255,8 +311,13 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
         document_hash: sealedSha256,
       });
       const applied = await lockedApply.$query(trx).patchAndFetch({ status: 'applied', pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt });
-      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied });
-      return { kind: 'done', outcome: outcomeOf(applied, locked, await signersOf(trx, document.id)) };
+      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied, identity });
+      const after = await signersOf(trx, document.id);
+      if (completion) {
+        const signed = await Document.query(trx).findById(document.id);
+        await recordCompletion(trx, signed!, after, { revision: revision + 1, unsealedSha256: completion.unsealed, sealedSha256: completion.sealed, completedAt: signedAt });
+      }
+      return { kind: 'done', outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
     });
     if (commit.kind === 'done') {
       if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress);
@@ -266,7 +327,10 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
   throw new Error(`apply ${applyId}: the document kept changing; giving up for this attempt`);
 }
 
-async function recordSigned(trx: Knex.Transaction, { document, signer, apply }: { document: Document; signer: DocumentSigner; apply: Apply }): Promise<void> {
+async function recordSigned(
+  trx: Knex.Transaction,
+  { document, signer, apply, identity }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity },
+): Promise<void> {
   const agent = apply.api_key_id ? await ApiKey.query(trx).findById(apply.api_key_id) : undefined;
   await recordAudit(trx, {
     tenantId: document.tenant_id,
@@ -276,7 +340,8 @@ async function recordSigned(trx: Knex.Transaction, { document, signer, apply }: 
     data: {
       apply_id: apply.id,
       signer_id: signer.id,
-      email: signer.email,
+      name: identity.name,
+      email: identity.email,
       method: methodOf(apply),
       mandate_id: apply.mandate_id,
       pre_sign_hash: apply.pre_sign_hash,
@@ -285,16 +350,18 @@ async function recordSigned(trx: Knex.Transaction, { document, signer, apply }: 
       consent_text: apply.input.consent_text,
     },
   });
-  await emitEvent(trx, document.tenant_id, 'document.signed', {
+  const data = {
     document_id: document.id,
     signer_id: signer.id,
-    principal: { email: signer.email, name: signer.name },
+    principal: { email: identity.email, name: identity.name },
     agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
     mandate_id: apply.mandate_id,
     confirmation_level: apply.confirmation_level,
     pre_sign_hash: apply.pre_sign_hash,
     document_hash: apply.document_hash,
-  });
+  };
+  // The sender's webhooks hear of every apply; an inbound principal's own tenant hears of theirs.
+  for (const tenantId of new Set([document.tenant_id, identity.tenantId])) await emitEvent(trx, tenantId, 'document.signed', data);
 }
 
 export async function applyOutcome(db: Db, applyId: string): Promise<ApplyOutcome | undefined> {

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import { recordAudit } from '../audit/audit';
-import { Document, DocumentRevision, type DocumentSigner } from '../../db/models';
+import { Document, DocumentRevision, Mandate, type DocumentSigner } from '../../db/models';
 import { emitEvent } from '../events/outbox';
 import { appendCertificatePage, type CertificateSigner } from '../pdf/certificate';
 import type { ApplyDeps, Progress } from './apply';
 import { signersOf } from './documents';
+import { pdfStep } from './pdf-errors';
 
 /** How a signer signed, in words for the certificate (never naming an agent or key). */
 export function describeMethod(method: string | null): string {
@@ -13,16 +16,92 @@ export function describeMethod(method: string | null): string {
   return `Electronic signature in the browser (${how}), e-mail verified`;
 }
 
-function certificateSigner(signer: DocumentSigner): CertificateSigner {
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A certificate line for one signature: who signed (the identity stamped), when and how. */
+export function certificateEntry(input: { name: string; email: string; signedAt: Date; method: string | null; mandateId: string | null; level: string | null }): CertificateSigner {
   return {
-    name: signer.name,
-    email: signer.email,
-    signedAt: signer.signed_at!,
-    method: describeMethod(signer.method),
-    ...(signer.mandate_id
-      ? { viaAgent: { mandateId: signer.mandate_id, level: (signer.confirmation_level ?? 'l2').toUpperCase() as 'L1' | 'L2' } }
-      : {}),
+    name: input.name,
+    email: input.email,
+    signedAt: input.signedAt,
+    method: describeMethod(input.method),
+    ...(input.mandateId ? { viaAgent: { mandateId: input.mandateId, level: (input.level ?? 'l2').toUpperCase() as 'L1' | 'L2' } } : {}),
   };
+}
+
+/** A signer who has signed, as the certificate names them: the signed identity, not the agent's label. */
+export function certificateSigner(signer: DocumentSigner): CertificateSigner {
+  return certificateEntry({
+    name: signer.signed_name ?? signer.name,
+    email: signer.signed_email ?? signer.email,
+    signedAt: signer.signed_at!,
+    method: signer.method,
+    mandateId: signer.mandate_id,
+    level: signer.confirmation_level,
+  });
+}
+
+export interface Certified {
+  unsealed: Uint8Array;
+  sealed: Uint8Array;
+}
+
+/** The signed PDF with the certificate of completion appended, and the same sealed once more. */
+export async function certify(
+  deps: Pick<ApplyDeps, 'sealer'>,
+  signedUnsealed: Uint8Array,
+  input: { document: Document; signers: CertificateSigner[]; signedSha256: string; completedAt: Date },
+): Promise<Certified> {
+  const unsealed = await appendCertificatePage(signedUnsealed, {
+    documentId: input.document.id,
+    documentName: input.document.name,
+    originalSha256: input.document.original_sha256,
+    finalSha256: input.signedSha256,
+    completedAt: input.completedAt,
+    signers: input.signers,
+  });
+  const sealed = await (await deps.sealer()).seal(unsealed, { reason: 'Completed: every signer has signed', signedAt: input.completedAt });
+  return { unsealed, sealed };
+}
+
+/**
+ * Commits the completion revision, the audit line and `document.completed`, in the caller's
+ * transaction (under the document's row lock). The event reaches the sender's tenant and the
+ * tenant of every principal who signed under a mandate: each is a party to the receipt.
+ */
+export async function recordCompletion(
+  trx: Knex.Transaction,
+  document: Document,
+  signers: DocumentSigner[],
+  completion: { revision: number; unsealedSha256: string; sealedSha256: string; completedAt: Date },
+): Promise<void> {
+  const { revision, completedAt } = completion;
+  await DocumentRevision.query(trx).insert({ document_id: document.id, revision, kind: 'completion', sealed_sha256: completion.sealedSha256, unsealed_sha256: completion.unsealedSha256 });
+  await document.$query(trx).patch({ status: 'completed', completed_at: completedAt, current_revision: revision, current_sha256: completion.sealedSha256 });
+  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: { type: 'system' }, action: 'document.completed', data: { signed_sha256: document.current_sha256, final_sha256: completion.sealedSha256, revision } });
+  const data = {
+    document_id: document.id,
+    name: document.name,
+    completed_at: completedAt.toISOString(),
+    original_sha256: document.original_sha256,
+    signed_sha256: document.current_sha256,
+    final_sha256: completion.sealedSha256,
+    signers: signers.map((signer) => ({
+      name: signer.signed_name ?? signer.name,
+      email: signer.signed_email ?? signer.email,
+      signed_at: signer.signed_at!.toISOString(),
+      method: signer.method,
+      mandate_id: signer.mandate_id,
+      confirmation_level: signer.confirmation_level,
+      pre_sign_hash: signer.pre_sign_hash,
+      document_hash: signer.document_hash,
+    })),
+  };
+  const mandateIds = signers.map((signer) => signer.mandate_id).filter((id): id is string => Boolean(id));
+  const principalTenants = mandateIds.length ? (await Mandate.query(trx).whereIn('id', mandateIds).select('tenant_id')).map((mandate) => mandate.tenant_id) : [];
+  for (const tenantId of new Set([document.tenant_id, ...principalTenants])) await emitEvent(trx, tenantId, 'document.completed', data);
 }
 
 export interface CompletionOutcome {
@@ -32,8 +111,9 @@ export interface CompletionOutcome {
 }
 
 /**
- * When every signer has signed: appends the certificate of completion, seals once more and marks
- * the document completed, with `document.completed` in the same transaction. Idempotent.
+ * Completes a document whose every signer signed but which is still `sent`. The last apply now
+ * completes the document itself; this remains for documents left in that state by an earlier
+ * version. Idempotent.
  */
 export async function completeDocument(deps: ApplyDeps, documentId: string, progress: Progress = () => undefined): Promise<CompletionOutcome> {
   for (let attempt = 0; attempt < 10; attempt += 1) {
@@ -45,44 +125,15 @@ export async function completeDocument(deps: ApplyDeps, documentId: string, prog
     const current = (await DocumentRevision.query(deps.db).findById([documentId, document.current_revision]))!;
     const completedAt = new Date();
     const unsealed = await deps.blobs.get(current.unsealed_sha256);
-    const withCertificate = await appendCertificatePage(unsealed, {
-      documentId,
-      documentName: document.name,
-      originalSha256: document.original_sha256,
-      finalSha256: document.current_sha256,
-      completedAt,
-      signers: signers.map(certificateSigner),
-    });
+    const certified = await pdfStep(() => certify(deps, unsealed, { document, signers: signers.map(certificateSigner), signedSha256: document.current_sha256, completedAt }));
     progress();
-    const sealed = await (await deps.sealer()).seal(withCertificate, { reason: 'Completed: every signer has signed', signedAt: completedAt });
-    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(withCertificate), await deps.blobs.put(sealed)];
+    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(certified.unsealed), await deps.blobs.put(certified.sealed)];
 
     const done = await deps.db.transaction(async (trx) => {
       const locked = (await Document.query(trx).findById(documentId).forUpdate())!;
       if (locked.status === 'completed') return true;
       if (locked.current_revision !== document.current_revision || locked.status !== 'sent') return false;
-      const revision = locked.current_revision + 1;
-      await DocumentRevision.query(trx).insert({ document_id: documentId, revision, kind: 'completion', sealed_sha256: sealedSha256, unsealed_sha256: unsealedSha256 });
-      await locked.$query(trx).patch({ status: 'completed', completed_at: completedAt, current_revision: revision, current_sha256: sealedSha256 });
-      await recordAudit(trx, { tenantId: locked.tenant_id, documentId, actor: { type: 'system' }, action: 'document.completed', data: { signed_sha256: locked.current_sha256, final_sha256: sealedSha256, revision } });
-      await emitEvent(trx, locked.tenant_id, 'document.completed', {
-        document_id: documentId,
-        name: locked.name,
-        completed_at: completedAt.toISOString(),
-        original_sha256: locked.original_sha256,
-        signed_sha256: locked.current_sha256,
-        final_sha256: sealedSha256,
-        signers: signers.map((signer) => ({
-          name: signer.name,
-          email: signer.email,
-          signed_at: signer.signed_at!.toISOString(),
-          method: signer.method,
-          mandate_id: signer.mandate_id,
-          confirmation_level: signer.confirmation_level,
-          pre_sign_hash: signer.pre_sign_hash,
-          document_hash: signer.document_hash,
-        })),
-      });
+      await recordCompletion(trx, locked, await signersOf(trx, documentId), { revision: locked.current_revision + 1, unsealedSha256, sealedSha256, completedAt });
       return true;
     });
     if (done) return { status: 'completed', completed: true, final_sha256: sealedSha256 };

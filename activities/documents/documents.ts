@@ -58,13 +58,15 @@ function signerRows(document: Document, signers: SignerInput[], startAt: number)
 
 /**
  * A draft document from a template: the template's PDF sealed as revision 0 (every PDF the service
- * hands out is sealed), its widgets and roles copied, signers given roles in order.
+ * hands out is sealed), its widgets and roles copied, signers given roles in order. With `send`, it
+ * is also sent in the same transaction: either it is sent or nothing is left behind.
  */
 export async function createDocument(
   deps: DocumentDeps,
   caller: Caller,
   input: { templateId: string; name: string; signers: SignerInput[]; strictOrder?: boolean },
   actor: Actor,
+  send?: (document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   const template = await findTemplate(deps.db, caller.tenant.id, input.templateId);
   checkSignerCount(0, input.signers.length, template.roles);
@@ -104,6 +106,7 @@ export async function createDocument(
       action: 'document.created',
       data: { template_id: template.id, name: document.name, sha256: sealedSha256, signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })) },
     });
+    if (send) return markSent(trx, document, actor, send);
     return { document, signers: await signersOf(trx, document.id) };
   });
 }
@@ -133,19 +136,21 @@ export async function addSigners(db: Db, caller: Caller, id: string, signers: Si
  * never sent without one: if Temporal refuses, the send rolls back.
  */
 export async function sendDocument(db: Db, caller: Caller, id: string, actor: Actor, start: (document: Document) => Promise<void>): Promise<DocumentWithSigners> {
-  return db.transaction(async (trx) => {
-    const document = await lockOwned(trx, caller, id);
-    if (document.status !== 'draft') throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
-    const signers = await signersOf(trx, id);
-    if (signers.length < document.roles.length) {
-      const missing = document.roles.slice(signers.length);
-      throw new ServiceError('invalid_state', `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${id}/signers.`);
-    }
-    const sent = await document.$query(trx).patchAndFetch({ status: 'sent', sent_at: new Date() });
-    await recordAudit(trx, { tenantId: document.tenant_id, documentId: id, actor, action: 'document.sent', data: { strict_order: document.strict_order } });
-    await start(sent);
-    return { document: sent, signers };
-  });
+  return db.transaction(async (trx) => markSent(trx, await lockOwned(trx, caller, id), actor, start));
+}
+
+/** draft → sent inside the caller's transaction, with the document's workflow started in it. */
+async function markSent(trx: Knex.Transaction, document: Document, actor: Actor, start: (document: Document) => Promise<void>): Promise<DocumentWithSigners> {
+  if (document.status !== 'draft') throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
+  const signers = await signersOf(trx, document.id);
+  if (signers.length < document.roles.length) {
+    const missing = document.roles.slice(signers.length);
+    throw new ServiceError('invalid_state', `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${document.id}/signers.`);
+  }
+  const sent = await document.$query(trx).patchAndFetch({ status: 'sent', sent_at: new Date() });
+  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor, action: 'document.sent', data: { strict_order: document.strict_order } });
+  await start(sent);
+  return { document: sent, signers };
 }
 
 /** Owned documents, or inbound ones (sent to the caller's principal as a signer); 404 for anything else. */

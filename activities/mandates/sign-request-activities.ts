@@ -1,26 +1,72 @@
-import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { recordAudit } from '../audit/audit';
-import { Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
+import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import type { Deps } from '../../worker/deps';
 import { recordApply, rejectionOf } from '../documents/apply';
 import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
-import { Document } from '../../db/models';
-import { confirmUrl, storedAppearance } from './signing';
+import { queueMail } from '../mail/queue';
+import { confirmUrl, signRequestToken, storedAppearance } from './signing';
 
 async function settle(deps: Deps, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
   await SignRequest.query(deps.db).findById(id).whereIn('status', ['open', 'confirming']).patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
 }
 
+/**
+ * The principal confirmed in the app (the database says `confirming`): the apply procedure runs
+ * through the document's workflow, with the mandate re-checked now (a revoke since the request
+ * stops it). Idempotent by the recorded apply.
+ */
+async function applyConfirmed(deps: Deps, confirmed: SignRequest): Promise<SignRequestStatus> {
+  let request = confirmed;
+  if (!request.apply_id) {
+    try {
+      const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
+      if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or expired before the confirmation.');
+      const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
+      const apply = await recordApply(deps, {
+        signer,
+        kind: 'mandate',
+        input: { values: {}, appearance: 'stored', reason: request.reason },
+        signatureImage: await storedAppearance(deps, request.principal_id),
+        mandateId: mandate.id,
+        confirmationLevel: 'l1',
+        apiKeyId: request.api_key_id,
+        actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
+      });
+      request = await request.$query(deps.db).patchAndFetch({ apply_id: apply.id });
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      await settle(deps, request.id, 'failed', error);
+      return 'failed';
+    }
+  }
+  await signalApply(deps.temporal, deps.config, request.document_id, request.apply_id!);
+  for (;;) {
+    heartbeat();
+    const outcome = await waitForApply(deps.db, request.apply_id!, 1000);
+    if (outcome.status === 'pending') continue;
+    const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
+    await settle(deps, request.id, error ? 'failed' : 'applied', error);
+    if (!error) await recordAudit(deps.db, { tenantId: request.tenant_id, documentId: request.document_id, actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip }, action: 'sign_request.applied', data: { sign_request_id: request.id, apply_id: request.apply_id } });
+    return error ? 'failed' : 'applied';
+  }
+}
+
 /** The sign request workflow's activities; each is safe to run twice. */
 export function createSignRequestActivities(deps: Deps) {
   return {
+    /**
+     * Queues the confirm mail. The workflow starts in the transaction that inserts the request, so
+     * until that commits the row is not there: the activity is retried (a rolled-back request ends
+     * the workflow when the budget runs out).
+     */
     async emailSignRequest(id: string): Promise<void> {
       const request = await SignRequest.query(deps.db).findById(id);
-      if (!request) return;
+      if (!request) throw ApplicationFailure.retryable(`Sign request ${id} is not committed (yet).`, 'not_committed');
       const [principal, document] = await Promise.all([Principal.query(deps.db).findById(request.principal_id), Document.query(deps.db).findById(request.document_id)]);
-      await deps.mailer.send({
+      await queueMail(deps, {
         to: principal!.email,
         subject: `Confirm your signature on "${document!.name}"`,
         text: [
@@ -34,64 +80,31 @@ export function createSignRequestActivities(deps: Deps) {
         ].join('\n'),
         purpose: 'sign-request',
         tenantId: request.tenant_id,
+        secrets: [signRequestToken(deps.secret, id)],
         dedupeKey: `sign-request:${id}`,
+        documentId: request.document_id,
       });
     },
 
-    /** Open → expired; answers the status it found or left (a confirm already under way stays). */
+    /** Open → expired; answers the status it found or left (a confirm already recorded stays). */
     async expireSignRequest(id: string): Promise<SignRequestStatus> {
       const expired = await SignRequest.query(deps.db).findById(id).where({ status: 'open' }).patch({ status: 'expired', decided_at: new Date() });
       const request = (await SignRequest.query(deps.db).findById(id))!;
-      if (expired) await recordAudit(deps.db, { tenantId: request.tenant_id, actor: { type: 'system' }, action: 'sign_request.expired', data: { sign_request_id: id, document_id: request.document_id } });
-      return request.status;
-    },
-
-    async declineSignRequest(id: string, ip?: string): Promise<SignRequestStatus> {
-      const declined = await SignRequest.query(deps.db).findById(id).whereIn('status', ['open', 'confirming']).patch({ status: 'declined', decided_at: new Date(), decided_ip: ip ?? null });
-      const request = (await SignRequest.query(deps.db).findById(id))!;
-      if (declined) await recordAudit(deps.db, { tenantId: request.tenant_id, actor: { type: 'principal', id: request.principal_id, ip }, action: 'sign_request.declined', data: { sign_request_id: id, document_id: request.document_id } });
+      if (expired) await recordAudit(deps.db, { tenantId: request.tenant_id, documentId: request.document_id, actor: { type: 'system' }, action: 'sign_request.expired', data: { sign_request_id: id, document_id: request.document_id } });
       return request.status;
     },
 
     /**
-     * The principal confirmed: the apply procedure runs through the document's workflow, with the
-     * mandate re-checked now (a revoke since the request stops it). Idempotent by the recorded apply.
+     * Acts on the decision the database records, never on a signal's word: only a request the app
+     * marked `confirming` (the principal's session confirmed it) is applied. A signal for a request
+     * that is still open is logged and changes nothing; a decline recorded by the app ends it.
      */
-    async confirmSignRequest(id: string): Promise<SignRequestStatus> {
-      let request = (await SignRequest.query(deps.db).findById(id))!;
-      if (!['open', 'confirming'].includes(request.status)) return request.status;
-      if (!request.apply_id) {
-        try {
-          const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
-          if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or expired before the confirmation.');
-          const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
-          const apply = await recordApply(deps, {
-            signer,
-            kind: 'mandate',
-            input: { values: {}, appearance: 'stored', reason: request.reason },
-            signatureImage: await storedAppearance(deps, request.principal_id),
-            mandateId: mandate.id,
-            confirmationLevel: 'l1',
-            apiKeyId: request.api_key_id,
-            actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
-          });
-          request = await request.$query(deps.db).patchAndFetch({ apply_id: apply.id });
-        } catch (error) {
-          if (!(error instanceof ServiceError)) throw error;
-          await settle(deps, id, 'failed', error);
-          return 'failed';
-        }
-      }
-      await signalApply(deps.temporal, deps.config, request.document_id, request.apply_id!);
-      for (;;) {
-        heartbeat();
-        const outcome = await waitForApply(deps.db, request.apply_id!, 1000);
-        if (outcome.status === 'pending') continue;
-        const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
-        await settle(deps, id, error ? 'failed' : 'applied', error);
-        if (!error) await recordAudit(deps.db, { tenantId: request.tenant_id, actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip }, action: 'sign_request.applied', data: { sign_request_id: id, apply_id: request.apply_id } });
-        return error ? 'failed' : 'applied';
-      }
+    async settleSignRequest(id: string): Promise<SignRequestStatus> {
+      const request = await SignRequest.query(deps.db).findById(id);
+      if (!request) return 'failed';
+      if (request.status === 'confirming') return applyConfirmed(deps, request);
+      if (request.status === 'open') log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', { signRequestId: id });
+      return request.status;
     },
   };
 }

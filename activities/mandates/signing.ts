@@ -8,12 +8,13 @@ import { Document, Mandate, Principal, SignRequest, type DocumentSigner } from '
 import type { TemporalDeps } from '../../worker/deps';
 import { checkApplicable, recordApply, rejectionOf, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
-import { signalApply, waitForApply } from '../documents/orchestration';
+import { handOverApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import { readableImageKind } from '../pdf/image';
 import { idFromToken, idToken } from '../secrets/signed';
-import { DAILY_L2_CAP, mandatesInForce } from './mandates';
+import { utcDay } from './cap';
+import { mandatesInForce } from './mandates';
 
 export interface SigningDeps extends ApplyDeps {
   config: Config;
@@ -68,35 +69,6 @@ export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, pr
   return image;
 }
 
-function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
-function secondsToNextUtcDay(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
-
-/** Takes one of the day's 25 L2 applies in a single conditional upsert, so concurrent calls never pass the cap. */
-async function reserveL2(db: Db, mandateId: string, day: string): Promise<boolean> {
-  const result = await db.raw(
-    `insert into mandate_daily_usage (mandate_id, day, count) values (?, ?, 1)
-     on conflict (mandate_id, day) do update set count = mandate_daily_usage.count + 1
-     where mandate_daily_usage.count < ? returning count`,
-    [mandateId, day, DAILY_L2_CAP],
-  );
-  return result.rows.length > 0;
-}
-
-async function releaseL2(db: Db, mandateId: string, day: string): Promise<void> {
-  await db('mandate_daily_usage').where({ mandate_id: mandateId, day }).where('count', '>', 0).decrement('count', 1);
-}
-
-export async function l2AppliesToday(db: Db, mandateId: string, now = new Date()): Promise<number> {
-  const row = await db('mandate_daily_usage').where({ mandate_id: mandateId, day: utcDay(now) }).first();
-  return row ? Number(row.count) : 0;
-}
-
 export interface L2Result {
   outcome: ApplyOutcome;
   mandate: Mandate;
@@ -104,40 +76,28 @@ export interface L2Result {
 
 /**
  * POST /documents/:id/sign: the stored appearance applied now, under the key's L2 mandate. The
- * day's slot is taken before the apply and given back if the apply is refused.
+ * day's slot is taken with the apply record (a caller that joins an apply in flight takes none)
+ * and given back by whoever rejects the apply.
  */
 export async function signAsPrincipal(deps: SigningDeps, caller: Caller, documentId: string, reason: string, actor: Actor): Promise<L2Result> {
   if (!deps.config.flags.values.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
   checkApplicable(document, signers, signer, {});
-  const now = new Date();
-  const day = utcDay(now);
-  if (!(await reserveL2(deps.db, mandate.id, day))) {
-    throw new ServiceError('rate_limited', `This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, { 'Retry-After': String(secondsToNextUtcDay(now)) });
-  }
-  let outcome: ApplyOutcome;
-  try {
-    const apply = await recordApply(deps, {
-      signer,
-      kind: 'mandate',
-      input: { values: {}, appearance: 'stored', reason },
-      signatureImage: appearance,
-      mandateId: mandate.id,
-      confirmationLevel: 'l2',
-      apiKeyId: caller.apiKey.id,
-      actor,
-    });
-    await signalApply(deps.temporal, deps.config, document.id, apply.id);
-    outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
-  } catch (error) {
-    await releaseL2(deps.db, mandate.id, day);
-    throw error;
-  }
-  if (outcome.status === 'rejected') {
-    await releaseL2(deps.db, mandate.id, day);
-    throw rejectionOf(outcome);
-  }
+  const apply = await recordApply(deps, {
+    signer,
+    kind: 'mandate',
+    input: { values: {}, appearance: 'stored', reason },
+    signatureImage: appearance,
+    mandateId: mandate.id,
+    confirmationLevel: 'l2',
+    apiKeyId: caller.apiKey.id,
+    capDay: utcDay(new Date()),
+    actor,
+  });
+  await handOverApply(deps, apply);
+  const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
+  if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return { outcome, mandate };
 }
 
@@ -157,7 +117,8 @@ export function confirmUrl(appUrl: string, secret: Buffer, id: string): string {
 /**
  * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app. One open
  * request per document and key (the unique index answers a second one with 409 pending_exists).
- * `start` launches the request's workflow inside the transaction, so no request exists without one.
+ * `start` launches the request's workflow inside the transaction, so no request exists without one
+ * (and none is left when Temporal is unreachable); the workflow waits for the commit before mailing.
  */
 export async function requestSign(
   deps: SigningDeps,

@@ -74,7 +74,7 @@ ${
     const actor = principalActor(ctx, appState(ctx).principal!);
     await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
     try {
-      await signalSignRequest(deps.temporal, request.id, 'confirm', actor.ip ?? undefined);
+      await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
     } catch {
       await reopenConfirm(deps.db, request.id);
       throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
@@ -88,7 +88,8 @@ ${
     const { request } = await load(ctx);
     const actor = principalActor(ctx, appState(ctx).principal!);
     await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
-    await signalSignRequest(deps.temporal, request.id, 'decline', actor.ip ?? undefined).catch(() => undefined);
+    // The decline is recorded; the wake-up is best effort (the workflow also reads it at expiry).
+    await signalSignRequest(deps.temporal, deps.config, request.id, 'decline').catch(() => undefined);
     await render(ctx, { kind: 'ok', text: WORDS.declined });
   }));
 }

@@ -1,5 +1,6 @@
 import type { DocumentSigner } from '../../db/models';
 import type { DocumentWithSigners } from '../../activities/documents/documents';
+import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
 import type { DocumentResponse } from './schema';
 
@@ -22,7 +23,7 @@ function nextActions({ document, signers }: DocumentWithSigners, inbound: boolea
   return actions;
 }
 
-function presentSigner(signer: DocumentSigner, link: string | undefined): DocumentResponse['signers'][number] {
+function presentSigner(signer: DocumentSigner, owner: { link: string; invitation: Invitation | null } | undefined): DocumentResponse['signers'][number] {
   return {
     signer_id: signer.id,
     name: signer.name,
@@ -30,12 +31,16 @@ function presentSigner(signer: DocumentSigner, link: string | undefined): Docume
     role: signer.role,
     status: signer.status,
     signed_at: iso(signer.signed_at),
-    ...(link ? { sign_url: link } : {}),
+    signed_as: signer.signed_name && signer.signed_email ? { name: signer.signed_name, email: signer.signed_email } : null,
+    ...(owner ? { sign_url: owner.link, invitation: owner.invitation } : {}),
   };
 }
 
-/** A document as the API shows it; sign links only to the sending account. */
-export function presentDocument(view: DocumentWithSigners, options: { inbound: boolean; appUrl: string; secret: Buffer }): DocumentResponse {
+/** A document as the API shows it; sign links and invitation states only to the sending account. */
+export function presentDocument(
+  view: DocumentWithSigners,
+  options: { inbound: boolean; appUrl: string; secret: Buffer; invitations?: Map<string, Invitation> },
+): DocumentResponse {
   const { document, signers } = view;
   return {
     document_id: document.id,
@@ -51,7 +56,9 @@ export function presentDocument(view: DocumentWithSigners, options: { inbound: b
     sent_at: iso(document.sent_at),
     completed_at: iso(document.completed_at),
     declined_at: iso(document.declined_at),
-    signers: signers.map((signer) => presentSigner(signer, options.inbound ? undefined : signUrl(options.appUrl, options.secret, signer.id))),
+    signers: signers.map((signer) =>
+      presentSigner(signer, options.inbound ? undefined : { link: signUrl(options.appUrl, options.secret, signer.id), invitation: options.invitations?.get(signer.id) ?? null }),
+    ),
     next_actions: nextActions(view, options.inbound),
   };
 }

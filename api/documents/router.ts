@@ -1,4 +1,5 @@
 import { addSigners, agentActor, createDocument, findVisibleDocument, listDocuments, sendDocument } from '../../activities/documents/documents';
+import { invitationsOf, type Invitation } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
 import { startDocumentWorkflow } from '../../activities/documents/orchestration';
 import type { Deps } from '../../worker/deps';
@@ -17,31 +18,35 @@ import {
 
 export function documentRoutes(routes: Routes, deps: Deps): void {
   const base = { tag: 'Documents' } as const;
-  const present = (view: Parameters<typeof presentDocument>[0], inbound = false) => presentDocument(view, { inbound, appUrl: deps.config.appUrl, secret: deps.secret });
+  const present = (view: Parameters<typeof presentDocument>[0], inbound = false, invitations?: Map<string, Invitation>) =>
+    presentDocument(view, { inbound, appUrl: deps.config.appUrl, secret: deps.secret, invitations });
+  // Invitation states are the sender's to see: loaded for outbound documents only.
+  const invitationsFor = (views: Array<{ signers: Array<{ id: string }>; inbound: boolean }>) =>
+    invitationsOf(deps.db, views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)));
   const start = (documentId: string) => startDocumentWorkflow(deps.temporal, deps.config, documentId);
 
   routes.add(
-    { ...base, method: 'post', path: '/documents', operationId: 'createDocument', summary: 'Create a document from a template; `send: true` also sends it', scope: 'documents:write', body: DocumentCreateSchema, response: DocumentResponseSchema, status: 201, errors: ['not_found', 'invalid_state'] },
+    { ...base, method: 'post', path: '/documents', operationId: 'createDocument', summary: 'Create a document from a template; `send: true` also sends it', scope: 'documents:write', body: DocumentCreateSchema, response: DocumentResponseSchema, status: 201, errors: ['not_found', 'invalid_state', 'service_unavailable'] },
     async (ctx, { body }) => {
       const caller = callerOf(ctx);
       const actor = agentActor(caller, requestMeta(ctx));
-      let view = await createDocument(deps, caller, { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order }, actor);
-      if (body.send) view = await sendDocument(deps.db, caller, view.document.id, actor, (document) => start(document.id));
-      return present(view);
+      const send = body.send ? (document: { id: string }) => start(document.id) : undefined;
+      return present(await createDocument(deps, caller, { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order }, actor, send));
     },
   );
   routes.add(
     { ...base, method: 'get', path: '/documents', operationId: 'listDocuments', summary: 'Documents of this account (outbound) or sent to this principal (inbound), newest first', scope: 'documents:read', query: DocumentListQuerySchema, response: DocumentListResponseSchema },
     async (ctx, { query }) => {
       const { items, next_cursor } = await listDocuments(deps.db, callerOf(ctx), query);
-      return { data: items.map((item) => present(item, item.inbound)), next_cursor };
+      const invitations = await invitationsFor(items);
+      return { data: items.map((item) => present(item, item.inbound, invitations)), next_cursor };
     },
   );
   routes.add(
     { ...base, method: 'get', path: '/documents/:id', operationId: 'getDocument', summary: 'Status and sign links (owned, or inbound where the principal signs)', scope: 'documents:read', params: IdParamsSchema, response: DocumentResponseSchema, errors: ['not_found'] },
     async (ctx, { params }) => {
       const view = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
-      return present(view, view.inbound);
+      return present(view, view.inbound, await invitationsFor([view]));
     },
   );
   routes.add(

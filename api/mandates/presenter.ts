@@ -1,5 +1,6 @@
 import type { ApiKey, Mandate, SignRequest } from '../../db/models';
-import { DAILY_L2_CAP, mandateStatus } from '../../activities/mandates/mandates';
+import { DAILY_L2_CAP } from '../../activities/mandates/cap';
+import { mandateStatus } from '../../activities/mandates/mandates';
 import { confirmUrl } from '../../activities/mandates/signing';
 import type { MandateResponse } from './schema';
 

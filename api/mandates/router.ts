@@ -1,4 +1,4 @@
-import { l2AppliesToday } from '../../activities/mandates/signing';
+import { l2AppliesToday } from '../../activities/mandates/cap';
 import { mandatesOfKey } from '../../activities/mandates/mandates';
 import { ServiceError } from '../../activities/errors';
 import type { Deps } from '../../worker/deps';

@@ -10,6 +10,7 @@ import { assertErrorCode, call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { startStack, type Stack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
 
 describe('L1: sign requests the principal confirms in the app', () => {
   let stack: Stack;
@@ -107,6 +108,75 @@ describe('L1: sign requests the principal confirms in the app', () => {
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: request!.document_id }).resultSize(), 0);
   });
 
+  /** Signals the request's workflow as anyone with the Temporal frontend could (`temporal workflow signal --name …`). */
+  async function forgeSignal(signRequestId: string, name: 'confirm' | 'decline') {
+    const handle = stack.deps.temporal.client.workflow.getHandle(signRequestWorkflowId(signRequestId));
+    const before = (await handle.fetchHistory()).events?.length ?? 0;
+    await handle.signal(name, {});
+    // Handled: the workflow ran an activity after the signal (settle, or on old code an apply).
+    await waitFor('the workflow to act on the signal', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      return events.slice(before).some((event) => event.activityTaskCompletedEventAttributes) ? true : undefined;
+    });
+  }
+
+  it('applies nothing on a confirm signal alone: only a confirmation the app recorded counts', async () => {
+    const { account } = await principalWithL1();
+    const document = await inboundNda(account);
+    const created = await requestSign(account, document.document_id);
+    const id = created.body.sign_request_id;
+
+    await forgeSignal(id, 'confirm');
+    assert.equal((await SignRequest.query(stack.deps.db).findById(id))?.status, 'open');
+    assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 0, 'no apply');
+    const seen = await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key });
+    assert.equal(seen.body.signers[0].status, 'pending');
+
+    // The request still waits for the principal, who can confirm in the app.
+    const link = linkPath(created.body.confirm_url);
+    const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
+    assert.equal((await app.post(`${link}/confirm`, {}, link)).status, 200);
+    await waitFor('the request to be applied', async () => ((await SignRequest.query(stack.deps.db).findById(id))?.status === 'applied' ? true : undefined));
+  });
+
+  it('lets a decline recorded by the app win over a confirm signal that races it', async () => {
+    const { account } = await principalWithL1();
+    const document = await inboundNda(account);
+    const created = await requestSign(account, document.document_id);
+    const id = created.body.sign_request_id;
+    const link = linkPath(created.body.confirm_url);
+    const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
+    const page = await (await app.get(link)).text();
+    const csrf = /name="_csrf" value="([^"]*)"/.exec(page)![1];
+
+    const handle = stack.deps.temporal.client.workflow.getHandle(signRequestWorkflowId(id));
+    const [declined] = await Promise.all([app.post(`${link}/decline`, { _csrf: csrf }), handle.signal('confirm', {})]);
+    assert.equal(declined.status, 200);
+    const result = await handle.result();
+    assert.equal(result.status, 'declined');
+    assert.equal((await SignRequest.query(stack.deps.db).findById(id))?.status, 'declined');
+    assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 0, 'nothing applied');
+  });
+
+  it('e-mails the confirm link even when the request’s transaction commits after its workflow starts', async () => {
+    const { account } = await principalWithL1();
+    const document = await inboundNda(account);
+    const { db } = stack.deps;
+    // A deferred trigger holds every sign request insert's commit back by two seconds.
+    await db.raw(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(2); return null; end $$`);
+    await db.raw(`create constraint trigger slow_commit after insert on sign_requests deferrable initially deferred for each row execute function slow_commit()`);
+    try {
+      const created = await requestSign(account, document.document_id);
+      assert.equal(created.status, 201, created.text);
+      const principal = await principalOf(stack, account);
+      const mail = await waitFor('the confirm mail', () => latestMail(stack, principal.email, 'sign-request'), 20_000);
+      assert.ok(mail.text.includes(created.body.confirm_url));
+    } finally {
+      await db.raw('drop trigger slow_commit on sign_requests');
+      await db.raw('drop function slow_commit()');
+    }
+  });
+
   it('applies once when the principal confirms, even when confirm is clicked twice at once', async () => {
     const { account, mandate } = await principalWithL1();
     const document = await inboundNda(account);
@@ -125,8 +195,10 @@ describe('L1: sign requests the principal confirms in the app', () => {
       return row?.status === 'applied' ? row : undefined;
     });
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 1, 'one apply');
-    const events = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [document.document_id]);
+    const events = await Event.query(stack.deps.db).where({ event: 'document.signed', tenant_id: owner.tenantId }).whereRaw(`data->>'document_id' = ?`, [document.document_id]);
     assert.equal(events.length, 1);
+    const own = await Event.query(stack.deps.db).where({ event: 'document.signed', tenant_id: account.tenantId }).whereRaw(`data->>'document_id' = ?`, [document.document_id]);
+    assert.deepEqual(own.map((event) => event.data), [events[0].data], 'the signing principal’s own tenant hears of its inbound apply too');
     assert.equal((events[0].data as { confirmation_level: string }).confirmation_level, 'l1');
     assert.equal((events[0].data as { mandate_id: string }).mandate_id, mandate.id);
     assert.deepEqual((events[0].data as { agent: unknown }).agent, { api_key_id: account.keyId, label: 'l1 agent' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../activities/ids';
+import { l2AppliesToday } from '../../activities/mandates/cap';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, Mandate, Template } from '../../db/models';
 import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
@@ -98,6 +99,42 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     assert.ok(!text.includes('contracts agent'), 'the key’s label is not on the document');
     assert.ok(!text.includes(account.keyId), 'the key’s id is not on the document');
     assert.equal((text.match(/Signer \(via authorized agent\)/g) ?? []).length, 1, 'only the mandated signer is marked');
+  });
+
+  it('stamps and certifies the principal’s registered name and e-mail, never the name an agent typed for the signer row', async () => {
+    const { account, mandate } = await agent({ name: 'Mira Mandator' });
+    const principal = await principalOf(stack, account);
+    const bot = 'InvoiceBot (key_x)';
+    const provider = { name: 'Pat Provider', email: `pat-${Date.now()}@example.test` };
+    const created = await createDocument(stack, owner, { template_id: templates.services.id, name: 'Services', send: true, signers: [{ name: bot, email: principal.email }, provider] });
+    assert.equal(created.status, 201, created.text);
+    const documentId = created.body.document_id;
+    assert.equal((await sign(account, documentId)).status, 200);
+
+    const signedPdf = await downloadPdf(stack, owner.key, documentId);
+    const stamped = await pdfText(signedPdf);
+    assert.ok(stamped.includes('Mira Mandator') && stamped.includes(principal.email), 'the name and e-mail widgets carry the principal');
+    assert.ok(!stamped.includes('InvoiceBot'), 'the agent’s words are not on the document');
+    assert.match(await pdfText(signedPdf, { first: 1, last: 1 }), /\bMM\b/, 'initials come from the principal’s name');
+    const seen = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
+    assert.equal(seen.body.signers[0].name, bot, 'what the agent typed stays the row’s label');
+    assert.deepEqual(seen.body.signers[0].signed_as, { name: 'Mira Mandator', email: principal.email });
+
+    const signedEvents = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [documentId]);
+    assert.deepEqual(signedEvents.map((event) => event.tenant_id).sort(), [owner.tenantId, account.tenantId].sort(), 'the sender and the signing principal’s own tenant');
+    for (const event of signedEvents) assert.deepEqual((event.data as { principal: unknown }).principal, { email: principal.email, name: 'Mira Mandator' });
+
+    const other = await new SignerSession(stack, created.body.signers[1].sign_url, provider.email).verify();
+    assert.equal((await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) } })).status, 200);
+    await waitForDocument(stack, owner.key, documentId, (d) => d.status === 'completed', 'the document to complete');
+    const certificate = await pdfText(await downloadPdf(stack, owner.key, documentId));
+    assert.match(certificate, /Certificate of Completion/);
+    assert.ok(certificate.includes('Mira Mandator') && !certificate.includes('InvoiceBot'), 'the certificate names the principal');
+    assert.ok(certificate.includes(`Mandate : ${mandate!.id} (L2)`));
+    const completed = await Event.query(stack.deps.db).where({ event: 'document.completed' }).whereRaw(`data->>'document_id' = ?`, [documentId]);
+    assert.deepEqual(completed.map((event) => event.tenant_id).sort(), [owner.tenantId, account.tenantId].sort());
+    const parties = (completed[0].data as { signers: Array<{ name: string; email: string }> }).signers;
+    assert.deepEqual(parties.map(({ name, email }) => ({ name, email })), [{ name: 'Mira Mandator', email: principal.email }, provider]);
   });
 
   describe('refusals, each with its code', () => {
@@ -226,6 +263,16 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       assertErrorCode(reply, 400, 'invalid_request');
       assert.equal(reply.body.error.details[0].path, 'reason');
     });
+  });
+
+  it('takes one cap slot for two concurrent applies on one document, and applies once', async () => {
+    const { account, mandate } = await agent();
+    const document = await inboundNda(account);
+    const replies = await Promise.all([sign(account, document.document_id), sign(account, document.document_id)]);
+    for (const reply of replies) assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
+    assert.ok(replies.some((reply) => reply.status === 200));
+    assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 1, 'one apply');
+    assert.equal(await l2AppliesToday(stack.deps.db, mandate!.id), 1, 'one slot');
   });
 
   it('rate_limited: of 50 concurrent applies under one mandate, exactly 25 land; the rest get 429 with Retry-After', async () => {

@@ -27,7 +27,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
       params: IdParamsSchema,
       body: ReasonSchema,
       response: SignResultSchema,
-      errors: ['not_found', 'feature_disabled', 'confirmation_required', 'rate_limited', ...APPLY_ERRORS],
+      errors: ['not_found', 'feature_disabled', 'confirmation_required', 'rate_limited', 'service_unavailable', ...APPLY_ERRORS],
     },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
@@ -57,7 +57,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
       body: ReasonSchema,
       response: SignRequestResponseSchema,
       status: 201,
-      errors: ['not_found', 'pending_exists', 'mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'already_signed', 'invalid_state'],
+      errors: ['not_found', 'pending_exists', 'mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'already_signed', 'invalid_state', 'service_unavailable'],
     },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);

@@ -37,10 +37,14 @@ export class DocumentSigner extends BaseModel {
   declare tenant_id: string;
   declare position: number;
   declare role: string;
+  /** What the sending agent typed: a label. Who signed is signed_name / signed_email. */
   declare name: string;
   declare email: string;
   declare status: SignerStatus;
   declare signed_at: Date | null;
+  /** The identity stamped and certified: the principal's registered name and e-mail for their applies. */
+  declare signed_name: string | null;
+  declare signed_email: string | null;
   declare declined_at: Date | null;
   declare decline_reason: string | null;
   declare method: string | null;
@@ -92,6 +96,8 @@ export class Apply extends BaseModel {
   declare mandate_id: string | null;
   declare confirmation_level: string | null;
   declare api_key_id: string | null;
+  /** The UTC day whose L2 cap slot this apply holds (L2 applies only). */
+  declare cap_day: string | null;
   declare error_code: string | null;
   declare error_message: string | null;
   declare pre_sign_hash: string | null;

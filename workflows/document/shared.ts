@@ -13,6 +13,10 @@ export interface DocumentWorkflowInput {
   heartbeatMs: number;
   retryInitialMs: number;
   retryMaxMs: number;
+  /** Attempts of one apply before it ends rejected (sign_failed). */
+  applyAttempts: number;
+  /** Attempts of every other activity. */
+  activityAttempts: number;
 }
 
 /** An apply was recorded (status pending): stamp and seal it. Signals are durable; a worker need not be up. */

@@ -1,21 +1,41 @@
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
 import { applySignal, settledSignal, statusQuery, type DocumentWorkflowInput } from './shared';
 
+/** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
+function failureOf(error: ActivityFailure): { type?: string; message?: string } {
+  return error.cause instanceof ApplicationFailure ? { type: error.cause.type ?? undefined, message: error.cause.message } : { message: error.cause?.message };
+}
+
 /**
  * The life of a sent document, one workflow per document id: it invites signers, applies each
- * recorded signature one at a time (so two applies never race), and completes the document with
- * its certificate when every signer has signed. It ends when the document is completed or declined.
+ * recorded signature one at a time (so two applies never race; the last one also completes the
+ * document with its certificate), and ends when the document is completed or declined. Every
+ * activity has a retry budget: an apply that cannot be made ends rejected, and mail work never
+ * holds up the applies behind it.
  */
 export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ status: string }> {
   const retry = { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2 };
   const acts = proxyActivities<DocumentActivities>({
     startToCloseTimeout: input.activityTimeoutMs,
     heartbeatTimeout: input.heartbeatMs,
-    retry: { ...retry, nonRetryableErrorTypes: ['not_found'] },
+    retry: { ...retry, maximumAttempts: input.activityAttempts },
   });
-  // The send transaction may commit a moment after this workflow starts; a draft is retried, not final.
-  const waitForSent = proxyActivities<DocumentActivities>({ startToCloseTimeout: input.activityTimeoutMs, retry: { ...retry, maximumAttempts: 10 } });
+  const applying = proxyActivities<DocumentActivities>({
+    startToCloseTimeout: input.activityTimeoutMs,
+    heartbeatTimeout: input.heartbeatMs,
+    retry: { ...retry, maximumAttempts: input.applyAttempts },
+  });
+
+  /** Work beside the document's path (mail): a failure is logged, never a reason to stop applying. */
+  async function beside(what: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.warn(`${what} failed; the document goes on`, { documentId: input.documentId, error: error.cause?.message });
+    }
+  }
 
   const queued: string[] = [];
   const processed = new Set<string>();
@@ -30,23 +50,31 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   setHandler(statusQuery, () => ({ status, processed: [...processed], queued: [...queued] }));
 
   try {
-    status = (await waitForSent.documentSent(input.documentId)).status;
+    // The send may commit a moment after this workflow starts: the activity retries until it sees it.
+    status = (await acts.documentSent(input.documentId)).status;
   } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) return { status: 'draft' };
+    if (error instanceof ActivityFailure) return { status: 'draft' };
     throw error;
   }
-  if (status === 'sent') await acts.inviteSigners(input.documentId);
+  if (status === 'sent') await beside('inviting signers', () => acts.inviteSigners(input.documentId));
   // Applies queued after the document settled are still processed: each is then rejected, not left pending.
   for (;;) {
     await condition(() => queued.length > 0 || settled || status !== 'sent');
     const applyId = queued.shift();
     if (!applyId) break;
-    const outcome = await acts.applySignature(applyId);
+    let outcome: Awaited<ReturnType<DocumentActivities['applySignature']>> | undefined;
+    try {
+      outcome = await applying.applySignature(applyId);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      outcome = await acts.rejectApply(applyId, failureOf(error));
+    }
     processed.add(applyId);
+    if (!outcome) continue;
     status = outcome.document_status;
-    if (outcome.status === 'applied') await acts.notifyApplied(applyId);
+    if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
     if (outcome.all_signed && status === 'sent') status = (await acts.completeDocument(input.documentId)).status;
-    else if (outcome.status === 'applied' && status === 'sent') await acts.inviteSigners(input.documentId);
+    else if (outcome.status === 'applied' && status === 'sent') await beside('inviting signers', () => acts.inviteSigners(input.documentId));
   }
   return { status: settled ? 'settled' : status };
 }

@@ -14,9 +14,14 @@ export interface SignRequestWorkflowInput {
   heartbeatMs: number;
   retryInitialMs: number;
   retryMaxMs: number;
+  /** Attempts of each activity: every retry has a budget. */
+  activityAttempts: number;
 }
 
-/** The principal confirmed in the app (their session was checked there). */
+/**
+ * The app recorded the principal's confirmation (status confirming): a wake-up only. The workflow
+ * reads the decision from the database, so a signal sent by anyone else applies nothing.
+ */
 export const confirmSignal = defineSignal<[{ ip?: string }]>('confirm');
-/** The principal declined in the app. */
+/** The app recorded the principal's decline: a wake-up only, like confirmSignal. */
 export const declineSignal = defineSignal<[{ ip?: string }]>('decline');

@@ -1,33 +1,45 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SignRequestActivities } from '../../activities/mandates/sign-request-activities';
 import { confirmSignal, declineSignal, type SignRequestWorkflowInput } from './shared';
 
 /**
- * One L1 sign request: e-mails the principal the confirm link, then waits for their decision in
- * the app or for its lifetime to pass. Confirm runs the apply procedure; decline or expiry leave
- * the document unsigned. The first decision wins.
+ * One L1 sign request: e-mails the principal the confirm link, then waits for their decision in the
+ * app or for its lifetime to pass. A signal only wakes the workflow: what happens is what the
+ * database records as decided by the principal's session (confirming → the apply procedure runs;
+ * declined → nothing is signed). A signal for a request still open changes nothing.
  */
 export async function signRequestWorkflow(input: SignRequestWorkflowInput): Promise<{ status: string }> {
   const acts = proxyActivities<SignRequestActivities>({
     startToCloseTimeout: input.activityTimeoutMs,
     heartbeatTimeout: input.heartbeatMs,
-    retry: { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2 },
+    retry: { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2, maximumAttempts: input.activityAttempts },
   });
-  let decision: { kind: 'confirm' | 'decline'; ip?: string } | undefined;
-  setHandler(confirmSignal, ({ ip }) => {
-    decision ??= { kind: 'confirm', ip };
+  let woken = false;
+  setHandler(confirmSignal, () => {
+    woken = true;
   });
-  setHandler(declineSignal, ({ ip }) => {
-    decision ??= { kind: 'decline', ip };
+  setHandler(declineSignal, () => {
+    woken = true;
   });
 
-  await acts.emailSignRequest(input.signRequestId);
-  if (!(await condition(() => decision !== undefined, input.lifetimeMs))) {
-    const status = await acts.expireSignRequest(input.signRequestId);
-    // A confirm that began in the app just before the deadline is still carried out.
-    if (status !== 'confirming') return { status };
-    await condition(() => decision !== undefined, input.activityTimeoutMs);
+  const deadline = Date.now() + input.lifetimeMs;
+  try {
+    await acts.emailSignRequest(input.signRequestId);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    // The request's transaction never committed: there is nothing to wait for.
+    if (error.cause instanceof ApplicationFailure && error.cause.type === 'not_committed') return { status: 'abandoned' };
+    log.warn('the confirm mail could not be queued; the request stays open', { signRequestId: input.signRequestId, error: error.cause?.message });
   }
-  if (decision?.kind === 'confirm') return { status: await acts.confirmSignRequest(input.signRequestId) };
-  return { status: await acts.declineSignRequest(input.signRequestId, decision?.ip) };
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || !(await condition(() => woken, remaining))) {
+      const status = await acts.expireSignRequest(input.signRequestId);
+      // A confirmation the app recorded before the deadline is still carried out.
+      return { status: status === 'confirming' ? await acts.settleSignRequest(input.signRequestId) : status };
+    }
+    woken = false;
+    const status = await acts.settleSignRequest(input.signRequestId);
+    if (status !== 'open') return { status };
+  }
 }

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import { keysOfPrincipal } from '../../../activities/accounts/accounts';
 import { ServiceError } from '../../../activities/errors';
-import { DAILY_L2_CAP, mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../activities/mandates/mandates';
-import { l2AppliesToday } from '../../../activities/mandates/signing';
+import { DAILY_L2_CAP, l2AppliesToday } from '../../../activities/mandates/cap';
+import { mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../activities/mandates/mandates';
 import type { Mandate, MandateMode, Principal } from '../../../db/models';
 import type { Deps } from '../../../worker/deps';
 import { escapeHtml } from '../../http/html';

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../config/config';
+import { loadSealCertificate } from '../pdf/seal-certificate';
+import { Apply, DocumentRevision, type Template } from '../../db/models';
+import { closeDeps, createDeps, type Deps } from '../../worker/deps';
+import { startWorker, type RunningWorker } from '../../worker/worker';
+import { documentWorkflowId } from '../../workflows/document/shared';
+import { createDocument, downloadPdf, seedSamples } from '../../test/documents';
+import { createAccount, type Account } from '../../test/factories';
+import { assertErrorCode, call } from '../../test/http';
+import { pdfsig } from '../../test/pdf-tools';
+import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { startStack, type Stack } from '../../test/stack';
+import { waitFor } from '../../test/wait';
+import { l2AppliesToday } from '../mandates/cap';
+import { signalApply } from './orchestration';
+
+describe('an apply always ends: bounded attempts, typed rejections, a seal that loads again', () => {
+  let stack: Stack;
+  let workerDeps: Deps;
+  let worker: RunningWorker;
+  let p12Path: string;
+  let goodP12: Buffer;
+  let account: Account;
+  let nda: Template;
+
+  before(async () => {
+    // Three attempts, a tenth of a second apart: a failing apply ends within a second or two.
+    stack = await startStack({ worker: false, env: { SVC_APPLY_WAIT_MS: '60000', SVC_APPLY_ATTEMPTS: '3', SVC_RETRY_INITIAL_MS: '100', SVC_RETRY_MAX_MS: '200' } });
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-seal-'));
+    const good = await loadSealCertificate({ dataDir: scratch });
+    goodP12 = good.p12;
+    p12Path = path.join(scratch, 'worker-seal.p12');
+    await fs.writeFile(p12Path, 'not a PKCS#12 file');
+    // The worker seals with SVC_SIGNING_P12, which is broken until a test mends it.
+    workerDeps = createDeps(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), { log: stack.deps.log });
+    worker = await startWorker(workerDeps);
+    account = await createAccount(stack.deps.db, { name: 'Bea Budget' });
+    ({ nda } = await seedSamples(stack, account));
+    await giveAppearance(stack, account);
+    await grantMandate(stack, account, { level: 'L2' });
+  });
+  after(async () => {
+    await worker.stop();
+    await closeDeps(workerDeps);
+    await stack.close();
+  });
+
+  async function ownNda(): Promise<string> {
+    const principal = await principalOf(stack, account);
+    const created = await createDocument(stack, account, { template_id: nda.id, name: 'Budget NDA', send: true, signers: [{ name: principal.name, email: principal.email }, { name: 'Cy', email: `cy-${Date.now()}@example.test` }] });
+    assert.equal(created.status, 201, created.text);
+    return created.body.document_id;
+  }
+  const sign = (documentId: string) => call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'budget' } });
+  const mandateId = async () => (await Apply.query(stack.deps.db).whereNotNull('mandate_id').first())?.mandate_id;
+
+  it('loads a seal certificate again after a failed load instead of caching the failure', async () => {
+    const documentId = await ownNda();
+    assertErrorCode(await sign(documentId), 502, 'sign_failed');
+    await fs.writeFile(p12Path, goodP12);
+    const retried = await sign(documentId);
+    assert.equal(retried.status, 200, retried.text);
+    assert.ok((await pdfsig(await downloadPdf(stack, account.key, documentId))).valid);
+  });
+
+  it('ends an apply that keeps failing as rejected with sign_failed after its attempts, gives its L2 slot back, and lets the signer retry', async () => {
+    const documentId = await ownNda();
+    const slotsBefore = await l2AppliesToday(stack.deps.db, (await mandateId())!);
+    // The document's current PDF goes missing from the blob store: every attempt fails the same way.
+    const revision = (await DocumentRevision.query(stack.deps.db).findById([documentId, 0]))!;
+    const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);
+    await fs.rename(blob, `${blob}.away`);
+    try {
+      const failed = await sign(documentId);
+      assertErrorCode(failed, 502, 'sign_failed');
+      assert.doesNotMatch(failed.body.error.message, /ENOENT|blobs/, 'no internals in the answer');
+    } finally {
+      await fs.rename(`${blob}.away`, blob);
+    }
+    const rejected = await Apply.query(stack.deps.db).where({ document_id: documentId }).first();
+    assert.equal(rejected?.status, 'rejected');
+    assert.equal(rejected?.error_code, 'sign_failed');
+    assert.equal(await l2AppliesToday(stack.deps.db, rejected!.mandate_id!), slotsBefore, 'the slot is given back');
+    const retried = await sign(documentId);
+    assert.equal(retried.status, 200, retried.text);
+  });
+
+  it('gives the L2 slot back when the apply is rejected after the caller stopped waiting (202)', async () => {
+    const documentId = await ownNda();
+    const mandate = (await mandateId())!;
+    const slotsBefore = await l2AppliesToday(stack.deps.db, mandate);
+    const impatient = await stack.withEnv({ SVC_APPLY_WAIT_MS: '0' });
+    const revision = (await DocumentRevision.query(stack.deps.db).findById([documentId, 0]))!;
+    const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);
+    await fs.rename(blob, `${blob}.away`);
+    try {
+      const accepted = await call(impatient.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'no wait' } });
+      assert.equal(accepted.status, 202, accepted.text);
+      assert.equal(await l2AppliesToday(stack.deps.db, mandate), slotsBefore + 1, 'the slot is held while the apply runs');
+      await waitFor('the apply to end rejected', async () => ((await Apply.query(stack.deps.db).where({ document_id: documentId, status: 'rejected' }).first()) ? true : undefined));
+    } finally {
+      await fs.rename(`${blob}.away`, blob);
+      await impatient.close();
+    }
+    assert.equal(await l2AppliesToday(stack.deps.db, mandate), slotsBefore, 'the rejection gave the slot back');
+  });
+
+  it('fails a rule’s refusal at once as a non-retryable failure typed by its code, and later applies still run', async () => {
+    const documentId = await ownNda();
+    await signalApply(stack.deps.temporal, stack.config, documentId, 'apl_doesnotexist00000000');
+    const signed = await sign(documentId);
+    assert.equal(signed.status, 200, signed.text);
+    const history = await stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
+    const failures = (history.events ?? []).map((event) => event.activityTaskFailedEventAttributes?.failure).filter(Boolean);
+    assert.equal(failures.length, 1, 'one attempt, no retries');
+    assert.equal(failures[0]!.applicationFailureInfo?.type, 'not_found');
+    assert.equal(failures[0]!.applicationFailureInfo?.nonRetryable, true);
+  });
+});

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { ServiceError } from '../errors';
+
+/** SPEC: at most 25 L2 applies per mandate per UTC day. */
+export const DAILY_L2_CAP = 25;
+
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+function secondsToNextUtcDay(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+export function capReached(now = new Date()): ServiceError {
+  return new ServiceError('rate_limited', `This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, {
+    'Retry-After': String(secondsToNextUtcDay(now)),
+  });
+}
+
+/**
+ * Takes one of the day's 25 L2 applies in a single conditional upsert, so concurrent calls never pass
+ * the cap. Called in the transaction that records the apply: the slot and the apply commit together.
+ */
+export async function reserveL2(trx: Knex.Transaction, mandateId: string, day: string): Promise<boolean> {
+  const result = await trx.raw(
+    `insert into mandate_daily_usage (mandate_id, day, count) values (?, ?, 1)
+     on conflict (mandate_id, day) do update set count = mandate_daily_usage.count + 1
+     where mandate_daily_usage.count < ? returning count`,
+    [mandateId, day, DAILY_L2_CAP],
+  );
+  return result.rows.length > 0;
+}
+
+/** Gives a slot back; called in the transaction that rejects the apply holding it, so it happens once. */
+export async function releaseL2(trx: Knex.Transaction, mandateId: string, day: string): Promise<void> {
+  await trx('mandate_daily_usage').where({ mandate_id: mandateId, day }).where('count', '>', 0).decrement('count', 1);
+}
+
+export async function l2AppliesToday(db: Db, mandateId: string, now = new Date()): Promise<number> {
+  const row = await db('mandate_daily_usage').where({ mandate_id: mandateId, day: utcDay(now) }).first();
+  return row ? Number(row.count) : 0;
+}
