@@ -8,7 +8,9 @@ import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
 import { errors } from './errors';
 import { errorMiddleware } from './http/errors-middleware';
+import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
+import { storableUrl } from './http/url-text';
 import { mandateRoutes } from './mandates/router';
 import { meRoutes } from './me/router';
 import { offerRoutes } from './offers/router';
@@ -36,7 +38,7 @@ function requestContext(deps: Deps) {
     try {
       await next();
     } finally {
-      log.debug('request', { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) });
+      log.debug('request', { request_id: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(performance.now() - started) });
     }
   };
 }
@@ -79,24 +81,28 @@ export function createApp(deps: Deps) {
   driveRoutes(routes);
   transferRoutes(routes);
 
+  const mount = appPath(deps.config.appUrl);
   const pages = new Router();
   pages.get('/docs/errors', (ctx) => {
     ctx.type = 'html';
     ctx.body = renderErrorsPage();
   });
-  pages.get('/', (ctx) => {
-    ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
-  });
-  // Only the app's own pages read the session: static files and downloads need no database query.
-  pages.use(appPath(deps.config.appUrl) || '/', appSession(deps));
-  appRoutes(pages, deps, appPath(deps.config.appUrl));
+  // With the app at the root of its host, `/` is the app's overview, not this banner.
+  if (mount) {
+    pages.get('/', (ctx) => {
+      ctx.body = { name: 'Agents API', openapi: `${deps.config.publicUrl}/v1/openapi.json`, app: deps.config.appUrl };
+    });
+  }
+  pages.use(appSession(deps, mount));
+  appRoutes(pages, deps, mount);
   fileRoutes(pages, deps);
   staticRoutes(pages);
   devMailRoutes(pages, deps);
-  signRoutes(pages, deps, appPath(deps.config.appUrl));
+  signRoutes(pages, deps, mount);
 
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
+  app.use(storableUrl([v1, pages]));
   app.use(unmatched(v1));
   app.use(v1.routes());
   app.use(pages.routes());

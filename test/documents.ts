@@ -1,6 +1,7 @@
 import { createTemplate } from '../activities/templates/templates';
 import { buildSampleNda, buildSampleServicesAgreement } from '../activities/pdf/samples';
-import { MailMessage, type Template } from '../db/models';
+import type { Template } from '../db/models';
+import type { ReceivedMail } from './smtp';
 import type { Account } from './factories';
 import { call, type Reply } from './http';
 import type { Stack } from './stack';
@@ -19,9 +20,10 @@ export async function createDocument(stack: Stack, account: Account, body: Recor
   return call(stack.url, 'POST', '/v1/documents', { key: account.key, body });
 }
 
-/** The newest mail to an address with a purpose, as the outbox holds it. */
-export async function latestMail(stack: Stack, to: string, purpose: string): Promise<MailMessage | undefined> {
-  return MailMessage.query(stack.deps.db).where({ to_address: to, purpose }).orderBy('created_at', 'desc').first();
+/** The newest mail to an address with a purpose, as the stack's SMTP listener received it. */
+export async function latestMail(stack: Stack, to: string, purpose: string): Promise<ReceivedMail | undefined> {
+  if (!stack.smtp) throw new Error('latestMail needs the SMTP listener of the stack (the test set SMTP_URL itself)');
+  return stack.smtp.latest(to, purpose);
 }
 
 /** A signer's browser session over HTTP: asks for the e-mailed code, reads it from the outbox, verifies. */

@@ -7,6 +7,8 @@ export interface ReceivedMail {
   subject: string;
   /** The body, transfer-decoded. */
   text: string;
+  /** The service's X-Svc-Purpose header (sign-code, login-code, sign-invite …). */
+  purpose: string;
   raw: string;
 }
 
@@ -16,6 +18,10 @@ export interface SmtpListener {
   mails: ReceivedMail[];
   /** The next mail to `to` not taken yet (optionally with a subject matching), waited for. */
   nextMail(to: string, options?: { subject?: RegExp; timeoutMs?: number }): Promise<ReceivedMail>;
+  /** The newest mail received for `to` with this purpose (X-Svc-Purpose), if any. */
+  latest(to: string, purpose: string): ReceivedMail | undefined;
+  /** Recipients whose RCPT TO the server refuses for good (550), as a relay does for an unknown mailbox. */
+  refuse(address: string): void;
   close(): Promise<void>;
 }
 
@@ -51,7 +57,7 @@ export function parseMail(raw: string, envelope: { to: string[]; from: string })
   const body = split < 0 ? '' : raw.slice(split).replace(/^\r?\n\r?\n/, '');
   const encoding = header(head, 'Content-Transfer-Encoding').toLowerCase();
   const text = encoding === 'quoted-printable' ? quotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
-  return { ...envelope, subject: decodeWords(header(head, 'Subject')), text, raw };
+  return { ...envelope, subject: decodeWords(header(head, 'Subject')), text, purpose: header(head, 'X-Svc-Purpose'), raw };
 }
 
 /** A 6-digit code in a mail (login, mandate grant). */
@@ -68,10 +74,16 @@ export function codeIn(mail: ReceivedMail): string {
 export async function startSmtpListener(): Promise<SmtpListener> {
   const mails: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
+  const refused = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address.toLowerCase())) return callback();
+      const error = Object.assign(new Error(`5.1.1 <${address.address}>: mailbox unavailable`), { responseCode: 550 });
+      callback(error);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -104,6 +116,13 @@ export async function startSmtpListener(): Promise<SmtpListener> {
         if (Date.now() > deadline) throw new Error(`no mail to ${to}${options.subject ? ` matching ${options.subject}` : ''}; received: ${mails.map((m) => `${m.to.join(',')} "${m.subject}"`).join('; ') || 'none'}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    latest(to, purpose) {
+      const address = to.toLowerCase();
+      return mails.findLast((mail) => mail.to.includes(address) && mail.purpose === purpose);
+    },
+    refuse(address) {
+      refused.add(address.toLowerCase());
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBase62 } from '../activities/ids';
 import { loadConfig, type Config } from '../activities/config/config';
-import { createLogger } from '../activities/log';
+import { createLogger, type Logger } from '../activities/log';
 import { startHttpServer, type RunningServer } from '../api/server';
 import { closeDeps, createDeps, type Deps } from '../worker/deps';
 import { startWorker, type RunningWorker } from '../worker/worker';
 import { createTestDatabase, type TestDatabase } from './db';
+import { startSmtpListener, type SmtpListener } from './smtp';
 
 export interface Stack {
   url: string;
@@ -16,6 +17,8 @@ export interface Stack {
   deps: Deps;
   config: Config;
   database: TestDatabase;
+  /** The stack's own SMTP listener (unless the test gave SMTP_URL): every mail the service sends lands here. */
+  smtp?: SmtpListener;
   worker?: RunningWorker;
   /** Another API process on the same database and task queue, with its own environment. */
   withEnv(env: Record<string, string | undefined>): Promise<{ url: string; close(): Promise<void> }>;
@@ -33,12 +36,14 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
     SVC_WORKFLOW_BUNDLE: process.env.SVC_WORKFLOW_BUNDLE,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     PORT: '0',
+    // Test files sign in many times from 127.0.0.1; the per-address code limit is tested on a stack of its own.
+    SVC_CODE_IP_LIMIT: '1000000',
   };
 }
 
-async function startApi(env: Record<string, string | undefined>): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
+async function startApi(env: Record<string, string | undefined>, log?: Logger): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
   const config = loadConfig(env);
-  const deps = createDeps(config, { log: createLogger(config.logLevel) });
+  const deps = createDeps(config, { log: log ?? createLogger(config.logLevel) });
   const http = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
   return { deps, config, http };
 }
@@ -47,12 +52,14 @@ async function startApi(env: Record<string, string | undefined>): Promise<{ deps
  * The real service for a test file: its own PostgreSQL database, the run's Temporal dev server on
  * a task queue of its own, a worker in process (unless `worker: false`) and the API on port 0.
  */
-export async function startStack(options: { env?: Record<string, string | undefined>; worker?: boolean } = {}): Promise<Stack> {
+export async function startStack(options: { env?: Record<string, string | undefined>; worker?: boolean; log?: Logger } = {}): Promise<Stack> {
   const database = await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
-  const env = { ...baseEnv(database.url, taskQueue, dataDir), ...options.env };
-  const { deps, config, http } = await startApi(env);
+  // Mail goes over real SMTP: the database keeps only redacted copies, never codes or link tokens.
+  const smtp = options.env && 'SMTP_URL' in options.env ? undefined : await startSmtpListener();
+  const env = { ...baseEnv(database.url, taskQueue, dataDir), ...(smtp ? { SMTP_URL: smtp.url } : {}), ...options.env };
+  const { deps, config, http } = await startApi(env, options.log);
   const worker = options.worker === false ? undefined : await startWorker(deps);
   const extras: Array<() => Promise<void>> = [];
   return {
@@ -61,6 +68,7 @@ export async function startStack(options: { env?: Record<string, string | undefi
     deps,
     config,
     database,
+    smtp,
     worker,
     async withEnv(overrides) {
       const extra = await startApi({ ...env, ...overrides });
@@ -77,6 +85,7 @@ export async function startStack(options: { env?: Record<string, string | undefi
       await worker?.stop();
       await closeDeps(deps);
       await database.drop();
+      await smtp?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,15 +1,18 @@
 import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
+import { createMailActivities } from '../activities/mail/activities';
 import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
 import type { Deps } from './deps';
+import { withTypedFailures } from './typed-failures';
 
 /** Every activity the worker registers, built over the process's dependencies. */
 export function createActivities(deps: Deps) {
-  return {
+  return withTypedFailures({
     ...createHealthActivities({ db: deps.db }),
     ...createDocumentActivities(deps),
     ...createSignRequestActivities(deps),
     ...createWebhookActivities(deps),
-  };
+    ...createMailActivities(deps),
+  });
 }

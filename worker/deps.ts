@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createFileBlobStore, type BlobStore } from '../activities/blobs/blobs';
+import { createCodeLimits, type CodeLimits } from '../activities/codes/limits';
 import type { Config, Faults } from '../activities/config/config';
 import { createLogger, type Logger } from '../activities/log';
 import { createMailer, type Mailer } from '../activities/mail/mailer';
@@ -19,6 +20,8 @@ export interface Deps {
   /** Key of signed links, tokens and cookies. */
   secret: Buffer;
   mailer: Mailer;
+  /** Wrong-code budgets and per-address limits of e-mailed codes, kept in the database. */
+  codeLimits: CodeLimits;
   /** The PDF seal, loaded (or created) on first use. */
   sealer(): Promise<Sealer>;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
@@ -54,9 +57,15 @@ export function createDeps(config: Config, options: { temporalAddress?: string; 
   const log = options.log ?? createLogger(config.logLevel);
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
   let sealer: Promise<Sealer> | undefined;
-  if (config.env === 'production' && !config.smtpUrl) {
-    log.warn('SMTP_URL is not set: mail (sign links, codes, notices) stays in the outbox and reaches nobody');
-  }
+  const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+  // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
+  const loadSealer = () =>
+    loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase })
+      .then(createSealer)
+      .catch((error: unknown) => {
+        sealer = undefined;
+        throw error;
+      });
   return {
     config,
     db,
@@ -64,10 +73,10 @@ export function createDeps(config: Config, options: { temporalAddress?: string; 
     log,
     temporal: connectTemporal(config, address),
     blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
-    secret: loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir }),
-    mailer: createMailer({ db, log, smtpUrl: config.smtpUrl, from: config.mailFrom }),
-    sealer: () =>
-      (sealer ??= loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase }).then(createSealer)),
+    secret,
+    mailer: createMailer({ db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, secret, print: config.env === 'development' ? (text) => process.stdout.write(text) : undefined }),
+    codeLimits: createCodeLimits(db, config.codeLimits),
+    sealer: () => (sealer ??= loadSealer()),
     faults: config.faults,
   };
 }

@@ -4,3 +4,4 @@ export { ping } from './ping/workflow';
 export { signRequestWorkflow } from './sign-request/workflow';
 export { outboxRelayWorkflow } from './outbox/relay';
 export { webhookDeliveryWorkflow } from './webhook/delivery';
+export { mailWorkflow } from './mail/workflow';

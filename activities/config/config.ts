@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { resolveFlags, type ResolvedFlags } from './flags';
+import type { CodeLimitSettings } from '../codes/limits';
 
 export { ConfigError };
 
@@ -41,6 +42,8 @@ export interface Config {
     caFile?: string;
   };
   durations: Durations;
+  /** Wrong-code budget per subject and code requests per client address (durations as inputs, so tests run short). */
+  codeLimits: CodeLimitSettings;
   /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
   faults: Faults;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -74,6 +77,14 @@ export interface Durations {
   activityHeartbeatMs: number;
   retryInitialMs: number;
   retryMaxMs: number;
+  /** Attempts of one apply (stamp, seal, certificate) before it ends rejected with sign_failed. */
+  applyAttempts: number;
+  /** Attempts of any other workflow activity: every retry has a budget. */
+  activityAttempts: number;
+  /** Attempts to deliver one queued mail before it is recorded as failed (mail.failed). */
+  mailAttempts: number;
+  /** How long the API waits for Temporal to start or signal a workflow before answering 503. */
+  temporalCallMs: number;
 }
 
 export interface Faults {
@@ -89,7 +100,7 @@ const port = z.coerce.number().int().min(0).max(65535);
 const url = z.url().transform((value) => value.replace(/\/+$/, ''));
 
 const EnvSchema = z.object({
-  SVC_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  SVC_ENV: z.enum(['development', 'test', 'production']).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   SVC_TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false').transform((value) => value === 'true' || value === '1'),
@@ -119,6 +130,10 @@ const EnvSchema = z.object({
   SVC_SIGN_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(60 * 60_000),
   SVC_SIGN_REQUEST_TTL_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
   SVC_APP_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(12 * 60 * 60_000),
+  SVC_CODE_WRONG_LIMIT: z.coerce.number().int().min(1).default(10),
+  SVC_CODE_LOCK_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
+  SVC_CODE_IP_LIMIT: z.coerce.number().int().min(1).default(30),
+  SVC_CODE_IP_WINDOW_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
   SVC_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60 * 60_000),
   SVC_WEBHOOK_GIVE_UP_MS: z.coerce.number().int().min(100).default(24 * 60 * 60_000),
@@ -131,6 +146,10 @@ const EnvSchema = z.object({
   SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
   SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
   SVC_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60_000),
+  SVC_APPLY_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  SVC_ACTIVITY_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  SVC_MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  SVC_TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   SVC_FAULT_APPLY_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -148,9 +167,13 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
   }
-  const e = parsed.data;
+  // Fail closed: NODE_ENV=production (set by most images and hosts) means production unless SVC_ENV says otherwise.
+  const e = { ...parsed.data, SVC_ENV: parsed.data.SVC_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development') } as const;
   if (e.SVC_ENV === 'production' && !e.SVC_SECRET_KEY) {
     throw new ConfigError('SVC_SECRET_KEY is required in production (signed links and sessions must survive restarts and be shared by every API process)');
+  }
+  if (e.SVC_ENV === 'production' && !e.SMTP_URL) {
+    throw new ConfigError('SMTP_URL is required in production: without it, sign links and one-time codes would reach nobody');
   }
   const publicUrl = e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
   return {
@@ -200,7 +223,12 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       activityHeartbeatMs: e.SVC_ACTIVITY_HEARTBEAT_MS,
       retryInitialMs: e.SVC_RETRY_INITIAL_MS,
       retryMaxMs: e.SVC_RETRY_MAX_MS,
+      applyAttempts: e.SVC_APPLY_ATTEMPTS,
+      activityAttempts: e.SVC_ACTIVITY_ATTEMPTS,
+      mailAttempts: e.SVC_MAIL_ATTEMPTS,
+      temporalCallMs: e.SVC_TEMPORAL_CALL_TIMEOUT_MS,
     },
+    codeLimits: { wrongLimit: e.SVC_CODE_WRONG_LIMIT, lockMs: e.SVC_CODE_LOCK_MS, ipLimit: e.SVC_CODE_IP_LIMIT, ipWindowMs: e.SVC_CODE_IP_WINDOW_MS },
     faults: {
       applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,

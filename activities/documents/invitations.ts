@@ -1,22 +1,22 @@
 import type { Db } from '../../db/connect';
-import { Document, Principal } from '../../db/models';
-import type { Mailer } from '../mail/mailer';
+import { Document, MailMessage, Principal } from '../../db/models';
+import { queueMail, type MailQueueDeps } from '../mail/queue';
 import { signersOf } from './documents';
-import { signUrl } from './links';
+import { signerToken, signUrl } from './links';
 
 /**
  * E-mails each signer who may sign now their sign link: every pending signer, or under strict order
- * only the first one pending. Each invitation is sent once (deduplicated), so calling this after
- * every apply invites the next signer in turn.
+ * only the first one pending. Each invitation is queued once (deduplicated), so calling this after
+ * every apply invites the next signer in turn; delivery runs in the mail's own workflow.
  */
-export async function inviteSigners(deps: { db: Db; mailer: Mailer; secret: Buffer; appUrl: string }, documentId: string): Promise<number> {
+export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buffer }, documentId: string): Promise<number> {
   const document = await Document.query(deps.db).findById(documentId);
   if (!document || document.status !== 'sent') return 0;
   const owner = (await Principal.query(deps.db).findById(document.owner_principal_id))!;
   const pending = (await signersOf(deps.db, documentId)).filter((signer) => signer.status === 'pending');
   const eligible = document.strict_order ? pending.slice(0, 1) : pending;
   for (const signer of eligible) {
-    await deps.mailer.send({
+    await queueMail(deps, {
       to: signer.email,
       subject: `${owner.name} sent you "${document.name}" to sign`,
       text: [
@@ -24,15 +24,30 @@ export async function inviteSigners(deps: { db: Db; mailer: Mailer; secret: Buff
         '',
         `${owner.name} (${owner.email}) asks you to sign "${document.name}" as ${signer.role}.`,
         '',
-        `Open the document: ${signUrl(deps.appUrl, deps.secret, signer.id)}`,
+        `Open the document: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`,
         '',
         'To protect you, the page asks for a code that we send to this address before you can read or sign.',
         'If you did not expect this document, you can ignore this message or decline on the page.',
       ].join('\n'),
       purpose: 'sign-invite',
       tenantId: document.tenant_id,
+      secrets: [signerToken(deps.secret, signer.id)],
       dedupeKey: `sign-invite:${signer.id}`,
+      documentId: document.id,
+      signerId: signer.id,
     });
   }
   return eligible.length;
+}
+
+export interface Invitation {
+  status: MailMessage['status'];
+  error: string | null;
+}
+
+/** The newest sign-link e-mail of each signer, so the sender sees one that failed. */
+export async function invitationsOf(db: Db, signerIds: string[]): Promise<Map<string, Invitation>> {
+  if (signerIds.length === 0) return new Map();
+  const mails = await MailMessage.query(db).whereIn('signer_id', signerIds).where({ purpose: 'sign-invite' }).orderBy('created_at', 'asc');
+  return new Map(mails.map((mail) => [mail.signer_id!, { status: mail.status, error: mail.status === 'failed' ? mail.error : null }]));
 }

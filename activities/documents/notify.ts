@@ -1,12 +1,12 @@
 import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, Mandate, Principal } from '../../db/models';
-import type { Mailer } from '../mail/mailer';
+import { queueMail, type MailQueueDeps } from '../mail/queue';
 
 /**
  * SPEC apply step 9: after an L2 apply the principal is told by e-mail what was signed, by which
  * key, under which mandate. L1 applies were confirmed by the principal, so they get no mail.
  */
-export async function notifyPrincipalOfApply(deps: { db: Db; mailer: Mailer }, applyId: string): Promise<boolean> {
+export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db }, applyId: string): Promise<boolean> {
   const apply = await Apply.query(deps.db).findById(applyId);
   if (!apply || apply.status !== 'applied' || apply.kind !== 'mandate' || apply.confirmation_level !== 'l2') return false;
   const [document, mandate, key] = await Promise.all([
@@ -15,7 +15,7 @@ export async function notifyPrincipalOfApply(deps: { db: Db; mailer: Mailer }, a
     ApiKey.query(deps.db).findById(apply.api_key_id!),
   ]);
   const principal = (await Principal.query(deps.db).findById(mandate!.principal_id))!;
-  await deps.mailer.send({
+  await queueMail(deps, {
     to: principal.email,
     subject: `Your signature was applied to "${document!.name}"`,
     text: [
@@ -31,6 +31,7 @@ export async function notifyPrincipalOfApply(deps: { db: Db; mailer: Mailer }, a
     purpose: 'l2-notice',
     tenantId: principal.tenant_id,
     dedupeKey: `l2-notice:${apply.id}`,
+    documentId: apply.document_id,
   });
   return true;
 }

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../activities/log';
 import { errorBody, errors, ServiceError } from '../errors';
+import { loggablePath } from './redact';
 
 /** Koa and its router throw http-errors for requests they cannot even route (e.g. a bad URI). */
 function fromHttpError(error: { status?: number; expose?: boolean; message?: string }): ServiceError | undefined {
@@ -19,7 +20,7 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
     } catch (caught) {
       let error = caught instanceof ServiceError ? caught : fromHttpError(caught as { status?: number });
       if (!error) {
-        options.log.error('unhandled error', { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, error: caught });
+        options.log.error('unhandled error', { request_id: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), error: caught });
         error = errors.internal();
       }
       ctx.status = error.status;

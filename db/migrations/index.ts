@@ -4,6 +4,9 @@ import * as events from './20261122000002_events';
 import * as documents from './20261122000003_documents';
 import * as mandates from './20261122000004_mandates';
 import * as webhooks from './20261122000005_webhooks';
+import * as codeLimits from './20261123000006_code_limits';
+import * as signing from './20261123000007_signing';
+import * as mail from './20261123000008_mail';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +20,9 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261122000003_documents', documents],
   ['20261122000004_mandates', mandates],
   ['20261122000005_webhooks', webhooks],
+  ['20261123000006_code_limits', codeLimits],
+  ['20261123000007_signing', signing],
+  ['20261123000008_mail', mail],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

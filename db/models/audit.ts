@@ -28,7 +28,12 @@ export class MailMessage extends BaseModel {
   declare text: string;
   declare purpose: string;
   declare dedupe_key: string | null;
-  declare status: 'stored' | 'sent' | 'failed';
+  /** queued: waiting for its workflow; stored: kept in the outbox (no SMTP); sent; failed for good. */
+  declare status: 'queued' | 'stored' | 'sent' | 'failed';
+  /** The full subject and text, encrypted, while queued; null once delivered or failed. */
+  declare sealed: string | null;
+  declare document_id: string | null;
+  declare signer_id: string | null;
   declare error: string | null;
   declare created_at: Date;
   declare sent_at: Date | null;

@@ -1,16 +1,16 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { recordAudit, type Actor } from '../../../activities/audit/audit';
-import { checkCode, issueCode } from '../../../activities/codes/one-time-codes';
+import { issueCode, verifyCode } from '../../../activities/codes/one-time-codes';
 import { declineDocument, documentStatusAfter, recordApply, rejectionOf } from '../../../activities/documents/apply';
 import { signersOf } from '../../../activities/documents/documents';
 import { signerIdFromToken } from '../../../activities/documents/links';
-import { signalApply, signalSettled, waitForApply } from '../../../activities/documents/orchestration';
+import { handOverApply, signalSettled, waitForApply } from '../../../activities/documents/orchestration';
 import { ServiceError } from '../../../activities/errors';
 import { Document, DocumentSigner } from '../../../db/models';
 import type { Deps } from '../../../worker/deps';
 import { readJsonBody } from '../../http/body';
-import { readSignedCookie, setSignedCookie } from '../../http/cookies';
+import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/cookies';
 import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
 import { CONSENT_TEXT, SignDeclineSchema, SignSubmitSchema, SignVerifySchema, decodeImage, checkValues } from './schema';
@@ -73,8 +73,9 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
   });
 
   router.post(`${base}/code`, async (ctx) => {
+    await deps.codeLimits.consumeIp(ctx.ip);
     const { signer, document } = await resolve(ctx);
-    const code = await issueCode(deps.db, deps.secret, { purpose: 'sign', subject: signer.id, ttlMs: deps.config.durations.oneTimeCodeMs });
+    const code = await issueCode(deps, { purpose: 'sign', subject: signer.id, ttlMs: deps.config.durations.oneTimeCodeMs });
     const minutes = Math.max(1, Math.round(deps.config.durations.oneTimeCodeMs / 60_000));
     await deps.mailer.send({
       to: signer.email,
@@ -89,13 +90,11 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
   });
 
   router.post(`${base}/verify`, async (ctx) => {
+    await deps.codeLimits.consumeIp(ctx.ip);
     const { signer, document } = await resolve(ctx);
     const { code } = parseOrThrow(SignVerifySchema, await readJsonBody(ctx, 4096));
-    const result = await checkCode(deps.db, deps.secret, { purpose: 'sign', subject: signer.id, code });
-    if (result === 'expired') throw new ServiceError('expired', 'The code has expired; ask for a new one.');
-    if (result === 'exhausted') throw new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
-    if (result !== 'ok') throw new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
-    setSignedCookie(ctx, deps.secret, { name: cookieName(signer.id), purpose: 'sign-session', payload: { s: signer.id }, ttlMs: deps.config.durations.signSessionMs, path: `${appPath}/sign/`, secure: ctx.secure });
+    await verifyCode(deps, { purpose: 'sign', subject: signer.id, code, owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` } });
+    setSignedCookie(ctx, deps.secret, { name: cookieName(signer.id), purpose: 'sign-session', payload: { s: signer.id }, ttlMs: deps.config.durations.signSessionMs, path: `${appPath}/sign/`, secure: secureCookies(ctx, deps.config) });
     await recordAudit(deps.db, { tenantId: document.tenant_id, documentId: document.id, actor: actorOf(ctx, signer), action: 'sign.email_verified', data: { signer_id: signer.id, email: signer.email } });
     ctx.body = { verified: true };
   });
@@ -137,7 +136,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
       initialsImage: body.initials ? decodeImage(body.initials.image, 'initials.image') : undefined,
       actor: actorOf(ctx, signer),
     });
-    await signalApply(deps.temporal, deps.config, document.id, apply.id);
+    await handOverApply(deps, apply);
     const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
     if (outcome.status === 'rejected') throw rejectionOf(outcome);
     ctx.status = outcome.status === 'pending' ? 202 : 200;
@@ -148,7 +147,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     const { signer, document } = await resolveVerified(ctx);
     const { reason } = parseOrThrow(SignDeclineSchema, await readJsonBody(ctx, 16 * 1024));
     const declined = await declineDocument(deps.db, { signerId: signer.id, reason, actor: actorOf(ctx, signer) });
-    await signalSettled(deps.temporal, document.id);
+    await signalSettled(deps.temporal, deps.config, document.id);
     ctx.body = { status: 'declined', document_status: declined.status };
   });
 }

@@ -1,0 +1,25 @@
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import type { MailActivities } from '../../activities/mail/activities';
+import type { MailWorkflowInput } from './shared';
+
+/**
+ * Delivers one queued mail, off the path of whatever queued it: retried with backoff within its
+ * budget, at once given up when the relay refuses it for good; a mail that cannot be delivered is
+ * recorded as failed (and shown to the sender), never left to block a document.
+ */
+export async function mailWorkflow(input: MailWorkflowInput): Promise<{ status: 'sent' | 'failed' }> {
+  const retry = { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2 };
+  const mail = proxyActivities<MailActivities>({
+    startToCloseTimeout: input.activityTimeoutMs,
+    retry: { ...retry, maximumAttempts: input.attempts, nonRetryableErrorTypes: ['MailRefused'] },
+  });
+  const record = proxyActivities<MailActivities>({ startToCloseTimeout: input.activityTimeoutMs, retry: { ...retry, maximumAttempts: 10 } });
+  try {
+    await mail.deliverMail(input.mailId);
+    return { status: 'sent' };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    await record.recordMailFailure(input.mailId, error.cause?.message ?? 'the mail could not be delivered');
+    return { status: 'failed' };
+  }
+}
