@@ -1,8 +1,11 @@
 import type { Db } from '../../db/connect';
-import { Document, MailMessage, Principal } from '../../db/models';
+import { Document, Principal } from '../../db/models';
 import { queueMail, type MailQueueDeps } from '../mail/queue';
+import { mailStates, type MailState } from '../mail/status';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
+
+const inviteKey = (signerId: string) => `sign-invite:${signerId}`;
 
 /**
  * E-mails each signer who may sign now their sign link: every pending signer, or under strict order
@@ -32,7 +35,7 @@ export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buff
       purpose: 'sign-invite',
       tenantId: document.tenant_id,
       secrets: [signerToken(deps.secret, signer.id)],
-      dedupeKey: `sign-invite:${signer.id}`,
+      dedupeKey: inviteKey(signer.id),
       documentId: document.id,
       signerId: signer.id,
     });
@@ -40,14 +43,10 @@ export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buff
   return eligible.length;
 }
 
-export interface Invitation {
-  status: MailMessage['status'];
-  error: string | null;
-}
+export type Invitation = MailState;
 
-/** The newest sign-link e-mail of each signer, so the sender sees one that failed. */
+/** The sign-link e-mail of each signer, so the sender sees one that failed. */
 export async function invitationsOf(db: Db, signerIds: string[]): Promise<Map<string, Invitation>> {
-  if (signerIds.length === 0) return new Map();
-  const mails = await MailMessage.query(db).whereIn('signer_id', signerIds).where({ purpose: 'sign-invite' }).orderBy('created_at', 'asc');
-  return new Map(mails.map((mail) => [mail.signer_id!, { status: mail.status, error: mail.status === 'failed' ? mail.error : null }]));
+  const states = await mailStates(db, signerIds.map(inviteKey));
+  return new Map(signerIds.flatMap((id) => (states.has(inviteKey(id)) ? [[id, states.get(inviteKey(id))!] as const] : [])));
 }

@@ -53,6 +53,23 @@ describe('mail never blocks signing', () => {
     await waitForDocument(stack, account.key, documentId, (d) => d.status === 'completed', 'the document to complete');
   });
 
+  it('a confirm mail the relay refuses shows as failed on the sign request, which stays open', async () => {
+    const l1 = await createAccount(stack.deps.db, { name: 'Lou Lost' });
+    await giveAppearance(stack, l1);
+    await grantMandate(stack, l1, { level: 'L1' });
+    const principal = await principalOf(stack, l1);
+    stack.smtp!.refuse(principal.email);
+    const created = await createDocument(stack, account, { template_id: nda.id, name: 'For L1', send: true, signers: [{ name: principal.name, email: principal.email }, { name: 'X', email: `x-${Date.now()}@example.test` }] });
+    const requested = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, { key: l1.key, body: { reason: 'please' } });
+    assert.equal(requested.status, 201, requested.text);
+    const seen = await waitFor('the confirm mail to fail', async () => {
+      const reply = await call(stack.url, 'GET', `/v1/sign-requests/${requested.body.sign_request_id}`, { key: l1.key });
+      return reply.body.mail?.status === 'failed' ? reply.body : undefined;
+    });
+    assert.equal(seen.status, 'open');
+    assert.match(seen.mail.error, /550|unavailable/);
+  });
+
   it('a code mail the relay refuses answers 503, not 500', async () => {
     const refused = `refused-${Date.now()}@example.test`;
     stack.smtp!.refuse(refused);

@@ -7,7 +7,7 @@ import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
 import { ServiceError } from '../errors';
 import { queueMail } from '../mail/queue';
-import { confirmUrl, signRequestToken, storedAppearance } from './signing';
+import { confirmMailKey, confirmUrl, signRequestToken, storedAppearance } from './signing';
 
 async function settle(deps: Deps, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
   await SignRequest.query(deps.db).findById(id).whereIn('status', ['open', 'confirming']).patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
@@ -81,7 +81,7 @@ export function createSignRequestActivities(deps: Deps) {
         purpose: 'sign-request',
         tenantId: request.tenant_id,
         secrets: [signRequestToken(deps.secret, id)],
-        dedupeKey: `sign-request:${id}`,
+        dedupeKey: confirmMailKey(id),
         documentId: request.document_id,
       });
     },

@@ -114,6 +114,11 @@ export function confirmUrl(appUrl: string, secret: Buffer, id: string): string {
   return `${appUrl}/sign-request/${signRequestToken(secret, id)}`;
 }
 
+/** The confirm mail of a sign request is sent once: this key names it (and its state, for the agent). */
+export function confirmMailKey(id: string): string {
+  return `sign-request:${id}`;
+}
+
 /**
  * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app. One open
  * request per document and key (the unique index answers a second one with 409 pending_exists).

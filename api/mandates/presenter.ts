@@ -1,6 +1,7 @@
 import type { ApiKey, Mandate, SignRequest } from '../../db/models';
 import { DAILY_L2_CAP } from '../../activities/mandates/cap';
 import { mandateStatus } from '../../activities/mandates/mandates';
+import type { MailState } from '../../activities/mail/status';
 import { confirmUrl } from '../../activities/mandates/signing';
 import type { MandateResponse } from './schema';
 
@@ -23,7 +24,7 @@ export function presentMandate(mandate: Mandate, key: ApiKey, appliesToday: numb
   };
 }
 
-export function presentSignRequest(request: SignRequest, options: { appUrl: string; secret: Buffer }) {
+export function presentSignRequest(request: SignRequest, options: { appUrl: string; secret: Buffer; mail?: MailState }) {
   return {
     sign_request_id: request.id,
     document_id: request.document_id,
@@ -36,5 +37,6 @@ export function presentSignRequest(request: SignRequest, options: { appUrl: stri
     created_at: request.created_at.toISOString(),
     decided_at: iso(request.decided_at),
     error: request.error_code ? { code: request.error_code, message: request.error_message ?? '' } : null,
+    mail: options.mail ?? null,
   };
 }

@@ -40,6 +40,10 @@ export const SignRequestResponseSchema = z.object({
   created_at: z.iso.datetime(),
   decided_at: z.iso.datetime().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why a confirmed request failed to apply.' }),
+  mail: z
+    .object({ status: z.enum(['queued', 'stored', 'sent', 'failed']), error: z.string().nullable() })
+    .nullable()
+    .meta({ description: 'The confirm e-mail to the principal: null until it is queued; `failed` with the reason when it could not be delivered (the confirm_url still works).' }),
 });
 
 export const SignRequestListResponseSchema = z.object({ data: z.array(SignRequestResponseSchema) });

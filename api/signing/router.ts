@@ -2,7 +2,8 @@ import { documentStatusAfter } from '../../activities/documents/apply';
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
 import { ServiceError } from '../../activities/errors';
-import { requestSign, signAsPrincipal } from '../../activities/mandates/signing';
+import { mailStates } from '../../activities/mail/status';
+import { confirmMailKey, requestSign, signAsPrincipal } from '../../activities/mandates/signing';
 import { SignRequest } from '../../db/models';
 import type { Deps } from '../../worker/deps';
 import { requestMeta } from '../http/request';
@@ -14,7 +15,11 @@ import { IdParamsSchema, ReasonSchema } from '../shared/schema';
 const APPLY_ERRORS = ['mandate_required', 'mandate_inactive', 'principal_not_signer', 'mandate_scope', 'missing_appearance', 'missing_signature_fields', 'unfilled_fields', 'already_signed', 'strict_order', 'invalid_state', 'sign_failed'] as const;
 
 export function signingRoutes(routes: Routes, deps: Deps): void {
-  const present = (request: SignRequest) => presentSignRequest(request, { appUrl: deps.config.appUrl, secret: deps.secret });
+  /** Sign requests as the agent sees them, each with the state of its confirm mail. */
+  const present = async (requests: SignRequest[]) => {
+    const mails = await mailStates(deps.db, requests.map((request) => confirmMailKey(request.id)));
+    return requests.map((request) => presentSignRequest(request, { appUrl: deps.config.appUrl, secret: deps.secret, mail: mails.get(confirmMailKey(request.id)) }));
+  };
 
   routes.add(
     {
@@ -62,7 +67,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) => startSignRequestWorkflow(deps.temporal, deps.config, created.id));
-      return present(request);
+      return (await present([request]))[0];
     },
   );
   routes.add(
@@ -71,7 +76,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
       const caller = callerOf(ctx);
       await findVisibleDocument(deps.db, caller, params.id);
       const requests = await SignRequest.query(deps.db).where({ document_id: params.id, api_key_id: caller.apiKey.id }).orderBy('created_at', 'desc');
-      return { data: requests.map(present) };
+      return { data: await present(requests) };
     },
   );
   routes.add(
@@ -79,7 +84,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
     async (ctx, { params }) => {
       const request = await SignRequest.query(deps.db).findById(params.id).where({ api_key_id: callerOf(ctx).apiKey.id });
       if (!request) throw new ServiceError('not_found', 'No such sign request for this key.');
-      return present(request);
+      return (await present([request]))[0];
     },
   );
 }

@@ -10,7 +10,6 @@ export async function up(knex: Knex): Promise<void> {
     t.text('sealed');
     t.text('document_id');
     t.text('signer_id');
-    t.index(['signer_id', 'created_at']);
   });
   await knex.raw(`alter table mail_outbox add constraint mail_outbox_status_check check (status in ('queued', 'stored', 'sent', 'failed'))`);
   // Mail stored before this migration kept codes and links in the clear: it is redacted now.
@@ -20,7 +19,6 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table mail_outbox drop constraint mail_outbox_status_check');
   await knex.schema.alterTable('mail_outbox', (t) => {
-    t.dropIndex(['signer_id', 'created_at']);
     t.dropColumn('signer_id');
     t.dropColumn('document_id');
     t.dropColumn('sealed');
