@@ -15,21 +15,37 @@ export function printable(name: string): string {
   return name.replace(UNSTORABLE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The dotted path of the first string or key in a parsed JSON value that PostgreSQL would refuse. */
-export function unstorablePath(value: unknown, path: string[] = []): string | undefined {
-  if (typeof value === 'string') return isStorableText(value) ? undefined : path.join('.');
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = unstorablePath(item, [...path, String(index)]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (!isStorableText(key)) return [...path, printable(key)].join('.');
-      const found = unstorablePath(item, [...path, key]);
-      if (found !== undefined) return found;
+interface Step {
+  value: unknown;
+  key?: string;
+  /** The key is an object's (checked too), not an array index. */
+  named?: boolean;
+  parent?: Step;
+}
+
+function pathOf(step: Step): string {
+  const keys: string[] = [];
+  for (let at: Step | undefined = step; at?.key !== undefined; at = at.parent) keys.push(printable(at.key));
+  return keys.reverse().join('.');
+}
+
+/**
+ * The dotted path of the first string or key in a parsed JSON value that PostgreSQL would refuse.
+ * Walked with a stack of its own, not recursion: JSON.parse takes nesting a million deep.
+ */
+export function unstorablePath(value: unknown): string | undefined {
+  const pending: Step[] = [{ value }];
+  while (pending.length > 0) {
+    const step = pending.pop()!;
+    if (step.named && !isStorableText(step.key!)) return pathOf(step);
+    const current = step.value;
+    if (typeof current === 'string') {
+      if (!isStorableText(current)) return pathOf(step);
+    } else if (current && typeof current === 'object') {
+      const entries = Array.isArray(current) ? current.map((item, index) => [String(index), item] as const) : Object.entries(current);
+      const named = !Array.isArray(current);
+      // Pushed last to first, so they are visited in document order.
+      for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], key: entries[index][0], named, parent: step });
     }
   }
   return undefined;

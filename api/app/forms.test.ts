@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { createAccount, type Account } from '../../test/factories';
 import { signaturePng } from '../../test/images';
 import { AppClient } from '../../test/principal';
+import { readCutShort } from '../../test/cut-short';
+import { ServiceError } from '../../activities/errors';
+import { readForm } from './forms';
 import { startStack, type Stack } from '../../test/stack';
 
 let stack: Stack;
@@ -100,5 +103,64 @@ describe('the byte limit of a form holds for the whole multipart body', () => {
     form.append('_csrf', await csrf());
     form.append('label', 'multipart bot');
     assert.equal((await postMultipart('/keys', form)).status, 201);
+  });
+});
+
+describe('a form whose client leaves before the body ends', () => {
+  it('is refused with 400 invalid_request, url-encoded or multipart, instead of a 500 or a read that never ends', async () => {
+    const bodies = [
+      ['application/x-www-form-urlencoded', 'label=half'],
+      ['multipart/form-data; boundary=XX', '--XX\r\nContent-Disposition: form-data; name="label"\r\n\r\nhalf'],
+    ];
+    for (const [type, body] of bodies) {
+      const outcome = await readCutShort((ctx) => readForm(ctx), type, body);
+      assert.ok(outcome.settled, `${type}: the read never ended`);
+      assert.ok(outcome.error instanceof ServiceError, `${type}: not a ServiceError: ${String(outcome.error)}`);
+      assert.equal(outcome.error.code, 'invalid_request');
+    }
+  });
+});
+
+describe('a multipart form that ends inside a file', () => {
+  /** Posts a multipart body whose `image` file is cut off: refused past the limit, or missing its closing boundary. */
+  async function postCutFile(fileBytes: number, closed: boolean, streamed: boolean): Promise<number> {
+    const boundary = 'cut-file-3b1f';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+    const bytes = Buffer.concat([Buffer.from(head), Buffer.alloc(fileBytes, 65), Buffer.from(closed ? `\r\n--${boundary}--\r\n` : '')]);
+    const body = streamed ? new ReadableStream({ start: (controller) => (controller.enqueue(bytes), controller.close()) }) : bytes;
+    const response = await fetch(`${stack.url}${path('/keys')}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie }, body, duplex: 'half', redirect: 'manual' } as RequestInit);
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  it('is refused, and the file stream busboy destroys raises no uncaught error (which would end the process)', async () => {
+    const uncaught: Error[] = [];
+    const listener = (error: Error) => uncaught.push(error);
+    process.on('uncaughtException', listener);
+    try {
+      assert.equal(await postCutFile(200 * 1024, true, true), 413);
+      assert.equal(await postCutFile(1024, false, false), 400);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(uncaught.map((error) => error.message), []);
+    } finally {
+      process.off('uncaughtException', listener);
+    }
+  });
+});
+
+describe('a multipart part without a name', () => {
+  const post = (parts: string[]) => {
+    const boundary = 'nameless-5c2e';
+    const body = `${parts.map((part) => `--${boundary}\r\n${part}`).join('')}--${boundary}--\r\n`;
+    return fetch(`${stack.url}${path('/keys')}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie }, body, redirect: 'manual' });
+  };
+
+  it('is the field "" (busboy names it undefined): NUL in it is 400, otherwise the form is read (a 500 before)', async () => {
+    const token = await csrf();
+    const field = (disposition: string, value: string) => `Content-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
+    assert.equal((await post([field('form-data; name="_csrf"', token), field('form-data; name=""', 'a\u0000b')])).status, 400);
+    assert.equal((await post([field('form-data; name="_csrf"', token), field('form-data', 'a\u0000b')])).status, 400);
+    const read = await post([field('form-data; name="_csrf"', token), field('form-data; name="label"', 'nameless parts'), field('form-data', 'x'), `Content-Disposition: form-data; filename="a.txt"\r\n\r\nbytes\r\n`]);
+    assert.equal(read.status, 201);
   });
 });

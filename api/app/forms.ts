@@ -2,6 +2,7 @@ import Busboy from 'busboy';
 import type { Context } from 'koa';
 import { ServiceError } from '../../activities/errors';
 import { isStorableText, printable, unstorableInput } from '../../activities/text';
+import { unreadBody } from '../http/body';
 
 export interface UploadedFile {
   filename: string;
@@ -29,10 +30,14 @@ async function readBody(ctx: Context, limit: number): Promise<Buffer> {
   if (Number(ctx.get('content-length') || '0') > limit) throw tooLarge(ctx, limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge(ctx, limit);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw tooLarge(ctx, limit);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw unreadBody(error);
   }
   return Buffer.concat(chunks);
 }
@@ -63,7 +68,9 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
       size += chunk.length;
       if (size > limit) fail(tooLarge(ctx, limit));
     };
-    parser.on('field', (name, value) => {
+    // Busboy names a part without a name (or with `name=""`) undefined, whatever its types say: it is the field ''.
+    parser.on('field', (unnamed, value) => {
+      const name = unnamed ?? '';
       try {
         checkText(name, value);
         form.fields[name] = value;
@@ -71,10 +78,14 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
         fail(error as ServiceError);
       }
     });
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (unnamed, stream, info) => {
+      const name = unnamed ?? '';
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => fail(tooLarge(ctx, limit)));
+      // Busboy destroys an unfinished file's stream with an error (a form cut short, or refused mid-file):
+      // an error event nobody listens to would end the process.
+      stream.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
       stream.on('end', () => {
         try {
           checkText(name, info.filename ?? '');
@@ -85,6 +96,8 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
       });
     });
     parser.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
+    // A client that leaves mid-body ends the request, not the pipe: without this busboy would wait forever.
+    ctx.req.on('error', (error) => fail(unreadBody(error)));
     parser.on('close', () => {
       if (settled) return;
       settled = true;

@@ -33,9 +33,11 @@ const FILES: Record<string, string> = {
 };
 
 function locate(key: string): string | undefined {
-  if (FILES[key]) return FILES[key];
+  // Own keys only: a path naming `constructor` must not find Object's.
+  if (Object.hasOwn(FILES, key)) return FILES[key];
   const slash = key.lastIndexOf('/');
-  const folder = FOLDERS[slash < 0 ? '' : key.slice(0, slash)];
+  const dir = slash < 0 ? '' : key.slice(0, slash);
+  const folder = Object.hasOwn(FOLDERS, dir) ? FOLDERS[dir] : undefined;
   const name = key.slice(slash + 1);
   return folder && folder.name.test(name) ? path.join(folder.directory, name) : undefined;
 }

@@ -1,8 +1,16 @@
 import type { Context } from 'koa';
 import { assertStorableJson } from '../../activities/text';
-import { errors } from '../errors';
+import { errors, ServiceError } from '../errors';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+/**
+ * A request stream fails only when its client leaves before the body ends (Node's `aborted`): the
+ * request is incomplete, a 400 of the client's making, not a 500 to log as our bug.
+ */
+export function unreadBody(error: unknown): ServiceError {
+  return error instanceof ServiceError ? error : errors.invalidRequest('The request body ended before it was complete.');
+}
 
 /**
  * Reads a JSON request body under a byte limit: 413 past the limit (before reading when
@@ -17,13 +25,17 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      ctx.set('Connection', 'close');
-      throw errors.payloadTooLarge(limit);
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        ctx.set('Connection', 'close');
+        throw errors.payloadTooLarge(limit);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw unreadBody(error);
   }
   const raw = Buffer.concat(chunks);
   ctx.state.rawBody = raw;

@@ -81,7 +81,8 @@ export function refusal(error: unknown): ServiceError {
 /** Fixed notices chosen by a query value after a redirect (no user text is reflected). */
 export function noticeFrom(ctx: Context, notices: Record<string, string>): Notice {
   const key = typeof ctx.query.done === 'string' ? ctx.query.done : '';
-  return notices[key] ? { kind: 'ok', text: notices[key] } : undefined;
+  // Own keys only: `?done=constructor` would otherwise find Object's and render a function as the notice.
+  return Object.hasOwn(notices, key) ? { kind: 'ok', text: notices[key] } : undefined;
 }
 
 export interface TableRow {
