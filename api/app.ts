@@ -100,6 +100,11 @@ export function createApp(deps: Deps) {
   devMailRoutes(pages, deps);
   signRoutes(pages, deps, mount);
 
+  // What escapes the error middleware (a client gone mid-response, a request Node cannot parse) is
+  // logged as JSON like the rest, not printed by Koa's default handler.
+  app.on('error', (error: Error, ctx?: Context) => {
+    deps.log.child({ component: 'api' }).debug('request error after the response began', { path: ctx ? loggablePath(ctx.path) : undefined, error: error.message });
+  });
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   app.use(storableUrl([v1, pages]));

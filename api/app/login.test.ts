@@ -42,3 +42,21 @@ describe('sign-in forms check the Origin like every other form', () => {
     assert.match(signedIn.headers.get('set-cookie') ?? '', /^svc_app=/);
   });
 });
+
+describe('the way back after signing in', () => {
+  it('is dropped when it would not fit in a Location header: a page with a very long path redirects to plain sign-in', async () => {
+    const app = new URL(stack.config.appUrl).pathname;
+    const long = `${app}/mandates/${'x'.repeat(8000)}/confirm`;
+    const reply = await fetch(`${stack.url}${long}`, { redirect: 'manual' });
+    assert.equal(reply.status, 302);
+    assert.equal(reply.headers.get('location'), `${app}/login`);
+    const short = await fetch(`${stack.url}${app}/keys`, { redirect: 'manual' });
+    assert.equal(short.headers.get('location'), `${app}/login?next=${encodeURIComponent(`${app}/keys`)}`);
+  });
+
+  it('is not taken from a sign-in form past the length a header can carry', async () => {
+    const app = new URL(stack.config.appUrl).pathname;
+    const page = await fetch(`${stack.url}${app}/login?next=${encodeURIComponent(`${app}/${'y'.repeat(5000)}`)}`);
+    assert.doesNotMatch(await page.text(), /yyyyyyyy/, 'the form carries the app’s home instead');
+  });
+});

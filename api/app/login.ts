@@ -7,7 +7,7 @@ import { escapeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
-import { appState, checkForm, checkOrigin, endAppSession, safeNext, startAppSession } from './session';
+import { appState, checkForm, checkOrigin, endAppSession, MAX_NEXT, safeNext, startAppSession } from './session';
 
 function emailForm(appPath: string, next: string, email = ''): string {
   return `<form method="post" action="${appPath}/login" class="stack">
@@ -87,6 +87,7 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
 /** Pages that need a signed-in principal send everyone else to sign in, then back. */
 export function requireLogin(ctx: Context, appPath: string): boolean {
   if (appState(ctx).principal) return true;
-  ctx.redirect(`${appPath}/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+  // The way back is kept only when it fits in a header (safeNext refuses a longer one anyway).
+  ctx.redirect(ctx.originalUrl.length <= MAX_NEXT ? `${appPath}/login?next=${encodeURIComponent(ctx.originalUrl)}` : `${appPath}/login`);
   return false;
 }

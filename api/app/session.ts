@@ -59,5 +59,9 @@ export function checkForm(ctx: Context, deps: Deps, token: string | undefined): 
 
 /** Where to return after signing in: only a path of this app (never another site). */
 export function safeNext(next: unknown, appPath: string): string {
-  return typeof next === 'string' && next.startsWith(`${appPath}/`) && !next.startsWith('//') && !next.includes('\\') ? next : `${appPath}/`;
+  const fits = typeof next === 'string' && next.length <= MAX_NEXT;
+  return fits && next.startsWith(`${appPath}/`) && !next.startsWith('//') && !next.includes('\\') ? next : `${appPath}/`;
 }
+
+/** A return path longer than this is dropped: it would make a Location header no client accepts. */
+export const MAX_NEXT = 2048;
