@@ -14,7 +14,7 @@ export const errors = {
     new ServiceError('method_not_allowed', `This path takes ${allowed.join(', ')}.`, undefined, { Allow: allowed.join(', ') }),
   invalidState: (message: string) => new ServiceError('invalid_state', message),
   conflict: (message: string) => new ServiceError('conflict', message),
-  payloadTooLarge: (limit: number) => new ServiceError('payload_too_large', `The request body is larger than ${limit} bytes.`),
+  payloadTooLarge: (limit: number, what = 'request body') => new ServiceError('payload_too_large', `The ${what} is larger than ${limit} bytes.`),
   unsupportedMediaType: (expected: string) => new ServiceError('unsupported_media_type', `Send the body as ${expected}.`),
   notImplemented: (what: string) => new ServiceError('not_implemented', `${what} is not implemented yet.`),
   internal: () => new ServiceError('internal_error', 'Something went wrong on our side. It has been logged.'),

@@ -2,7 +2,7 @@ import Busboy from 'busboy';
 import type { Context } from 'koa';
 import { ServiceError } from '../../activities/errors';
 import { isStorableText, printable, unstorableInput } from '../../activities/text';
-import { unreadBody } from '../http/body';
+import { readLimitedBody, tooLarge, unreadBody } from '../http/body';
 
 export interface UploadedFile {
   filename: string;
@@ -15,37 +15,15 @@ export interface Form {
   files: Record<string, UploadedFile>;
 }
 
-function tooLarge(ctx: Context, limit: number): ServiceError {
-  // The rest of the body is not read: the connection closes after the answer.
-  ctx.set('Connection', 'close');
-  return new ServiceError('payload_too_large', `The form is larger than ${limit} bytes.`);
-}
-
 /** Text PostgreSQL refuses (NUL) in a field's name or value, or a file's name, is refused naming the field. */
 function checkText(name: string, ...values: string[]): void {
   if (!isStorableText(name) || values.some((value) => !isStorableText(value))) throw unstorableInput(printable(name));
 }
 
-async function readBody(ctx: Context, limit: number): Promise<Buffer> {
-  if (Number(ctx.get('content-length') || '0') > limit) throw tooLarge(ctx, limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of ctx.req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) throw tooLarge(ctx, limit);
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    throw unreadBody(error);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Multipart under one byte limit for the whole body, counted as it streams from the request into busboy. */
 function multipart(ctx: Context, limit: number): Promise<Form> {
   return new Promise((resolve, reject) => {
-    if (Number(ctx.get('content-length') || '0') > limit) return reject(tooLarge(ctx, limit));
+    if (Number(ctx.get('content-length') || '0') > limit) return reject(tooLarge(ctx, limit, 'form'));
     const form: Form = { fields: {}, files: {} };
     let parser: Busboy.Busboy;
     try {
@@ -66,7 +44,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
     let size = 0;
     const count = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) fail(tooLarge(ctx, limit));
+      if (size > limit) fail(tooLarge(ctx, limit, 'form'));
     };
     // Busboy names a part without a name (or with `name=""`) undefined, whatever its types say: it is the field ''.
     parser.on('field', (unnamed, value) => {
@@ -82,7 +60,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
       const name = unnamed ?? '';
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => fail(tooLarge(ctx, limit)));
+      stream.on('limit', () => fail(tooLarge(ctx, limit, 'form')));
       // Busboy destroys an unfinished file's stream with an error (a form cut short, or refused mid-file):
       // an error event nobody listens to would end the process.
       stream.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
@@ -111,7 +89,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
 /** A posted form, url-encoded or multipart with files, of at most `limit` bytes in all. */
 export async function readForm(ctx: Context, limit = 64 * 1024): Promise<Form> {
   if (ctx.is('multipart/form-data')) return multipart(ctx, limit);
-  const fields = [...new URLSearchParams((await readBody(ctx, limit)).toString('utf8'))];
+  const fields = [...new URLSearchParams((await readLimitedBody(ctx, limit, 'form')).toString('utf8'))];
   for (const [name, value] of fields) checkText(name, value);
   return { fields: Object.fromEntries(fields), files: {} };
 }

@@ -12,32 +12,38 @@ export function unreadBody(error: unknown): ServiceError {
   return error instanceof ServiceError ? error : errors.invalidRequest('The request body ended before it was complete.');
 }
 
+/** 413 for a body past its limit; the connection closes after the answer rather than read the rest. */
+export function tooLarge(ctx: Context, limit: number, what = 'request body'): ServiceError {
+  ctx.set('Connection', 'close');
+  return errors.payloadTooLarge(limit, what);
+}
+
 /**
- * Reads a JSON request body under a byte limit: 413 past the limit (before reading when
- * Content-Length says so), 415 for another content type, 400 for malformed JSON or for text PostgreSQL
- * refuses (NUL), naming its path. An empty body is {}.
+ * The whole request body, at most `limit` bytes: 413 past it (before reading when Content-Length says
+ * so), 400 when the client leaves mid-body.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  const declared = Number(ctx.get('content-length') || '0');
-  if (declared > limit) {
-    ctx.set('Connection', 'close');
-    throw errors.payloadTooLarge(limit);
-  }
+export async function readLimitedBody(ctx: Context, limit: number, what = 'request body'): Promise<Buffer> {
+  if (Number(ctx.get('content-length') || '0') > limit) throw tooLarge(ctx, limit, what);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of ctx.req) {
       size += (chunk as Buffer).length;
-      if (size > limit) {
-        ctx.set('Connection', 'close');
-        throw errors.payloadTooLarge(limit);
-      }
+      if (size > limit) throw tooLarge(ctx, limit, what);
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
     throw unreadBody(error);
   }
-  const raw = Buffer.concat(chunks);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a JSON request body under a byte limit (see readLimitedBody): 415 for another content type,
+ * 400 for malformed JSON or for text PostgreSQL refuses (NUL), naming its path. An empty body is {}.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const raw = await readLimitedBody(ctx, limit);
   ctx.state.rawBody = raw;
   if (raw.length === 0 || raw.toString('utf8').trim() === '') return {};
   const type = ctx.get('content-type');
