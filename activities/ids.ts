@@ -16,8 +16,26 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'ten' | 'prn' | 'key' | 'evt' | 'sgn' | 'apl' | 'aud' | 'msg' | 'otc' | 'ses' | 'dlv'
-  | 'doc' | 'tpl' | 'sr' | 'mdt' | 'ct' | 'ofr' | 'xfr' | 'drv' | 'wh';
+  | 'ten'
+  | 'prn'
+  | 'key'
+  | 'evt'
+  | 'sgn'
+  | 'apl'
+  | 'aud'
+  | 'msg'
+  | 'otc'
+  | 'ses'
+  | 'dlv'
+  | 'doc'
+  | 'tpl'
+  | 'sr'
+  | 'mdt'
+  | 'ct'
+  | 'ofr'
+  | 'xfr'
+  | 'drv'
+  | 'wh';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -18,11 +18,20 @@ function decodeCursor(cursor: string): Cursor {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
     // Only what encodeCursor writes: anything else (a NUL in the id, a year PostgreSQL has not) would reach the query.
-    if (typeof parsed.t === 'string' && typeof parsed.id === 'string' && ID.test(parsed.id) && ISO_TIME.test(parsed.t) && new Date(parsed.t).toISOString() === parsed.t) return parsed;
+    if (
+      typeof parsed.t === 'string' &&
+      typeof parsed.id === 'string' &&
+      ID.test(parsed.id) &&
+      ISO_TIME.test(parsed.t) &&
+      new Date(parsed.t).toISOString() === parsed.t
+    )
+      return parsed;
   } catch {
     // fall through
   }
-  throw new ServiceError('invalid_request', 'The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+  throw new ServiceError('invalid_request', 'The cursor is not one this API gave out.', [
+    { path: 'query.cursor', message: 'invalid cursor' },
+  ]);
 }
 
 /** One page of a newest-first list; `next_cursor` is null on the last page. */
@@ -33,9 +42,16 @@ export async function page<M extends Model & { created_at: Date; id: string }>(
   if (options.cursor) {
     const { t, id } = decodeCursor(options.cursor);
     const at = new Date(t);
-    query.where((q) => q.where(`${options.table}.created_at`, '<', at).orWhere((same) => same.where(`${options.table}.created_at`, '=', at).where(`${options.table}.id`, '<', id)));
+    query.where((q) =>
+      q
+        .where(`${options.table}.created_at`, '<', at)
+        .orWhere((same) => same.where(`${options.table}.created_at`, '=', at).where(`${options.table}.id`, '<', id)),
+    );
   }
-  const rows = (await query.orderBy(`${options.table}.created_at`, 'desc').orderBy(`${options.table}.id`, 'desc').limit(options.limit + 1)) as M[];
+  const rows = (await query
+    .orderBy(`${options.table}.created_at`, 'desc')
+    .orderBy(`${options.table}.id`, 'desc')
+    .limit(options.limit + 1)) as M[];
   const items = rows.slice(0, options.limit);
   return { items, next_cursor: rows.length > options.limit ? encodeCursor(items[items.length - 1]) : null };
 }

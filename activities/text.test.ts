@@ -19,6 +19,9 @@ describe('text PostgreSQL refuses, found in parsed JSON', () => {
     const objects = JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
     assert.equal(unstorablePath(objects), undefined);
     assert.doesNotThrow(() => assertStorableJson(JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`)));
-    assert.throws(() => assertStorableJson(arrays, 'widgets'), (error: unknown) => error instanceof ServiceError && error.code === 'invalid_request');
+    assert.throws(
+      () => assertStorableJson(arrays, 'widgets'),
+      (error: unknown) => error instanceof ServiceError && error.code === 'invalid_request',
+    );
   });
 });

@@ -45,7 +45,8 @@ export function unstorablePath(value: unknown): string | undefined {
       const entries = Array.isArray(current) ? current.map((item, index) => [String(index), item] as const) : Object.entries(current);
       const named = !Array.isArray(current);
       // Pushed last to first, so they are visited in document order.
-      for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], key: entries[index][0], named, parent: step });
+      for (let index = entries.length - 1; index >= 0; index--)
+        pending.push({ value: entries[index][1], key: entries[index][0], named, parent: step });
     }
   }
   return undefined;
@@ -53,7 +54,9 @@ export function unstorablePath(value: unknown): string | undefined {
 
 /** 400 invalid_request naming the field whose text PostgreSQL would refuse. */
 export function unstorableInput(path: string): ServiceError {
-  return new ServiceError('invalid_request', `Invalid request: ${path || 'the body'}: ${UNSTORABLE_MESSAGE}`, [{ path, message: UNSTORABLE_MESSAGE }]);
+  return new ServiceError('invalid_request', `Invalid request: ${path || 'the body'}: ${UNSTORABLE_MESSAGE}`, [
+    { path, message: UNSTORABLE_MESSAGE },
+  ]);
 }
 
 /** Refuses a parsed JSON value (a body, a JSON form field) holding text PostgreSQL would refuse, naming its path under `root`. */

@@ -38,7 +38,13 @@ function requestContext(deps: Deps) {
     try {
       await next();
     } finally {
-      log.debug('request', { request_id: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(performance.now() - started) });
+      log.debug('request', {
+        request_id: ctx.state.requestId,
+        method: ctx.method,
+        path: loggablePath(ctx.path),
+        status: ctx.status,
+        ms: Math.round(performance.now() - started),
+      });
     }
   };
 }
@@ -103,7 +109,9 @@ export function createApp(deps: Deps) {
   // What escapes the error middleware (a client gone mid-response, a request Node cannot parse) is
   // logged as JSON like the rest, not printed by Koa's default handler.
   app.on('error', (error: Error, ctx?: Context) => {
-    deps.log.child({ component: 'api' }).debug('request error after the response began', { path: ctx ? loggablePath(ctx.path) : undefined, error: error.message });
+    deps.log
+      .child({ component: 'api' })
+      .debug('request error after the response began', { path: ctx ? loggablePath(ctx.path) : undefined, error: error.message });
   });
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));

@@ -11,13 +11,22 @@ import { median, ms, startHarness } from './harness';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const signature = signaturePng();
 
-async function inProcess(sample: SampleTemplate, sealer: { seal(pdf: Uint8Array, info: { reason: string }): Promise<Uint8Array> }): Promise<number[]> {
+async function inProcess(
+  sample: SampleTemplate,
+  sealer: { seal(pdf: Uint8Array, info: { reason: string }): Promise<Uint8Array> },
+): Promise<number[]> {
   const role = sample.roles[0];
   const widgets = sample.widgets.filter((widget) => widget.role === role);
   const samples: number[] = [];
   for (let round = 0; round <= ROUNDS; round += 1) {
     const started = performance.now();
-    const stamped = await stampWidgets(sample.pdf, { widgets, signer: { name: 'Bench Signer', email: 'bench@example.test' }, signedAt: new Date(), signatureImage: signature, values: {} });
+    const stamped = await stampWidgets(sample.pdf, {
+      widgets,
+      signer: { name: 'Bench Signer', email: 'bench@example.test' },
+      signedAt: new Date(),
+      signatureImage: signature,
+      values: {},
+    });
     await sealer.seal(stamped, { reason: 'bench' });
     if (round > 0) samples.push(performance.now() - started); // round 0 warms up
   }
@@ -41,13 +50,24 @@ async function main() {
       for (let round = 0; round <= ROUNDS; round += 1) {
         const created = await call(harness.url, 'POST', '/v1/documents', {
           key: owner.key,
-          body: { template_id: template.id, name: `bench ${round}`, signers: template.roles.map((role, i) => ({ name: `Signer ${i}`, email: `s${i}-${round}-${Date.now()}@example.test` })), send: true },
+          body: {
+            template_id: template.id,
+            name: `bench ${round}`,
+            signers: template.roles.map((role, i) => ({ name: `Signer ${i}`, email: `s${i}-${round}-${Date.now()}@example.test` })),
+            send: true,
+          },
         });
         const first = created.body.signers[0];
         const session = await new SignerSession(stack, first.sign_url, first.email).verify();
-        const values = Object.fromEntries(template.widgets.filter((w) => w.role === template.roles[0] && w.type === 'text' && w.required).map((w) => [w.id, 'Bench']));
+        const values = Object.fromEntries(
+          template.widgets.filter((w) => w.role === template.roles[0] && w.type === 'text' && w.required).map((w) => [w.id, 'Bench']),
+        );
         const started = performance.now();
-        const signed = await session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signature) }, values });
+        const signed = await session.request('POST', '/sign', {
+          consent: true,
+          signature: { method: 'drawn', image: dataUrl(signature) },
+          values,
+        });
         const elapsed = performance.now() - started;
         if (signed.status !== 200) throw new Error(`sign answered ${signed.status}: ${signed.text}`);
         if (round > 0) remote.push(elapsed);

@@ -25,7 +25,12 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
-    devServer = await startDevServer({ binary: await ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }), port: await freePort(), uiPort: 0, headless: true });
+    devServer = await startDevServer({
+      binary: await ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }),
+      port: await freePort(),
+      uiPort: 0,
+      headless: true,
+    });
   }
   const config = loadConfig({
     SVC_ENV: 'test',

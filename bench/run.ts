@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const all = fs.readdirSync(here).filter((file) => file.endsWith('.ts') && !['run.ts', 'harness.ts'].includes(file)).map((file) => file.replace(/\.ts$/, ''));
+const all = fs
+  .readdirSync(here)
+  .filter((file) => file.endsWith('.ts') && !['run.ts', 'harness.ts'].includes(file))
+  .map((file) => file.replace(/\.ts$/, ''));
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all;
 for (const name of chosen) {
   if (!all.includes(name)) {

@@ -12,16 +12,23 @@ const TIMEOUT_MS = 10 * 60_000;
 async function main() {
   const tls = selfSignedCertificate();
   const receiver = await new Receiver(tls).start();
-  const harness = await startHarness({ SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', SVC_WEBHOOK_CA_FILE: tls.caFile, SVC_OUTBOX_POLL_MS: '200' });
+  const harness = await startHarness({
+    SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    SVC_WEBHOOK_CA_FILE: tls.caFile,
+    SVC_OUTBOX_POLL_MS: '200',
+  });
   try {
     const { deps } = harness;
     const account = await createAccount(deps.db);
-    await createWebhook({ db: deps.db, secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts }, account.tenantId, { url: receiver.url });
+    await createWebhook({ db: deps.db, secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts }, account.tenantId, {
+      url: receiver.url,
+    });
     const ids: string[] = [];
     const started = performance.now();
     for (let i = 0; i < EVENTS; i += 50) {
       await deps.db.transaction(async (trx) => {
-        for (let j = i; j < Math.min(EVENTS, i + 50); j += 1) ids.push((await emitEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
+        for (let j = i; j < Math.min(EVENTS, i + 50); j += 1)
+          ids.push((await emitEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
       });
     }
     const emitted = performance.now() - started;

@@ -3,10 +3,34 @@ import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../test/db';
 import { migrateLatest, migrateRollbackAll, migrationStatus } from './migrate';
 
-const TABLES = ['tenants', 'principals', 'api_keys', 'events', 'templates', 'documents', 'document_signers', 'document_revisions', 'applies', 'audit_events', 'mail_outbox', 'one_time_codes', 'app_sessions', 'mandates', 'mandate_daily_usage', 'sign_requests', 'webhooks', 'deliveries', 'delivery_attempts', 'rate_limits'];
+const TABLES = [
+  'tenants',
+  'principals',
+  'api_keys',
+  'events',
+  'templates',
+  'documents',
+  'document_signers',
+  'document_revisions',
+  'applies',
+  'audit_events',
+  'mail_outbox',
+  'one_time_codes',
+  'app_sessions',
+  'mandates',
+  'mandate_daily_usage',
+  'sign_requests',
+  'webhooks',
+  'deliveries',
+  'delivery_attempts',
+  'rate_limits',
+];
 
 async function tables(database: TestDatabase): Promise<string[]> {
-  const result = await database.db.raw(`select table_name from information_schema.tables where table_schema = 'public' and table_name = any(?)`, [TABLES]);
+  const result = await database.db.raw(
+    `select table_name from information_schema.tables where table_schema = 'public' and table_name = any(?)`,
+    [TABLES],
+  );
   return result.rows.map((row: { table_name: string }) => row.table_name).sort();
 }
 
@@ -39,8 +63,14 @@ describe('migrations', () => {
     await db('tenants').insert({ id: 'ten_a', plan: 'business' });
     await assert.rejects(db('tenants').insert({ id: 'ten_b', plan: 'platinum' }), /tenants_plan_check/);
     await db('principals').insert({ id: 'prn_a', tenant_id: 'ten_a', email: 'ann@x.test', name: 'Ann' });
-    await assert.rejects(db('principals').insert({ id: 'prn_b', tenant_id: 'ten_a', email: 'ANN@x.test', name: 'Ann' }), /principals_email_unique/);
+    await assert.rejects(
+      db('principals').insert({ id: 'prn_b', tenant_id: 'ten_a', email: 'ANN@x.test', name: 'Ann' }),
+      /principals_email_unique/,
+    );
     await db('api_keys').insert({ id: 'key_a', tenant_id: 'ten_a', principal_id: 'prn_a', label: 'a', prefix: 'svc_abcd', key_hash: 'h1' });
-    await assert.rejects(db('api_keys').insert({ id: 'key_b', tenant_id: 'ten_a', principal_id: 'prn_a', label: 'b', prefix: 'svc_abcd', key_hash: 'h1' }), /unique/);
+    await assert.rejects(
+      db('api_keys').insert({ id: 'key_b', tenant_id: 'ten_a', principal_id: 'prn_a', label: 'b', prefix: 'svc_abcd', key_hash: 'h1' }),
+      /unique/,
+    );
   });
 });

@@ -11,7 +11,12 @@ import { waitFor } from './wait';
 export async function seedSamples(stack: Stack, account: Account): Promise<{ nda: Template; services: Template }> {
   const make = async (build: typeof buildSampleNda) => {
     const sample = await build();
-    return createTemplate(stack.deps, { tenantId: account.tenantId, pdf: sample.pdf, definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets }, createdBy: 'test' });
+    return createTemplate(stack.deps, {
+      tenantId: account.tenantId,
+      pdf: sample.pdf,
+      definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets },
+      createdBy: 'test',
+    });
   };
   return { nda: await make(buildSampleNda), services: await make(buildSampleServicesAgreement) };
 }
@@ -50,7 +55,11 @@ export class SignerSession {
     if (sent.status !== 200) throw new Error(`code: ${sent.status} ${sent.text}`);
     const mail = await latestMail(this.stack, this.email, 'sign-code');
     const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
-    const response = await fetch(`${this.stack.url}${this.path}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const response = await fetch(`${this.stack.url}${this.path}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     if (response.status !== 200) throw new Error(`verify: ${response.status} ${await response.text()}`);
     this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
     return this;
@@ -66,10 +75,21 @@ export async function downloadPdf(stack: Stack, key: string, documentId: string)
 }
 
 /** A document as its owner sees it, once `ready(document)` holds (e.g. a status reached). */
-export async function waitForDocument(stack: Stack, key: string, documentId: string, ready: (document: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  return waitFor(what, async () => {
-    const reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key });
-    if (reply.status !== 200) throw new Error(`GET document: ${reply.status} ${reply.text}`);
-    return ready(reply.body) ? reply.body : undefined;
-  }, timeoutMs);
+export async function waitForDocument(
+  stack: Stack,
+  key: string,
+  documentId: string,
+  ready: (document: any) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<any> {
+  return waitFor(
+    what,
+    async () => {
+      const reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key });
+      if (reply.status !== 200) throw new Error(`GET document: ${reply.status} ${reply.text}`);
+      return ready(reply.body) ? reply.body : undefined;
+    },
+    timeoutMs,
+  );
 }

@@ -107,9 +107,29 @@ export async function pdfImages(pdf: Uint8Array): Promise<Array<{ page: number; 
 /** Share of dark pixels in a region (points from the displayed top-left), rendered by pdftoppm at 72 dpi. */
 export async function inkIn(pdf: Uint8Array, page: number, box: { x: number; y: number; width: number; height: number }): Promise<number> {
   const file = await writeTemp(`ink-${Date.now()}-${Math.random()}.pdf`, pdf);
-  const args = ['-gray', '-r', '72', '-f', String(page), '-l', String(page), '-x', String(Math.round(box.x)), '-y', String(Math.round(box.y)), '-W', String(Math.round(box.width)), '-H', String(Math.round(box.height)), '-singlefile', file];
+  const args = [
+    '-gray',
+    '-r',
+    '72',
+    '-f',
+    String(page),
+    '-l',
+    String(page),
+    '-x',
+    String(Math.round(box.x)),
+    '-y',
+    String(Math.round(box.y)),
+    '-W',
+    String(Math.round(box.width)),
+    '-H',
+    String(Math.round(box.height)),
+    '-singlefile',
+    file,
+  ];
   const out = await new Promise<Buffer>((resolve, reject) => {
-    execFile('pdftoppm', args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile('pdftoppm', args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
   });
   // PGM: "P5\n<w> <h>\n255\n" then one byte per pixel.
   const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(out.subarray(0, 40).toString('latin1'));

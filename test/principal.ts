@@ -18,11 +18,27 @@ export async function principalOf(stack: Stack, account: Account): Promise<Princ
 }
 
 /** A mandate granted as the app grants it: clickwrap accepted, then the e-mailed code confirmed. */
-export async function grantMandate(stack: Stack, account: Account, options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string }): Promise<Mandate> {
+export async function grantMandate(
+  stack: Stack,
+  account: Account,
+  options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string },
+): Promise<Mandate> {
   const { deps } = stack;
   const principal = await principalOf(stack, account);
   const actor = { type: 'principal' as const, id: principal.id, ip: '127.0.0.1' };
-  const pending = await startGrant(mandateDeps(deps), principal, { apiKeyId: account.keyId, name: options.name ?? `${options.level} mandate`, level: options.level, mode: options.mode ?? 'both', expiresAt: options.expiresAt, consentAccepted: true }, actor);
+  const pending = await startGrant(
+    mandateDeps(deps),
+    principal,
+    {
+      apiKeyId: account.keyId,
+      name: options.name ?? `${options.level} mandate`,
+      level: options.level,
+      mode: options.mode ?? 'both',
+      expiresAt: options.expiresAt,
+      consentAccepted: true,
+    },
+    actor,
+  );
   const code = codeIn((await latestMail(stack, principal.email, 'mandate-code'))?.text);
   return confirmGrant(mandateDeps(deps), principal, pending.id, code, actor);
 }

@@ -24,7 +24,13 @@ export function selfSignedCertificate(): { key: string; cert: string; caFile: st
   cert.setIssuer(subject);
   cert.setExtensions([
     { name: 'basicConstraints', cA: true },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
   const pem = forge.pki.certificateToPem(cert);

@@ -44,11 +44,14 @@ async function main(): Promise<number> {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     };
     const args = [
-      '--import', 'tsx',
+      '--import',
+      'tsx',
       '--test',
       `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`, '--test-reporter-destination=stdout',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
       ...files,
     ];
     const code = await new Promise<number>((resolve) => {

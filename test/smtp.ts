@@ -56,7 +56,8 @@ export function parseMail(raw: string, envelope: { to: string[]; from: string })
   const head = split < 0 ? raw : raw.slice(0, split);
   const body = split < 0 ? '' : raw.slice(split).replace(/^\r?\n\r?\n/, '');
   const encoding = header(head, 'Content-Transfer-Encoding').toLowerCase();
-  const text = encoding === 'quoted-printable' ? quotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  const text =
+    encoding === 'quoted-printable' ? quotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
   return { ...envelope, subject: decodeWords(header(head, 'Subject')), text, purpose: header(head, 'X-Svc-Purpose'), raw };
 }
 
@@ -108,12 +109,18 @@ export async function startSmtpListener(): Promise<SmtpListener> {
       const address = to.toLowerCase();
       const deadline = Date.now() + (options.timeoutMs ?? 20_000);
       for (;;) {
-        const mail = mails.find((candidate) => !taken.has(candidate) && candidate.to.includes(address) && (!options.subject || options.subject.test(candidate.subject)));
+        const mail = mails.find(
+          (candidate) =>
+            !taken.has(candidate) && candidate.to.includes(address) && (!options.subject || options.subject.test(candidate.subject)),
+        );
         if (mail) {
           taken.add(mail);
           return mail;
         }
-        if (Date.now() > deadline) throw new Error(`no mail to ${to}${options.subject ? ` matching ${options.subject}` : ''}; received: ${mails.map((m) => `${m.to.join(',')} "${m.subject}"`).join('; ') || 'none'}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `no mail to ${to}${options.subject ? ` matching ${options.subject}` : ''}; received: ${mails.map((m) => `${m.to.join(',')} "${m.subject}"`).join('; ') || 'none'}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

@@ -41,7 +41,10 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
   };
 }
 
-async function startApi(env: Record<string, string | undefined>, log?: Logger): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
+async function startApi(
+  env: Record<string, string | undefined>,
+  log?: Logger,
+): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
   const config = loadConfig(env);
   const deps = createDeps(config, { log: log ?? createLogger(config.logLevel) });
   const http = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
@@ -52,7 +55,9 @@ async function startApi(env: Record<string, string | undefined>, log?: Logger): 
  * The real service for a test file: its own PostgreSQL database, the run's Temporal dev server on
  * a task queue of its own, a worker in process (unless `worker: false`) and the API on port 0.
  */
-export async function startStack(options: { env?: Record<string, string | undefined>; worker?: boolean; log?: Logger } = {}): Promise<Stack> {
+export async function startStack(
+  options: { env?: Record<string, string | undefined>; worker?: boolean; log?: Logger } = {},
+): Promise<Stack> {
   const database = await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));

@@ -44,10 +44,16 @@ describe('an apply survives a worker killed during it', () => {
 
   async function applyInFlight(documentId: string): Promise<void> {
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
-    await waitFor('the apply activity to be running', async () => {
-      const description = await handle.describe().catch(() => undefined);
-      return description?.raw.pendingActivities?.some((activity) => activity.activityType?.name === 'applySignature' && Number(activity.attempt) >= 1 && activity.lastStartedTime);
-    }, 60_000);
+    await waitFor(
+      'the apply activity to be running',
+      async () => {
+        const description = await handle.describe().catch(() => undefined);
+        return description?.raw.pendingActivities?.some(
+          (activity) => activity.activityType?.name === 'applySignature' && Number(activity.attempt) >= 1 && activity.lastStartedTime,
+        );
+      },
+      60_000,
+    );
   }
 
   async function recoverOnce(fault: 'SVC_FAULT_APPLY_PAUSE_MS' | 'SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS') {
@@ -55,24 +61,36 @@ describe('an apply survives a worker killed during it', () => {
     const created = await createDocument(stack, owner, {
       template_id: nda.id,
       name: `Crash ${fault}`,
-      signers: [{ name: 'Ann', email: `ann-${fault}@example.test` }, { name: 'Bob', email: `bob-${fault}@example.test` }],
+      signers: [
+        { name: 'Ann', email: `ann-${fault}@example.test` },
+        { name: 'Bob', email: `bob-${fault}@example.test` },
+      ],
       send: true,
     });
     const id = created.body.document_id;
     const signer = await new SignerSession(stack, created.body.signers[0].sign_url, created.body.signers[0].email).verify();
-    const submitted = await signer.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: {} });
+    const submitted = await signer.request('POST', '/sign', {
+      consent: true,
+      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+      values: {},
+    });
     // Paused before its commit the apply cannot be done yet (202); paused after it, it may already show (200).
-    if (fault === 'SVC_FAULT_APPLY_PAUSE_MS') assert.deepEqual([submitted.status, submitted.body.status], [202, 'processing'], submitted.text);
+    if (fault === 'SVC_FAULT_APPLY_PAUSE_MS')
+      assert.deepEqual([submitted.status, submitted.body.status], [202, 'processing'], submitted.text);
     else assert.ok([200, 202].includes(submitted.status), submitted.text);
 
     await applyInFlight(id);
     await stopGroup(doomed.child.pid!, 'SIGKILL');
     const recovery = startWorker({});
 
-    const apply = await waitFor('the apply to land', async () => {
-      const row = await Apply.query(stack.deps.db).where({ document_id: id }).first();
-      return row?.status === 'applied' ? row : undefined;
-    }, 60_000);
+    const apply = await waitFor(
+      'the apply to land',
+      async () => {
+        const row = await Apply.query(stack.deps.db).where({ document_id: id }).first();
+        return row?.status === 'applied' ? row : undefined;
+      },
+      60_000,
+    );
     const signed = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [id]);
     assert.equal(signed.length, 1, 'document.signed was emitted once');
     const revisions = await DocumentRevision.query(stack.deps.db).where({ document_id: id, apply_id: apply.id });

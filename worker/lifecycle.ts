@@ -2,7 +2,10 @@ import { migrationStatus } from '../db/migrate';
 import type { Deps } from './deps';
 
 /** Runs `stop` once on SIGINT or SIGTERM; a second signal exits at once. */
-export function onShutdown(stop: (signal: string) => Promise<void>, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+export function onShutdown(
+  stop: (signal: string) => Promise<void>,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -33,7 +36,7 @@ export async function requireMigrated(deps: Deps): Promise<void> {
 
 /** Entry points print a one-line reason and exit 1 instead of an unhandled rejection. */
 export function fail(error: unknown): never {
-  const message = error instanceof Error ? (error.name === 'ConfigError' ? error.message : error.stack ?? error.message) : String(error);
+  const message = error instanceof Error ? (error.name === 'ConfigError' ? error.message : (error.stack ?? error.message)) : String(error);
   process.stderr.write(`${message}\n`);
   process.exit(1);
 }

@@ -10,7 +10,11 @@ async function main() {
   const deps = createDeps(config);
   await requireMigrated(deps);
   const worker = await startWorker(deps);
-  deps.log.info('worker polling', { address: deps.temporal.address, namespace: deps.temporal.namespace, task_queue: deps.temporal.taskQueue });
+  deps.log.info('worker polling', {
+    address: deps.temporal.address,
+    namespace: deps.temporal.namespace,
+    task_queue: deps.temporal.taskQueue,
+  });
   onShutdown(async () => {
     await worker.stop();
     await closeDeps(deps);

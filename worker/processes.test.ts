@@ -59,10 +59,14 @@ describe('production entry points: npm run migrate, api and worker', () => {
     children.push(api.child, worker.child);
 
     const base = `http://127.0.0.1:${port}`;
-    const health = await waitFor('a healthy API and worker', async () => {
-      const reply = await call(base, 'GET', '/v1/health').catch(() => undefined);
-      return reply?.body?.status === 'ok' ? reply : undefined;
-    }, 60_000).catch((error: Error) => assert.fail(`${error.message}\napi:\n${api.output()}\nworker:\n${worker.output()}`));
+    const health = await waitFor(
+      'a healthy API and worker',
+      async () => {
+        const reply = await call(base, 'GET', '/v1/health').catch(() => undefined);
+        return reply?.body?.status === 'ok' ? reply : undefined;
+      },
+      60_000,
+    ).catch((error: Error) => assert.fail(`${error.message}\napi:\n${api.output()}\nworker:\n${worker.output()}`));
     assert.equal(health.body.database.driver, 'postgres');
     assert.ok(health.body.worker.pollers >= 1);
 

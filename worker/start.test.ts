@@ -65,7 +65,11 @@ describe('npm start on embedded defaults', () => {
   async function start(): Promise<Started & { temporalPid: number }> {
     const started = npmStart(env);
     groups.push(started.child.pid!);
-    await waitFor('the service to start', () => started.output().includes('Press Ctrl-C to stop.') || started.child.exitCode !== null, 180_000);
+    await waitFor(
+      'the service to start',
+      () => started.output().includes('Press Ctrl-C to stop.') || started.child.exitCode !== null,
+      180_000,
+    );
     assert.equal(started.child.exitCode, null, `npm start exited early:\n${started.output()}`);
     const temporalPid = Number(fs.readFileSync(path.join(dataDir, 'temporal.pid'), 'utf8'));
     return { ...started, temporalPid };

@@ -82,7 +82,9 @@ async function main() {
     const temporalUi = devServer?.uiUrl ?? config.temporal.uiUrl ?? '(set TEMPORAL_UI_URL to show it here)';
     say('');
     say('Service is running');
-    say(`  API          ${config.publicUrl}/v1   (listening on ${http.url}; health ${config.publicUrl}/v1/health, OpenAPI ${config.publicUrl}/v1/openapi.json)`);
+    say(
+      `  API          ${config.publicUrl}/v1   (listening on ${http.url}; health ${config.publicUrl}/v1/health, OpenAPI ${config.publicUrl}/v1/openapi.json)`,
+    );
     say(`  App          ${config.appUrl}`);
     say(`  Temporal UI  ${temporalUi}   (namespace ${deps.temporal.namespace}, task queue ${deps.temporal.taskQueue})`);
     say(`  Database     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${pgliteDirectory(config.dataDir)}`}`);

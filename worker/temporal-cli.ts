@@ -46,7 +46,12 @@ async function goInstall(target: string, log: (line: string) => void): Promise<v
   }
   fs.mkdirSync(target, { recursive: true });
   log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (once; cached in ${target}) ...`);
-  const args = ['install', '-ldflags', `-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`, `${MODULE}@v${TEMPORAL_CLI_VERSION}`];
+  const args = [
+    'install',
+    '-ldflags',
+    `-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`,
+    `${MODULE}@v${TEMPORAL_CLI_VERSION}`,
+  ];
   const attempt = (extraEnv: Record<string, string>) =>
     new Promise<number>((resolve, reject) => {
       const child = spawn(go, args, {

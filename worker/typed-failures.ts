@@ -10,7 +10,12 @@ type AnyActivity = (...args: any[]) => Promise<unknown>;
  */
 export function toFailure(error: unknown): unknown {
   if (!(error instanceof ServiceError)) return error;
-  return ApplicationFailure.create({ message: error.message, type: error.code, nonRetryable: true, details: error.details ? [error.details] : [] });
+  return ApplicationFailure.create({
+    message: error.message,
+    type: error.code,
+    nonRetryable: true,
+    details: error.details ? [error.details] : [],
+  });
 }
 
 /** Every activity of the map, rethrowing rejections as typed non-retryable failures (see toFailure). */

@@ -17,7 +17,8 @@ function installRuntime(deps: Deps): void {
   const log = deps.log.child({ component: 'temporal' });
   Runtime.install({
     logger: {
-      log: (level, message, meta) => (level === 'ERROR' ? log.error(message, meta) : level === 'WARN' ? log.warn(message, meta) : undefined),
+      log: (level, message, meta) =>
+        level === 'ERROR' ? log.error(message, meta) : level === 'WARN' ? log.warn(message, meta) : undefined,
       trace: () => undefined,
       debug: () => undefined,
       info: () => undefined,
@@ -28,7 +29,17 @@ function installRuntime(deps: Deps): void {
 }
 
 export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (message) => process.stderr.write(`${message}\n`) } });
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (message) => process.stderr.write(`${message}\n`),
+    },
+  });
 }
 
 export interface RunningWorker {

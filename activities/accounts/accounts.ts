@@ -5,7 +5,6 @@ import { newId, randomBase62, sha256Hex } from '../ids';
 import { recordAudit, type Actor } from '../audit/audit';
 import { ServiceError } from '../errors';
 
-
 /** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
 export const DEFAULT_SCOPES = [
   'documents:read',
@@ -43,30 +42,35 @@ export interface CreatePrincipalInput {
 export async function createPrincipal(db: Db, input: CreatePrincipalInput) {
   const email = normalizeEmail(input.email);
   const taken = () => new ServiceError('conflict', `A principal with e-mail ${email} already exists.`);
-  return db.transaction(async (trx) => {
-    if (await Principal.query(trx).whereRaw('lower(email) = ?', [email]).first()) throw taken();
-    let tenant: Tenant;
-    if (input.tenantId) {
-      const existing = await Tenant.query(trx).findById(input.tenantId);
-      if (!existing) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
-      if (input.plan && input.plan !== existing.plan) {
-        throw new ServiceError('invalid_request', `Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`);
+  return db
+    .transaction(async (trx) => {
+      if (await Principal.query(trx).whereRaw('lower(email) = ?', [email]).first()) throw taken();
+      let tenant: Tenant;
+      if (input.tenantId) {
+        const existing = await Tenant.query(trx).findById(input.tenantId);
+        if (!existing) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
+        if (input.plan && input.plan !== existing.plan) {
+          throw new ServiceError(
+            'invalid_request',
+            `Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`,
+          );
+        }
+        tenant = existing;
+      } else {
+        tenant = await Tenant.query(trx).insertAndFetch({ id: newId('ten'), name: input.name, plan: input.plan ?? 'business' });
       }
-      tenant = existing;
-    } else {
-      tenant = await Tenant.query(trx).insertAndFetch({ id: newId('ten'), name: input.name, plan: input.plan ?? 'business' });
-    }
-    const principal = await Principal.query(trx).insertAndFetch({
-      id: newId('prn'),
-      tenant_id: tenant.id,
-      email,
-      name: input.name.trim(),
+      const principal = await Principal.query(trx).insertAndFetch({
+        id: newId('prn'),
+        tenant_id: tenant.id,
+        email,
+        name: input.name.trim(),
+      });
+      return { tenant, principal };
+    })
+    .catch((error) => {
+      // Two creations of one e-mail at once: the unique index decides, the loser gets the same answer.
+      throw isUniqueViolation(error) ? taken() : error;
     });
-    return { tenant, principal };
-  }).catch((error) => {
-    // Two creations of one e-mail at once: the unique index decides, the loser gets the same answer.
-    throw isUniqueViolation(error) ? taken() : error;
-  });
 }
 
 export interface CreatedKey {
@@ -123,7 +127,10 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  */
 export async function authenticateKey(db: Db, raw: string, now = new Date()): Promise<Caller | undefined> {
   if (!KEY_PATTERN.test(raw)) return undefined;
-  const apiKey = await ApiKey.query(db).where({ key_hash: sha256Hex(raw) }).whereNull('revoked_at').first();
+  const apiKey = await ApiKey.query(db)
+    .where({ key_hash: sha256Hex(raw) })
+    .whereNull('revoked_at')
+    .first();
   if (!apiKey) return undefined;
   const [principal, tenant] = await Promise.all([
     Principal.query(db).findById(apiKey.principal_id),
@@ -145,10 +152,16 @@ export async function keysOfPrincipal(db: Db, principalId: string): Promise<ApiK
 /** A key made by the principal in the app: API access needs Business+, as for the API itself. */
 export async function createOwnKey(db: Db, principal: Principal, label: string, actor: Actor): Promise<CreatedKey> {
   const tenant = (await Tenant.query(db).findById(principal.tenant_id))!;
-  if (!isBusinessPlus(tenant.plan)) throw new ServiceError('plan_required', `API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
+  if (!isBusinessPlus(tenant.plan))
+    throw new ServiceError('plan_required', `API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
   if (!label.trim()) throw new ServiceError('invalid_request', 'Give the key a label.', [{ path: 'label', message: 'required' }]);
   const created = await createKey(db, { principalId: principal.id, label: label.slice(0, 200) });
-  await recordAudit(db, { tenantId: principal.tenant_id, actor, action: 'key.created', data: { api_key_id: created.apiKey.id, label: created.apiKey.label } });
+  await recordAudit(db, {
+    tenantId: principal.tenant_id,
+    actor,
+    action: 'key.created',
+    data: { api_key_id: created.apiKey.id, label: created.apiKey.label },
+  });
   return created;
 }
 

@@ -12,7 +12,12 @@ const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
 
 /** A form post as the login page sends it, without a session. */
 function postForm(stack: Stack, path: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(`${stack.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' });
+  return fetch(`${stack.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
 }
 
 async function assertLocked(response: Response, what: string): Promise<void> {
@@ -38,7 +43,11 @@ describe('the wrong-code budget (10 wrong codes in 24 hours lock the subject for
     for (let round = 1; round <= 5; round += 1) {
       assert.equal((await postForm(stack, login, { email: account.email })).status, 200, `code ${round}`);
       code = codeOf((await latestMail(stack, account.email, 'login-code'))?.text);
-      assert.equal((await postForm(stack, `${login}/verify`, { email: account.email, code: wrongFor(code) })).status, 400, `round ${round}, first wrong code`);
+      assert.equal(
+        (await postForm(stack, `${login}/verify`, { email: account.email, code: wrongFor(code) })).status,
+        400,
+        `round ${round}, first wrong code`,
+      );
       const second = await postForm(stack, `${login}/verify`, { email: account.email, code: wrongFor(code) });
       if (round < 5) assert.equal(second.status, 400, `round ${round}, second wrong code`);
       else await assertLocked(second, 'the 10th wrong code');
@@ -66,7 +75,15 @@ describe('the wrong-code budget (10 wrong codes in 24 hours lock the subject for
   it('sign link: the agent holding the link is locked out after 10 wrong codes, and the signer is told', async () => {
     const { nda } = await seedSamples(stack, owner);
     const signerEmail = `ann-${Date.now()}@example.test`;
-    const created = await createDocument(stack, owner, { template_id: nda.id, name: 'Locked NDA', send: true, signers: [{ name: 'Ann Able', email: signerEmail }, { name: 'Bob Baker', email: `bob-${Date.now()}@example.test` }] });
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'Locked NDA',
+      send: true,
+      signers: [
+        { name: 'Ann Able', email: signerEmail },
+        { name: 'Bob Baker', email: `bob-${Date.now()}@example.test` },
+      ],
+    });
     assert.equal(created.status, 201, created.text);
     const agent = new SignerSession(stack, created.body.signers[0].sign_url, signerEmail);
     let code = '';
@@ -90,7 +107,18 @@ describe('the wrong-code budget (10 wrong codes in 24 hours lock the subject for
     const principal = await createAccount(stack.deps.db);
     const app = await new AppClient(stack, principal.email).login();
     const newPath = `${app.appPath}/mandates/new`;
-    const started = await app.post(newPath, { api_key_id: principal.keyId, name: 'Guessed', level: 'L1', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' }, newPath);
+    const started = await app.post(
+      newPath,
+      {
+        api_key_id: principal.keyId,
+        name: 'Guessed',
+        level: 'L1',
+        mode: 'both',
+        consent: 'accepted',
+        consent_version: 'mandate-consent-v2',
+      },
+      newPath,
+    );
     assert.equal(started.status, 302);
     const confirmPath = started.headers.get('location')!;
     let code = '';
@@ -122,11 +150,23 @@ describe('the per-address limit of the code endpoints', () => {
     const owner = await createAccount(stack.deps.db);
     const app = await new AppClient(stack, owner.email).login(); // 2: login, verify
     const newPath = `${app.appPath}/mandates/new`;
-    const started = await app.post(newPath, { api_key_id: owner.keyId, name: 'Limited', level: 'L1', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' }, newPath);
+    const started = await app.post(
+      newPath,
+      { api_key_id: owner.keyId, name: 'Limited', level: 'L1', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' },
+      newPath,
+    );
     const confirmPath = started.headers.get('location')!;
     assert.equal((await app.post(confirmPath, { code: '000000' }, confirmPath)).status, 400); // 3
     const { nda } = await seedSamples(stack, owner);
-    const created = await createDocument(stack, owner, { template_id: nda.id, name: 'NDA', send: true, signers: [{ name: 'Ann', email: 'ann@example.test' }, { name: 'Bob', email: 'bob@example.test' }] });
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'NDA',
+      send: true,
+      signers: [
+        { name: 'Ann', email: 'ann@example.test' },
+        { name: 'Bob', email: 'bob@example.test' },
+      ],
+    });
     assert.equal(created.status, 201, created.text);
     const signer = new SignerSession(stack, created.body.signers[0].sign_url, 'ann@example.test');
     assert.equal((await signer.request('POST', '/code')).status, 200); // 4

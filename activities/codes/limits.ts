@@ -49,7 +49,15 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
     duration: settings.lockMs / 1000,
     blockDuration: settings.lockMs / 1000,
   });
-  const perIp = new RateLimiterPostgres({ storeClient, storeType: 'client', tableName: TABLE, tableCreated: true, keyPrefix: 'code-ip', points: settings.ipLimit, duration: settings.ipWindowMs / 1000 });
+  const perIp = new RateLimiterPostgres({
+    storeClient,
+    storeType: 'client',
+    tableName: TABLE,
+    tableCreated: true,
+    keyPrefix: 'code-ip',
+    points: settings.ipLimit,
+    duration: settings.ipWindowMs / 1000,
+  });
 
   return {
     async lockedFor(purpose, subject) {
@@ -73,7 +81,12 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
         await perIp.consume(ip || 'unknown');
       } catch (outcome) {
         if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        throw new ServiceError('rate_limited', 'Too many code requests from your address; wait a few minutes and try again.', undefined, retryAfter(outcome.msBeforeNext));
+        throw new ServiceError(
+          'rate_limited',
+          'Too many code requests from your address; wait a few minutes and try again.',
+          undefined,
+          retryAfter(outcome.msBeforeNext),
+        );
       }
     },
   };

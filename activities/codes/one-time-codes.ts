@@ -44,7 +44,12 @@ export function codeRefusal(result: Exclude<CodeCheck, 'ok'> | 'locked', lockedM
   if (result === 'expired') return new ServiceError('expired', 'The code has expired; ask for a new one.');
   if (result === 'exhausted') return new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
   if (result === 'locked') {
-    return new ServiceError('rate_limited', 'Too many wrong codes were entered, so no code is sent or accepted here for now; try again later.', undefined, retryAfter(lockedMs));
+    return new ServiceError(
+      'rate_limited',
+      'Too many wrong codes were entered, so no code is sent or accepted here for now; try again later.',
+      undefined,
+      retryAfter(lockedMs),
+    );
   }
   return new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
 }
@@ -64,7 +69,12 @@ export async function issueCode(deps: CodeDeps, input: CodeSubject & { ttlMs: nu
     .where('created_at', '>', new Date(now.getTime() - input.ttlMs))
     .resultSize();
   if (recent >= CODES_PER_WINDOW) {
-    throw new ServiceError('rate_limited', 'Too many codes were requested; wait a few minutes and try again.', undefined, retryAfter(input.ttlMs));
+    throw new ServiceError(
+      'rate_limited',
+      'Too many codes were requested; wait a few minutes and try again.',
+      undefined,
+      retryAfter(input.ttlMs),
+    );
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await OneTimeCode.query(deps.db).insert({
@@ -93,7 +103,11 @@ export async function checkCode(db: Db, secret: Buffer, input: CodeSubject & { c
   if (latest.attempts >= CODE_ATTEMPTS) return 'exhausted';
   const candidate = /^\d{6}$/.test(input.code.trim()) ? input.code.trim() : '';
   if (candidate && verifyMac(secret, 'one-time-code', message(input.purpose, input.subject, candidate), latest.code_hash)) {
-    const consumed = await OneTimeCode.query(db).findById(latest.id).whereNull('consumed_at').where('attempts', '<', CODE_ATTEMPTS).patch({ consumed_at: now });
+    const consumed = await OneTimeCode.query(db)
+      .findById(latest.id)
+      .whereNull('consumed_at')
+      .where('attempts', '<', CODE_ATTEMPTS)
+      .patch({ consumed_at: now });
     return consumed === 1 ? 'ok' : 'invalid';
   }
   await OneTimeCode.query(db).findById(latest.id).increment('attempts', 1);
@@ -105,7 +119,10 @@ export async function checkCode(db: Db, secret: Buffer, input: CodeSubject & { c
  * subject's wrong-code budget, whatever code it was tried against, so asking for new codes buys no
  * new guesses; the code that uses the budget up locks the subject and its owner is told once.
  */
-export async function verifyCode(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject & { code: string; owner?: LockOwner }): Promise<void> {
+export async function verifyCode(
+  deps: CodeDeps & { mailer: Mailer },
+  input: CodeSubject & { code: string; owner?: LockOwner },
+): Promise<void> {
   await assertCodesOpen(deps, input);
   const result = await checkCode(deps.db, deps.secret, input);
   if (result === 'ok') return;
@@ -119,7 +136,12 @@ export async function verifyCode(deps: CodeDeps & { mailer: Mailer }, input: Cod
 
 async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject, owner: LockOwner, lockedMs: number): Promise<void> {
   const until = new Date(Date.now() + lockedMs).toISOString().slice(0, 16).replace('T', ' ');
-  await recordAudit(deps.db, { tenantId: owner.tenantId, actor: { type: 'system' }, action: 'code.locked', data: { purpose: input.purpose, subject: input.subject, until } });
+  await recordAudit(deps.db, {
+    tenantId: owner.tenantId,
+    actor: { type: 'system' },
+    action: 'code.locked',
+    data: { purpose: input.purpose, subject: input.subject, until },
+  });
   // The lock holds whether or not this mail gets out; the mailer records a failed delivery itself.
   await deps.mailer
     .send({

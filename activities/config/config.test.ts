@@ -17,15 +17,27 @@ describe('configuration', () => {
   });
 
   it('requires SVC_SECRET_KEY in production, and a long one', () => {
-    assert.throws(() => loadConfig({ SVC_ENV: 'production' }), (error: Error) => error instanceof ConfigError && /SVC_SECRET_KEY is required in production/.test(error.message));
+    assert.throws(
+      () => loadConfig({ SVC_ENV: 'production' }),
+      (error: Error) => error instanceof ConfigError && /SVC_SECRET_KEY is required in production/.test(error.message),
+    );
     assert.throws(() => loadConfig({ SVC_ENV: 'development', SVC_SECRET_KEY: 'short' }), /SVC_SECRET_KEY: must be at least 32 characters/);
-    assert.equal(loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25' }).secretKey, 'x'.repeat(32));
+    assert.equal(
+      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25' }).secretKey,
+      'x'.repeat(32),
+    );
   });
 
   it('refuses to start in production without SMTP_URL, rather than keep codes and links in a table', () => {
-    assert.throws(() => loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }), (error: Error) => error instanceof ConfigError && /SMTP_URL is required in production/.test(error.message));
+    assert.throws(
+      () => loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }),
+      (error: Error) => error instanceof ConfigError && /SMTP_URL is required in production/.test(error.message),
+    );
     assert.throws(() => loadConfig({ NODE_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }), /SMTP_URL is required in production/);
-    assert.equal(loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtps://u:p@smtp.example.com:465' }).env, 'production');
+    assert.equal(
+      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtps://u:p@smtp.example.com:465' }).env,
+      'production',
+    );
   });
 
   it('treats NODE_ENV=production without SVC_ENV as production, so it requires SVC_SECRET_KEY; SVC_ENV wins when set', () => {

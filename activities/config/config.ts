@@ -103,7 +103,10 @@ const EnvSchema = z.object({
   SVC_ENV: z.enum(['development', 'test', 'production']).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
-  SVC_TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false').transform((value) => value === 'true' || value === '1'),
+  SVC_TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
   SVC_PUBLIC_URL: url.optional(),
   SVC_APP_URL: url.optional(),
   SVC_DOCS_URL: url.optional(),
@@ -118,31 +121,82 @@ const EnvSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_UI_URL: url.optional(),
   SVC_WORKFLOW_BUNDLE: z.string().min(1).optional(),
-  SVC_JSON_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  SVC_JSON_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   SVC_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   SVC_SIGNING_P12: z.string().min(1).optional(),
   SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
   SVC_MAIL_FROM: z.string().min(3).default('Agents API <no-reply@localhost>'),
-  SVC_DOWNLOAD_URL_TTL_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  SVC_DOWNLOAD_URL_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 60_000),
   SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
-  SVC_ONE_TIME_CODE_TTL_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
-  SVC_SIGN_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(60 * 60_000),
-  SVC_SIGN_REQUEST_TTL_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
-  SVC_APP_SESSION_TTL_MS: z.coerce.number().int().min(1000).default(12 * 60 * 60_000),
+  SVC_ONE_TIME_CODE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
+  SVC_SIGN_SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60 * 60_000),
+  SVC_SIGN_REQUEST_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 60 * 60_000),
+  SVC_APP_SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(12 * 60 * 60_000),
   SVC_CODE_WRONG_LIMIT: z.coerce.number().int().min(1).default(10),
-  SVC_CODE_LOCK_MS: z.coerce.number().int().min(1000).default(24 * 60 * 60_000),
+  SVC_CODE_LOCK_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 60 * 60_000),
   SVC_CODE_IP_LIMIT: z.coerce.number().int().min(1).default(30),
-  SVC_CODE_IP_WINDOW_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  SVC_CODE_IP_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
   SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
-  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60 * 60_000),
-  SVC_WEBHOOK_GIVE_UP_MS: z.coerce.number().int().min(100).default(24 * 60 * 60_000),
+  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(60 * 60_000),
+  SVC_WEBHOOK_GIVE_UP_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(24 * 60 * 60_000),
   SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   SVC_OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
-  SVC_WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().min(0).default(24 * 60 * 60_000),
+  SVC_WEBHOOK_SECRET_OVERLAP_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 60 * 60_000),
   SVC_WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
   SVC_WEBHOOK_CA_FILE: z.string().min(1).optional(),
-  SVC_ACTIVITY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(2 * 60_000),
+  SVC_ACTIVITY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(2 * 60_000),
   SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
   SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
   SVC_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60_000),
@@ -170,7 +224,9 @@ export function loadConfig(rawEnv: Env = process.env): Config {
   // Fail closed: NODE_ENV=production (set by most images and hosts) means production unless SVC_ENV says otherwise.
   const e = { ...parsed.data, SVC_ENV: parsed.data.SVC_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development') } as const;
   if (e.SVC_ENV === 'production' && !e.SVC_SECRET_KEY) {
-    throw new ConfigError('SVC_SECRET_KEY is required in production (signed links and sessions must survive restarts and be shared by every API process)');
+    throw new ConfigError(
+      'SVC_SECRET_KEY is required in production (signed links and sessions must survive restarts and be shared by every API process)',
+    );
   }
   if (e.SVC_ENV === 'production' && !e.SMTP_URL) {
     throw new ConfigError('SMTP_URL is required in production: without it, sign links and one-time codes would reach nobody');
@@ -203,7 +259,10 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SVC_MAIL_FROM,
     webhooks: {
-      allowedHosts: (e.SVC_WEBHOOK_ALLOWED_HOSTS ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+      allowedHosts: (e.SVC_WEBHOOK_ALLOWED_HOSTS ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
       caFile: e.SVC_WEBHOOK_CA_FILE,
     },
     durations: {
@@ -228,7 +287,12 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       mailAttempts: e.SVC_MAIL_ATTEMPTS,
       temporalCallMs: e.SVC_TEMPORAL_CALL_TIMEOUT_MS,
     },
-    codeLimits: { wrongLimit: e.SVC_CODE_WRONG_LIMIT, lockMs: e.SVC_CODE_LOCK_MS, ipLimit: e.SVC_CODE_IP_LIMIT, ipWindowMs: e.SVC_CODE_IP_WINDOW_MS },
+    codeLimits: {
+      wrongLimit: e.SVC_CODE_WRONG_LIMIT,
+      lockMs: e.SVC_CODE_LOCK_MS,
+      ipLimit: e.SVC_CODE_IP_LIMIT,
+      ipWindowMs: e.SVC_CODE_IP_WINDOW_MS,
+    },
     faults: {
       applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,

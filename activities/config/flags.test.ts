@@ -50,7 +50,14 @@ describe('feature flag resolution', () => {
   });
 
   it('reads true/false, on/off, yes/no and 1/0 in any case, and an empty value as unset', () => {
-    for (const [raw, expected] of [['TRUE', true], ['Off', false], ['yes', true], ['no', false], ['1', true], ['0', false]] as const) {
+    for (const [raw, expected] of [
+      ['TRUE', true],
+      ['Off', false],
+      ['yes', true],
+      ['no', false],
+      ['1', true],
+      ['0', false],
+    ] as const) {
       assert.equal(resolveFlags({ SVC_FF_AGENT_EDITOR: raw }, 'development').values.agent_editor, expected, raw);
     }
     const empty = resolveFlags({ SVC_FF_L2_SIGNING: '', SVC_ALLOW_L2: 'false' }, 'development');
@@ -59,7 +66,10 @@ describe('feature flag resolution', () => {
   });
 
   it('refuses values it cannot read, naming the variable', () => {
-    assert.throws(() => resolveFlags({ SVC_FF_L1_SIGNING: 'maybe' }, 'development'), (error: Error) => error instanceof ConfigError && error.message.includes('SVC_FF_L1_SIGNING'));
+    assert.throws(
+      () => resolveFlags({ SVC_FF_L1_SIGNING: 'maybe' }, 'development'),
+      (error: Error) => error instanceof ConfigError && error.message.includes('SVC_FF_L1_SIGNING'),
+    );
     assert.throws(() => resolveFlags({ SVC_ALLOW_L2: 'sometimes' }, 'development'), /SVC_ALLOW_L2/);
     assert.throws(() => resolveFlags({ SVC_FF: '{not json' }, 'development'), /SVC_FF must be a JSON object/);
     assert.throws(() => resolveFlags({ SVC_FF: '[true]' }, 'development'), /SVC_FF must be a JSON object/);

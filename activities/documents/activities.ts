@@ -17,7 +17,8 @@ export function createDocumentActivities(deps: Deps) {
      */
     async documentSent(documentId: string): Promise<{ status: string }> {
       const document = await Document.query(deps.db).findById(documentId);
-      if (!document || document.status === 'draft') throw ApplicationFailure.retryable(`Document ${documentId} is not sent (yet).`, 'not_sent');
+      if (!document || document.status === 'draft')
+        throw ApplicationFailure.retryable(`Document ${documentId} is not sent (yet).`, 'not_sent');
       return { status: document.status };
     },
     async applySignature(applyId: string) {
@@ -30,7 +31,10 @@ export function createDocumentActivities(deps: Deps) {
       const error =
         failure.type && failure.type in ERROR_CATALOGUE
           ? new ServiceError(failure.type as ErrorCode, failure.message ?? 'The signature could not be applied.')
-          : new ServiceError('sign_failed', 'The signature could not be applied (the signing step kept failing); nothing was applied. Try again later, or decline.');
+          : new ServiceError(
+              'sign_failed',
+              'The signature could not be applied (the signing step kept failing); nothing was applied. Try again later, or decline.',
+            );
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {

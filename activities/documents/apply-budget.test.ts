@@ -30,14 +30,19 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
 
   before(async () => {
     // Three attempts, a tenth of a second apart: a failing apply ends within a second or two.
-    stack = await startStack({ worker: false, env: { SVC_APPLY_WAIT_MS: '60000', SVC_APPLY_ATTEMPTS: '3', SVC_RETRY_INITIAL_MS: '100', SVC_RETRY_MAX_MS: '200' } });
+    stack = await startStack({
+      worker: false,
+      env: { SVC_APPLY_WAIT_MS: '60000', SVC_APPLY_ATTEMPTS: '3', SVC_RETRY_INITIAL_MS: '100', SVC_RETRY_MAX_MS: '200' },
+    });
     const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-seal-'));
     const good = await loadSealCertificate({ dataDir: scratch });
     goodP12 = good.p12;
     p12Path = path.join(scratch, 'worker-seal.p12');
     await fs.writeFile(p12Path, 'not a PKCS#12 file');
     // The worker seals with SVC_SIGNING_P12, which is broken until a test mends it.
-    workerDeps = createDeps(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), { log: stack.deps.log });
+    workerDeps = createDeps(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), {
+      log: stack.deps.log,
+    });
     worker = await startWorker(workerDeps);
     account = await createAccount(stack.deps.db, { name: 'Bea Budget' });
     ({ nda } = await seedSamples(stack, account));
@@ -52,11 +57,20 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
 
   async function ownNda(): Promise<string> {
     const principal = await principalOf(stack, account);
-    const created = await createDocument(stack, account, { template_id: nda.id, name: 'Budget NDA', send: true, signers: [{ name: principal.name, email: principal.email }, { name: 'Cy', email: `cy-${Date.now()}@example.test` }] });
+    const created = await createDocument(stack, account, {
+      template_id: nda.id,
+      name: 'Budget NDA',
+      send: true,
+      signers: [
+        { name: principal.name, email: principal.email },
+        { name: 'Cy', email: `cy-${Date.now()}@example.test` },
+      ],
+    });
     assert.equal(created.status, 201, created.text);
     return created.body.document_id;
   }
-  const sign = (documentId: string) => call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'budget' } });
+  const sign = (documentId: string) =>
+    call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'budget' } });
   const mandateId = async () => (await Apply.query(stack.deps.db).whereNotNull('mandate_id').first())?.mandate_id;
 
   it('loads a seal certificate again after a failed load instead of caching the failure', async () => {
@@ -99,10 +113,15 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);
     await fs.rename(blob, `${blob}.away`);
     try {
-      const accepted = await call(impatient.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'no wait' } });
+      const accepted = await call(impatient.url, 'POST', `/v1/documents/${documentId}/sign`, {
+        key: account.key,
+        body: { reason: 'no wait' },
+      });
       assert.equal(accepted.status, 202, accepted.text);
       assert.equal(await l2AppliesToday(stack.deps.db, mandate), slotsBefore + 1, 'the slot is held while the apply runs');
-      await waitFor('the apply to end rejected', async () => ((await Apply.query(stack.deps.db).where({ document_id: documentId, status: 'rejected' }).first()) ? true : undefined));
+      await waitFor('the apply to end rejected', async () =>
+        (await Apply.query(stack.deps.db).where({ document_id: documentId, status: 'rejected' }).first()) ? true : undefined,
+      );
     } finally {
       await fs.rename(`${blob}.away`, blob);
       await impatient.close();

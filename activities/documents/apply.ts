@@ -4,7 +4,17 @@ import { recordAudit, type Actor } from '../audit/audit';
 import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { Apply, ApiKey, Document, DocumentRevision, DocumentSigner, Mandate, Principal, type ApplyInput, type ApplyKind } from '../../db/models';
+import {
+  Apply,
+  ApiKey,
+  Document,
+  DocumentRevision,
+  DocumentSigner,
+  Mandate,
+  Principal,
+  type ApplyInput,
+  type ApplyKind,
+} from '../../db/models';
 import { ServiceError } from '../errors';
 import { emitEvent } from '../events/outbox';
 import { newId } from '../ids';
@@ -57,7 +67,8 @@ export function checkApplicable(document: Document, signers: DocumentSigner[], s
   if (signer.status === 'declined') throw new ServiceError('invalid_state', `${signer.name} declined this document.`);
   if (document.strict_order) {
     const waitingFor = signers.filter((other) => other.position < signer.position && other.status !== 'signed');
-    if (waitingFor.length > 0) throw new ServiceError('strict_order', `Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
+    if (waitingFor.length > 0)
+      throw new ServiceError('strict_order', `Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
   }
   const widgets = widgetsOf(document, signer);
   if (!widgets.some((widget) => widget.type === 'signature')) {
@@ -80,7 +91,10 @@ export function documentStatusAfter(outcome: ApplyOutcome): string {
 
 /** Why a rejected apply was refused, as the error the API answers with. */
 export function rejectionOf(outcome: ApplyOutcome): ServiceError {
-  return new ServiceError((outcome.code ?? 'sign_failed') as ServiceError['code'], outcome.message ?? 'The signature could not be applied.');
+  return new ServiceError(
+    (outcome.code ?? 'sign_failed') as ServiceError['code'],
+    outcome.message ?? 'The signature could not be applied.',
+  );
 }
 
 function outcomeOf(apply: Apply, document: Pick<Document, 'status'>, signers: DocumentSigner[]): ApplyOutcome {
@@ -149,7 +163,13 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
         user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
       });
       if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
-      await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: request.actor, action: 'signature.submitted', data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance } });
+      await recordAudit(trx, {
+        tenantId: document.tenant_id,
+        documentId: document.id,
+        actor: request.actor,
+        action: 'signature.submitted',
+        data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance },
+      });
       return apply;
     });
   } catch (error) {
@@ -197,7 +217,13 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
     if (apply?.status !== 'pending') return;
     await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
     if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
-    await recordAudit(trx, { tenantId: apply.tenant_id, documentId: apply.document_id, actor: { type: 'system' }, action: 'signature.rejected', data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message } });
+    await recordAudit(trx, {
+      tenantId: apply.tenant_id,
+      documentId: apply.document_id,
+      actor: { type: 'system' },
+      action: 'signature.rejected',
+      data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
+    });
   });
   return applyOutcome(db, applyId);
 }
@@ -249,7 +275,11 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     }
     const signatureImage = await deps.blobs.get(apply.signature_sha256!);
     if (!(await readableImageKind(signatureImage))) {
-      return (await rejectApply(deps.db, apply.id, new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.')))!;
+      return (await rejectApply(
+        deps.db,
+        apply.id,
+        new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.'),
+      ))!;
     }
     const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
     const signedAt = new Date();
@@ -271,9 +301,22 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
         if (!completing) return { stamped, sealed };
         progress();
         const entries = signers.map((other) =>
-          other.id === signer.id ? certificateEntry({ ...identity, signedAt, method: methodOf(apply), mandateId: apply.mandate_id, level: apply.confirmation_level }) : certificateSigner(other),
+          other.id === signer.id
+            ? certificateEntry({
+                ...identity,
+                signedAt,
+                method: methodOf(apply),
+                mandateId: apply.mandate_id,
+                level: apply.confirmation_level,
+              })
+            : certificateSigner(other),
         );
-        const completion = await certify(deps, stamped, { document, signers: entries, signedSha256: sha256Hex(sealed), completedAt: signedAt });
+        const completion = await certify(deps, stamped, {
+          document,
+          signers: entries,
+          signedSha256: sha256Hex(sealed),
+          completedAt: signedAt,
+        });
         return { stamped, sealed, completion };
       });
     } catch (error) {
@@ -283,13 +326,17 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     }
     progress();
     const [unsealedSha256, sealedSha256] = [await deps.blobs.put(pdfs.stamped), await deps.blobs.put(pdfs.sealed)];
-    const completion = pdfs.completion && { unsealed: await deps.blobs.put(pdfs.completion.unsealed), sealed: await deps.blobs.put(pdfs.completion.sealed) };
+    const completion = pdfs.completion && {
+      unsealed: await deps.blobs.put(pdfs.completion.unsealed),
+      sealed: await deps.blobs.put(pdfs.completion.sealed),
+    };
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
 
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
       const locked = (await Document.query(trx).findById(document.id).forUpdate())!;
       const lockedApply = (await Apply.query(trx).findById(apply.id).forUpdate())!;
-      if (lockedApply.status !== 'pending') return { kind: 'done', outcome: outcomeOf(lockedApply, locked, await signersOf(trx, document.id)) };
+      if (lockedApply.status !== 'pending')
+        return { kind: 'done', outcome: outcomeOf(lockedApply, locked, await signersOf(trx, document.id)) };
       if (locked.current_revision !== document.current_revision || locked.status !== document.status) return { kind: 'conflict' };
       const lockedSigner = (await DocumentSigner.query(trx).findById(signer.id).forUpdate())!;
       if (lockedSigner.status !== 'pending') return { kind: 'conflict' };
@@ -297,7 +344,14 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       if (apply.mandate_id && !(await Mandate.query(trx).findById(apply.mandate_id).forShare())?.isInForce()) return { kind: 'conflict' };
       const revision = locked.current_revision + 1;
       const preSignHash = locked.current_sha256;
-      await DocumentRevision.query(trx).insert({ document_id: document.id, revision, kind: 'apply', sealed_sha256: sealedSha256, unsealed_sha256: unsealedSha256, apply_id: apply.id });
+      await DocumentRevision.query(trx).insert({
+        document_id: document.id,
+        revision,
+        kind: 'apply',
+        sealed_sha256: sealedSha256,
+        unsealed_sha256: unsealedSha256,
+        apply_id: apply.id,
+      });
       await locked.$query(trx).patch({ current_revision: revision, current_sha256: sealedSha256 });
       await lockedSigner.$query(trx).patch({
         status: 'signed',
@@ -310,12 +364,19 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
         pre_sign_hash: preSignHash,
         document_hash: sealedSha256,
       });
-      const applied = await lockedApply.$query(trx).patchAndFetch({ status: 'applied', pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt });
+      const applied = await lockedApply
+        .$query(trx)
+        .patchAndFetch({ status: 'applied', pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt });
       await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied, identity });
       const after = await signersOf(trx, document.id);
       if (completion) {
         const signed = await Document.query(trx).findById(document.id);
-        await recordCompletion(trx, signed!, after, { revision: revision + 1, unsealedSha256: completion.unsealed, sealedSha256: completion.sealed, completedAt: signedAt });
+        await recordCompletion(trx, signed!, after, {
+          revision: revision + 1,
+          unsealedSha256: completion.unsealed,
+          sealedSha256: completion.sealed,
+          completedAt: signedAt,
+        });
       }
       return { kind: 'done', outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
     });
@@ -378,14 +439,26 @@ export async function declineDocument(db: Db, input: { signerId: string; reason?
     if (!signer) throw new ServiceError('not_found', 'No such signer.');
     const document = (await Document.query(trx).findById(signer.document_id).forUpdate())!;
     if (signer.status === 'signed') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
-    if (document.status !== 'sent') throw new ServiceError('invalid_state', `This document is ${document.status}; it can no longer be declined.`);
+    if (document.status !== 'sent')
+      throw new ServiceError('invalid_state', `This document is ${document.status}; it can no longer be declined.`);
     const pending = await Apply.query(trx).where({ signer_id: signer.id, status: 'pending' }).first();
     if (pending) throw new ServiceError('invalid_state', 'A signature of this signer is being applied.');
     const now = new Date();
     await signer.$query(trx).patch({ status: 'declined', declined_at: now, decline_reason: input.reason ?? null });
     const declined = await document.$query(trx).patchAndFetch({ status: 'declined', declined_at: now });
-    await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: input.actor, action: 'document.declined', data: { signer_id: signer.id, reason: input.reason ?? null } });
-    await emitEvent(trx, document.tenant_id, 'document.declined', { document_id: document.id, signer_id: signer.id, signer: { email: signer.email, name: signer.name }, reason: input.reason ?? null });
+    await recordAudit(trx, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: input.actor,
+      action: 'document.declined',
+      data: { signer_id: signer.id, reason: input.reason ?? null },
+    });
+    await emitEvent(trx, document.tenant_id, 'document.declined', {
+      document_id: document.id,
+      signer_id: signer.id,
+      signer: { email: signer.email, name: signer.name },
+      reason: input.reason ?? null,
+    });
     return declined;
   });
 }

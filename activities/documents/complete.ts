@@ -21,7 +21,14 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 /** A certificate line for one signature: who signed (the identity stamped), when and how. */
-export function certificateEntry(input: { name: string; email: string; signedAt: Date; method: string | null; mandateId: string | null; level: string | null }): CertificateSigner {
+export function certificateEntry(input: {
+  name: string;
+  email: string;
+  signedAt: Date;
+  method: string | null;
+  mandateId: string | null;
+  level: string | null;
+}): CertificateSigner {
   return {
     name: input.name,
     email: input.email,
@@ -78,9 +85,23 @@ export async function recordCompletion(
   completion: { revision: number; unsealedSha256: string; sealedSha256: string; completedAt: Date },
 ): Promise<void> {
   const { revision, completedAt } = completion;
-  await DocumentRevision.query(trx).insert({ document_id: document.id, revision, kind: 'completion', sealed_sha256: completion.sealedSha256, unsealed_sha256: completion.unsealedSha256 });
-  await document.$query(trx).patch({ status: 'completed', completed_at: completedAt, current_revision: revision, current_sha256: completion.sealedSha256 });
-  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor: { type: 'system' }, action: 'document.completed', data: { signed_sha256: document.current_sha256, final_sha256: completion.sealedSha256, revision } });
+  await DocumentRevision.query(trx).insert({
+    document_id: document.id,
+    revision,
+    kind: 'completion',
+    sealed_sha256: completion.sealedSha256,
+    unsealed_sha256: completion.unsealedSha256,
+  });
+  await document
+    .$query(trx)
+    .patch({ status: 'completed', completed_at: completedAt, current_revision: revision, current_sha256: completion.sealedSha256 });
+  await recordAudit(trx, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor: { type: 'system' },
+    action: 'document.completed',
+    data: { signed_sha256: document.current_sha256, final_sha256: completion.sealedSha256, revision },
+  });
   const data = {
     document_id: document.id,
     name: document.name,
@@ -100,7 +121,9 @@ export async function recordCompletion(
     })),
   };
   const mandateIds = signers.map((signer) => signer.mandate_id).filter((id): id is string => Boolean(id));
-  const principalTenants = mandateIds.length ? (await Mandate.query(trx).whereIn('id', mandateIds).select('tenant_id')).map((mandate) => mandate.tenant_id) : [];
+  const principalTenants = mandateIds.length
+    ? (await Mandate.query(trx).whereIn('id', mandateIds).select('tenant_id')).map((mandate) => mandate.tenant_id)
+    : [];
   for (const tenantId of new Set([document.tenant_id, ...principalTenants])) await emitEvent(trx, tenantId, 'document.completed', data);
 }
 
@@ -115,17 +138,24 @@ export interface CompletionOutcome {
  * completes the document itself; this remains for documents left in that state by an earlier
  * version. Idempotent.
  */
-export async function completeDocument(deps: ApplyDeps, documentId: string, progress: Progress = () => undefined): Promise<CompletionOutcome> {
+export async function completeDocument(
+  deps: ApplyDeps,
+  documentId: string,
+  progress: Progress = () => undefined,
+): Promise<CompletionOutcome> {
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const document = (await Document.query(deps.db).findById(documentId))!;
     if (document.status === 'completed') return { status: 'completed', completed: true, final_sha256: document.current_sha256 };
     const signers = await signersOf(deps.db, documentId);
-    if (document.status !== 'sent' || !signers.every((signer) => signer.status === 'signed')) return { status: document.status, completed: false };
+    if (document.status !== 'sent' || !signers.every((signer) => signer.status === 'signed'))
+      return { status: document.status, completed: false };
 
     const current = (await DocumentRevision.query(deps.db).findById([documentId, document.current_revision]))!;
     const completedAt = new Date();
     const unsealed = await deps.blobs.get(current.unsealed_sha256);
-    const certified = await pdfStep(() => certify(deps, unsealed, { document, signers: signers.map(certificateSigner), signedSha256: document.current_sha256, completedAt }));
+    const certified = await pdfStep(() =>
+      certify(deps, unsealed, { document, signers: signers.map(certificateSigner), signedSha256: document.current_sha256, completedAt }),
+    );
     progress();
     const [unsealedSha256, sealedSha256] = [await deps.blobs.put(certified.unsealed), await deps.blobs.put(certified.sealed)];
 
@@ -133,7 +163,12 @@ export async function completeDocument(deps: ApplyDeps, documentId: string, prog
       const locked = (await Document.query(trx).findById(documentId).forUpdate())!;
       if (locked.status === 'completed') return true;
       if (locked.current_revision !== document.current_revision || locked.status !== 'sent') return false;
-      await recordCompletion(trx, locked, await signersOf(trx, documentId), { revision: locked.current_revision + 1, unsealedSha256, sealedSha256, completedAt });
+      await recordCompletion(trx, locked, await signersOf(trx, documentId), {
+        revision: locked.current_revision + 1,
+        unsealedSha256,
+        sealedSha256,
+        completedAt,
+      });
       return true;
     });
     if (done) return { status: 'completed', completed: true, final_sha256: sealedSha256 };

@@ -38,9 +38,11 @@ export async function signersOf(db: Db | Knex.Transaction, documentId: string): 
 
 function checkSignerCount(existing: number, adding: number, roles: string[]): void {
   if (existing + adding > roles.length) {
-    throw new ServiceError('invalid_request', `The document has ${roles.length} signer role(s) (${roles.join(', ')}); ${existing + adding} signers do not fit.`, [
-      { path: 'signers', message: `at most ${roles.length - existing} more` },
-    ]);
+    throw new ServiceError(
+      'invalid_request',
+      `The document has ${roles.length} signer role(s) (${roles.join(', ')}); ${existing + adding} signers do not fit.`,
+      [{ path: 'signers', message: `at most ${roles.length - existing} more` }],
+    );
   }
 }
 
@@ -104,7 +106,12 @@ export async function createDocument(
       documentId: document.id,
       actor,
       action: 'document.created',
-      data: { template_id: template.id, name: document.name, sha256: sealedSha256, signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })) },
+      data: {
+        template_id: template.id,
+        name: document.name,
+        sha256: sealedSha256,
+        signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })),
+      },
     });
     if (send) return markSent(trx, document, actor, send);
     return { document, signers: await signersOf(trx, document.id) };
@@ -121,12 +128,19 @@ async function lockOwned(trx: Knex.Transaction, caller: Caller, id: string): Pro
 export async function addSigners(db: Db, caller: Caller, id: string, signers: SignerInput[], actor: Actor): Promise<DocumentWithSigners> {
   return db.transaction(async (trx) => {
     const document = await lockOwned(trx, caller, id);
-    if (document.status !== 'draft') throw new ServiceError('invalid_state', `Signers can be added only to a draft; this document is ${document.status}.`);
+    if (document.status !== 'draft')
+      throw new ServiceError('invalid_state', `Signers can be added only to a draft; this document is ${document.status}.`);
     const existing = await signersOf(trx, id);
     checkSignerCount(existing.length, signers.length, document.roles);
     const rows = signerRows(document, signers, existing.length);
     await DocumentSigner.query(trx).insert(rows);
-    await recordAudit(trx, { tenantId: document.tenant_id, documentId: id, actor, action: 'document.signers_added', data: { signers: rows.map((s) => ({ id: s.id, email: s.email, role: s.role })) } });
+    await recordAudit(trx, {
+      tenantId: document.tenant_id,
+      documentId: id,
+      actor,
+      action: 'document.signers_added',
+      data: { signers: rows.map((s) => ({ id: s.id, email: s.email, role: s.role })) },
+    });
     return { document, signers: await signersOf(trx, id) };
   });
 }
@@ -135,20 +149,41 @@ export async function addSigners(db: Db, caller: Caller, id: string, signers: Si
  * draft → sent. `start` launches the document's workflow inside the transaction, so a document is
  * never sent without one: if Temporal refuses, the send rolls back.
  */
-export async function sendDocument(db: Db, caller: Caller, id: string, actor: Actor, start: (document: Document) => Promise<void>): Promise<DocumentWithSigners> {
+export async function sendDocument(
+  db: Db,
+  caller: Caller,
+  id: string,
+  actor: Actor,
+  start: (document: Document) => Promise<void>,
+): Promise<DocumentWithSigners> {
   return db.transaction(async (trx) => markSent(trx, await lockOwned(trx, caller, id), actor, start));
 }
 
 /** draft → sent inside the caller's transaction, with the document's workflow started in it. */
-async function markSent(trx: Knex.Transaction, document: Document, actor: Actor, start: (document: Document) => Promise<void>): Promise<DocumentWithSigners> {
-  if (document.status !== 'draft') throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
+async function markSent(
+  trx: Knex.Transaction,
+  document: Document,
+  actor: Actor,
+  start: (document: Document) => Promise<void>,
+): Promise<DocumentWithSigners> {
+  if (document.status !== 'draft')
+    throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
   const signers = await signersOf(trx, document.id);
   if (signers.length < document.roles.length) {
     const missing = document.roles.slice(signers.length);
-    throw new ServiceError('invalid_state', `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${document.id}/signers.`);
+    throw new ServiceError(
+      'invalid_state',
+      `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${document.id}/signers.`,
+    );
   }
   const sent = await document.$query(trx).patchAndFetch({ status: 'sent', sent_at: new Date() });
-  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, actor, action: 'document.sent', data: { strict_order: document.strict_order } });
+  await recordAudit(trx, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor,
+    action: 'document.sent',
+    data: { strict_order: document.strict_order },
+  });
   await start(sent);
   return { document: sent, signers };
 }
@@ -165,19 +200,39 @@ export async function findVisibleDocument(db: Db, caller: Caller, id: string): P
   throw new ServiceError('not_found', 'No such document.');
 }
 
-export async function listDocuments(db: Db, caller: Caller, options: { limit: number; cursor?: string; direction: 'outbound' | 'inbound' }) {
+export async function listDocuments(
+  db: Db,
+  caller: Caller,
+  options: { limit: number; cursor?: string; direction: 'outbound' | 'inbound' },
+) {
   const query = Document.query(db);
   if (options.direction === 'outbound') {
     query.where('documents.tenant_id', caller.tenant.id);
   } else {
     query
       .whereNot('documents.status', 'draft')
-      .whereExists(DocumentSigner.query(db).whereColumn('document_signers.document_id', 'documents.id').where('document_signers.email', normalizeEmail(caller.principal.email)));
+      .whereExists(
+        DocumentSigner.query(db)
+          .whereColumn('document_signers.document_id', 'documents.id')
+          .where('document_signers.email', normalizeEmail(caller.principal.email)),
+      );
   }
   const { items, next_cursor } = await page(query, { limit: options.limit, cursor: options.cursor, table: 'documents' });
-  const signers = items.length === 0 ? [] : await DocumentSigner.query(db).whereIn('document_id', items.map((d) => d.id)).orderBy('position');
+  const signers =
+    items.length === 0
+      ? []
+      : await DocumentSigner.query(db)
+          .whereIn(
+            'document_id',
+            items.map((d) => d.id),
+          )
+          .orderBy('position');
   return {
-    items: items.map((document) => ({ document, signers: signers.filter((s) => s.document_id === document.id), inbound: document.tenant_id !== caller.tenant.id })),
+    items: items.map((document) => ({
+      document,
+      signers: signers.filter((s) => s.document_id === document.id),
+      inbound: document.tenant_id !== caller.tenant.id,
+    })),
     next_cursor,
   };
 }

@@ -14,7 +14,11 @@ export function signUrl(appUrl: string, secret: Buffer, signerId: string): strin
 }
 
 /** A short-lived URL that serves one sealed revision of a document (DESIGN: signed, 5 minutes). */
-export function documentDownloadUrl(publicUrl: string, secret: Buffer, input: { documentId: string; sha256: string; ttlMs: number; now?: number }) {
+export function documentDownloadUrl(
+  publicUrl: string,
+  secret: Buffer,
+  input: { documentId: string; sha256: string; ttlMs: number; now?: number },
+) {
   const expires = (input.now ?? Date.now()) + input.ttlMs;
   const token = signToken(secret, 'document-download', { d: input.documentId, h: input.sha256, exp: expires });
   return { url: `${publicUrl}/files/documents/${input.documentId}.pdf?token=${token}`, expires_at: new Date(expires).toISOString() };

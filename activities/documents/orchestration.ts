@@ -3,7 +3,13 @@ import type { Config } from '../config/config';
 import type { Db } from '../../db/connect';
 import type { TemporalDeps } from '../../worker/deps';
 import type { documentWorkflow } from '../../workflows/document/workflow';
-import { applySignal, DOCUMENT_WORKFLOW, documentWorkflowId, settledSignal, type DocumentWorkflowInput } from '../../workflows/document/shared';
+import {
+  applySignal,
+  DOCUMENT_WORKFLOW,
+  documentWorkflowId,
+  settledSignal,
+  type DocumentWorkflowInput,
+} from '../../workflows/document/shared';
 import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
 import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
 import { ServiceError } from '../errors';
@@ -15,7 +21,11 @@ import { applyOutcome, rejectApply, type ApplyOutcome } from './apply';
 const UNAVAILABLE = new Set([1, 4, 8, 10, 14]);
 
 function isUnreachable(error: unknown): boolean {
-  for (let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth += 1) {
+  for (
+    let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    cause && depth < 5;
+    cause = cause.cause as typeof cause, depth += 1
+  ) {
     if (typeof cause.code === 'number' && UNAVAILABLE.has(cause.code)) return true;
   }
   return false;
@@ -29,7 +39,8 @@ export async function temporalCall<T>(temporal: TemporalDeps, config: Config, ca
   try {
     return await temporal.connection.withDeadline(Date.now() + config.durations.temporalCallMs, call);
   } catch (error) {
-    if (isUnreachable(error)) throw new ServiceError('service_unavailable', 'The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
+    if (isUnreachable(error))
+      throw new ServiceError('service_unavailable', 'The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
     throw error;
   }
 }
@@ -80,7 +91,10 @@ export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; conf
   try {
     await signalApply(deps.temporal, deps.config, apply.document_id, apply.id);
   } catch (error) {
-    const reason = error instanceof ServiceError ? error : new ServiceError('service_unavailable', 'The signature could not be handed over; nothing was applied. Retry later.');
+    const reason =
+      error instanceof ServiceError
+        ? error
+        : new ServiceError('service_unavailable', 'The signature could not be handed over; nothing was applied. Retry later.');
     await rejectApply(deps.db, apply.id, reason);
     throw error;
   }
@@ -88,12 +102,18 @@ export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; conf
 
 /** Tells a running document workflow that the document settled outside it (a decline); best effort. */
 export async function signalSettled(temporal: TemporalDeps, config: Config, documentId: string): Promise<void> {
-  await temporalCall(temporal, config, () => temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal)).catch(() => undefined);
+  await temporalCall(temporal, config, () =>
+    temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal),
+  ).catch(() => undefined);
 }
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */
 export async function waitForApply(db: Db, applyId: string, timeoutMs: number): Promise<ApplyOutcome> {
-  return pollUntil(async () => (await applyOutcome(db, applyId))!, (outcome) => outcome.status !== 'pending', timeoutMs);
+  return pollUntil(
+    async () => (await applyOutcome(db, applyId))!,
+    (outcome) => outcome.status !== 'pending',
+    timeoutMs,
+  );
 }
 
 /** Starts an L1 sign request's workflow (business key: the request id). */
@@ -119,6 +139,15 @@ export async function startSignRequestWorkflow(temporal: TemporalDeps, config: C
 }
 
 /** Wakes the request's workflow after the app recorded the principal's decision (the workflow reads it). */
-export async function signalSignRequest(temporal: TemporalDeps, config: Config, signRequestId: string, decision: 'confirm' | 'decline'): Promise<void> {
-  await temporalCall(temporal, config, () => temporal.client.workflow.getHandle(signRequestWorkflowId(signRequestId)).signal(decision === 'confirm' ? confirmSignal : declineSignal, {}));
+export async function signalSignRequest(
+  temporal: TemporalDeps,
+  config: Config,
+  signRequestId: string,
+  decision: 'confirm' | 'decline',
+): Promise<void> {
+  await temporalCall(temporal, config, () =>
+    temporal.client.workflow
+      .getHandle(signRequestWorkflowId(signRequestId))
+      .signal(decision === 'confirm' ? confirmSignal : declineSignal, {}),
+  );
 }

@@ -4,9 +4,18 @@ import { newId } from '../ids';
 
 /** Event names of SPEC's Events table (plus document.declined), the only ones the service emits. */
 export const EVENT_NAMES = [
-  'contact.invited', 'contact.accepted', 'contact.revoked',
-  'offer.received', 'offer.sent', 'offer.acked', 'offer.declined', 'offer.escalated', 'offer.accepted',
-  'document.signed', 'document.completed', 'document.declined',
+  'contact.invited',
+  'contact.accepted',
+  'contact.revoked',
+  'offer.received',
+  'offer.sent',
+  'offer.acked',
+  'offer.declined',
+  'offer.escalated',
+  'offer.accepted',
+  'document.signed',
+  'document.completed',
+  'document.declined',
   'transfer.released',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

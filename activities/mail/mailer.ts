@@ -87,7 +87,13 @@ export function createMailer(options: {
       return message.$query(db).patchAndFetch({ status: 'stored', sealed: null });
     }
     try {
-      await smtp().sendMail({ from: options.from, to: message.to_address, subject: full.subject, text: full.text, headers: { 'X-Svc-Purpose': message.purpose } });
+      await smtp().sendMail({
+        from: options.from,
+        to: message.to_address,
+        subject: full.subject,
+        text: full.text,
+        headers: { 'X-Svc-Purpose': message.purpose },
+      });
     } catch (error) {
       const responseCode = (error as { responseCode?: number }).responseCode ?? 0;
       const reason = (error as Error).message.slice(0, 500);
@@ -101,14 +107,23 @@ export function createMailer(options: {
   async function fail(id: string, reason: string): Promise<void> {
     const message = await MailMessage.query(db).findById(id);
     if (!message || message.status === 'sent' || message.status === 'stored') return;
-    const failed = await MailMessage.query(db).findById(id).whereNot('status', 'failed').patch({ status: 'failed', error: reason.slice(0, 500), sealed: null });
+    const failed = await MailMessage.query(db)
+      .findById(id)
+      .whereNot('status', 'failed')
+      .patch({ status: 'failed', error: reason.slice(0, 500), sealed: null });
     if (failed && message.tenant_id) {
       await recordAudit(db, {
         tenantId: message.tenant_id,
         documentId: message.document_id,
         actor: { type: 'system' },
         action: 'mail.failed',
-        data: { mail_id: message.id, purpose: message.purpose, to: message.to_address, signer_id: message.signer_id, error: reason.slice(0, 500) },
+        data: {
+          mail_id: message.id,
+          purpose: message.purpose,
+          to: message.to_address,
+          signer_id: message.signer_id,
+          error: reason.slice(0, 500),
+        },
       });
     }
   }
@@ -127,7 +142,11 @@ export function createMailer(options: {
     },
 
     async queue(mail) {
-      const fields = { id: newId('msg'), ...row(mail, 'queued'), sealed: encryptSecret(options.secret, SEAL, JSON.stringify({ subject: mail.subject, text: mail.text })) };
+      const fields = {
+        id: newId('msg'),
+        ...row(mail, 'queued'),
+        sealed: encryptSecret(options.secret, SEAL, JSON.stringify({ subject: mail.subject, text: mail.text })),
+      };
       if (!mail.dedupeKey) return MailMessage.query(db).insertAndFetch(fields);
       await MailMessage.query(db).insert(fields).onConflict('dedupe_key').ignore();
       return (await MailMessage.query(db).findOne({ dedupe_key: mail.dedupeKey }))!;

@@ -17,30 +17,51 @@ describe('one-time codes and link tokens are never stored or logged in the clear
 
   before(async () => {
     // No SMTP: the embedded outbox, and every log line at debug level captured.
-    stack = await startStack({ env: { SMTP_URL: undefined, LOG_LEVEL: 'debug' }, log: createLogger('debug', {}, (line) => lines.push(line) > 0) });
+    stack = await startStack({
+      env: { SMTP_URL: undefined, LOG_LEVEL: 'debug' },
+      log: createLogger('debug', {}, (line) => lines.push(line) > 0),
+    });
   });
   after(() => stack.close());
 
   it('keeps only redacted mail in the outbox and masks link tokens in request logs', async () => {
     const account = await createAccount(stack.deps.db);
     const { nda } = await seedSamples(stack, account);
-    const created = await createDocument(stack, account, { template_id: nda.id, name: 'Secret NDA', send: true, signers: [{ name: 'Ann', email: `ann-${Date.now()}@example.test` }, { name: 'Bo', email: `bo-${Date.now()}@example.test` }] });
+    const created = await createDocument(stack, account, {
+      template_id: nda.id,
+      name: 'Secret NDA',
+      send: true,
+      signers: [
+        { name: 'Ann', email: `ann-${Date.now()}@example.test` },
+        { name: 'Bo', email: `bo-${Date.now()}@example.test` },
+      ],
+    });
     assert.equal(created.status, 201, created.text);
     const signer = created.body.signers[0];
     const path = new URL(signer.sign_url).pathname;
     const token = path.split('/').pop()!;
 
     await waitFor('both invitations in the outbox', async () => {
-      const stored = await MailMessage.query(stack.deps.db).where({ purpose: 'sign-invite', document_id: created.body.document_id, status: 'stored' });
+      const stored = await MailMessage.query(stack.deps.db).where({
+        purpose: 'sign-invite',
+        document_id: created.body.document_id,
+        status: 'stored',
+      });
       return stored.length === 2 ? stored : undefined;
     });
     assert.equal((await fetch(`${stack.url}${path}`)).status, 200);
     assert.equal((await call(stack.url, 'POST', `${path}/code`)).status, 200);
     assert.equal((await call(stack.url, 'POST', `${path}/verify`, { body: { code: '000000' } })).status, 400);
-    await call(stack.url, 'POST', '/app/login', { raw: `email=${encodeURIComponent(signer.email)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await call(stack.url, 'POST', '/app/login', {
+      raw: `email=${encodeURIComponent(signer.email)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
 
     const mails = await MailMessage.query(stack.deps.db);
-    assert.ok(mails.some((mail) => mail.purpose === 'sign-code'), 'the code mail was kept in the outbox');
+    assert.ok(
+      mails.some((mail) => mail.purpose === 'sign-code'),
+      'the code mail was kept in the outbox',
+    );
     for (const mail of mails) {
       assert.ok(!mail.text.includes(token) && !mail.subject.includes(token), `no link token in ${mail.purpose}`);
       assert.doesNotMatch(`${mail.subject}\n${mail.text}`, SIX_DIGITS, `no code in ${mail.purpose}`);
@@ -55,8 +76,20 @@ describe('one-time codes and link tokens are never stored or logged in the clear
   it('prints a mail in full on the console only in development (npm start), never into the outbox', async () => {
     const printed: string[] = [];
     for (const print of [undefined, (text: string) => printed.push(text)]) {
-      const mailer = createMailer({ db: stack.deps.db, log: createLogger('silent'), from: 'x <x@example.test>', secret: stack.deps.secret, print });
-      await mailer.send({ to: `console-${print ? 'dev' : 'other'}@example.test`, subject: 'Your code', text: 'Your code is 135791', purpose: 'login-code', secrets: ['135791'] });
+      const mailer = createMailer({
+        db: stack.deps.db,
+        log: createLogger('silent'),
+        from: 'x <x@example.test>',
+        secret: stack.deps.secret,
+        print,
+      });
+      await mailer.send({
+        to: `console-${print ? 'dev' : 'other'}@example.test`,
+        subject: 'Your code',
+        text: 'Your code is 135791',
+        purpose: 'login-code',
+        secrets: ['135791'],
+      });
     }
     assert.equal(printed.length, 1);
     assert.match(printed[0], /console-dev@example\.test[\s\S]*Your code is 135791/);

@@ -40,6 +40,8 @@ export async function releaseL2(trx: Knex.Transaction, mandateId: string, day: s
 }
 
 export async function l2AppliesToday(db: Db, mandateId: string, now = new Date()): Promise<number> {
-  const row = await db('mandate_daily_usage').where({ mandate_id: mandateId, day: utcDay(now) }).first();
+  const row = await db('mandate_daily_usage')
+    .where({ mandate_id: mandateId, day: utcDay(now) })
+    .first();
   return row ? Number(row.count) : 0;
 }

@@ -23,7 +23,12 @@ describe('confirmGrant', () => {
     const principal = await principalOf(stack, account);
     const deps = mandateDeps(stack.deps);
     const actor = { type: 'principal' as const, id: principal.id, ip: '127.0.0.1' };
-    const pending = await startGrant(deps, principal, { apiKeyId: account.keyId, name: 'Raced', level: 'L1', mode: 'both', consentAccepted: true }, actor);
+    const pending = await startGrant(
+      deps,
+      principal,
+      { apiKeyId: account.keyId, name: 'Raced', level: 'L1', mode: 'both', consentAccepted: true },
+      actor,
+    );
     const code = /\b(\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
 
     const trx = await stack.deps.db.transaction();

@@ -5,7 +5,11 @@ import { ServiceError } from '../errors';
 import { pollUntil } from '../poll';
 
 /** A sign request of this principal, by id; 404 for anyone else's (the link alone proves nothing). */
-export async function principalsSignRequest(db: Db, principal: Principal, id: string): Promise<{ request: SignRequest; document: Document }> {
+export async function principalsSignRequest(
+  db: Db,
+  principal: Principal,
+  id: string,
+): Promise<{ request: SignRequest; document: Document }> {
   const request = await SignRequest.query(db).findById(id).where({ principal_id: principal.id });
   if (!request) throw new ServiceError('not_found', 'No such sign request for you.');
   return { request, document: (await Document.query(db).findById(request.document_id))! };
@@ -18,22 +22,45 @@ export async function principalsSignRequest(db: Db, principal: Principal, id: st
 export async function beginConfirm(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
   const { request } = await principalsSignRequest(db, principal, id);
   const now = new Date();
-  const claimed = await SignRequest.query(db).findById(id).where({ status: 'open' }).where('expires_at', '>', now).patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
+  const claimed = await SignRequest.query(db)
+    .findById(id)
+    .where({ status: 'open' })
+    .where('expires_at', '>', now)
+    .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
   if (claimed === 0) {
     const current = (await SignRequest.query(db).findById(id))!;
     if (current.status === 'open') throw new ServiceError('expired', 'This sign request has expired.');
-    throw new ServiceError('invalid_state', `This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
+    throw new ServiceError(
+      'invalid_state',
+      `This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`,
+    );
   }
-  await recordAudit(db, { tenantId: request.tenant_id, documentId: request.document_id, actor, action: 'sign_request.confirmed', data: { sign_request_id: id, mandate_id: request.mandate_id } });
+  await recordAudit(db, {
+    tenantId: request.tenant_id,
+    documentId: request.document_id,
+    actor,
+    action: 'sign_request.confirmed',
+    data: { sign_request_id: id, mandate_id: request.mandate_id },
+  });
   return (await SignRequest.query(db).findById(id))!;
 }
 
 /** The principal's decline: open → declined; the document stays unsigned by them. */
 export async function declineRequest(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
   const { request } = await principalsSignRequest(db, principal, id);
-  const declined = await SignRequest.query(db).findById(id).where({ status: 'open' }).patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
-  if (declined === 0) throw new ServiceError('invalid_state', `This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
-  await recordAudit(db, { tenantId: request.tenant_id, documentId: request.document_id, actor, action: 'sign_request.declined', data: { sign_request_id: id } });
+  const declined = await SignRequest.query(db)
+    .findById(id)
+    .where({ status: 'open' })
+    .patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
+  if (declined === 0)
+    throw new ServiceError('invalid_state', `This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
+  await recordAudit(db, {
+    tenantId: request.tenant_id,
+    documentId: request.document_id,
+    actor,
+    action: 'sign_request.declined',
+    data: { sign_request_id: id },
+  });
   return (await SignRequest.query(db).findById(id))!;
 }
 
@@ -44,5 +71,10 @@ export async function reopenConfirm(db: Db, id: string): Promise<void> {
 
 /** Waits up to `timeoutMs` for a confirmed request to be applied or to fail. */
 export async function waitForDecision(db: Db, id: string, timeoutMs: number): Promise<SignRequest> {
-  return pollUntil(async () => (await SignRequest.query(db).findById(id))!, (request) => request.status !== 'confirming', timeoutMs, 150);
+  return pollUntil(
+    async () => (await SignRequest.query(db).findById(id))!,
+    (request) => request.status !== 'confirming',
+    timeoutMs,
+    150,
+  );
 }

@@ -56,14 +56,18 @@ async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId:
  * clickwrap. The mandate waits (status pending) for the code e-mailed now; only then is it active.
  */
 export async function startGrant(deps: MandateDeps, principal: Principal, input: GrantInput, actor: Actor): Promise<Mandate> {
-  if (!input.consentAccepted) throw new ServiceError('invalid_request', 'Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
-  if (input.level === 'L2' && !deps.flags.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
-  if (input.level === 'L1' && !deps.flags.l1_signing) throw new ServiceError('feature_disabled', 'L1 signing is disabled for this deployment.');
+  if (!input.consentAccepted)
+    throw new ServiceError('invalid_request', 'Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
+  if (input.level === 'L2' && !deps.flags.l2_signing)
+    throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
+  if (input.level === 'L1' && !deps.flags.l1_signing)
+    throw new ServiceError('feature_disabled', 'L1 signing is disabled for this deployment.');
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new ServiceError('invalid_request', 'The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
   }
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
-  if (!isBusinessPlus(tenant.plan)) throw new ServiceError('plan_required', `Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
+  if (!isBusinessPlus(tenant.plan))
+    throw new ServiceError('plan_required', `Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
   const key = await ownKey(deps.db, principal, input.apiKeyId);
   const mandate = await deps.db.transaction(async (trx) => {
     const created = await Mandate.query(trx).insertAndFetch({
@@ -84,7 +88,14 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
       tenantId: principal.tenant_id,
       actor,
       action: 'mandate.consent_accepted',
-      data: { mandate_id: created.id, api_key_id: key.id, level: input.level, mode: input.mode, expires_at: input.expiresAt?.toISOString() ?? null, consent_version: CONSENT_VERSION },
+      data: {
+        mandate_id: created.id,
+        api_key_id: key.id,
+        level: input.level,
+        mode: input.mode,
+        expires_at: input.expiresAt?.toISOString() ?? null,
+        consent_version: CONSENT_VERSION,
+      },
     });
     return created;
   });
@@ -111,11 +122,22 @@ export async function sendGrantCode(deps: MandateDeps, principal: Principal, man
 }
 
 /** Step two: the e-mailed code makes the mandate active and attaches `documents:sign` to the key. */
-export async function confirmGrant(deps: MandateDeps, principal: Principal, mandateId: string, code: string, actor: Actor): Promise<Mandate> {
+export async function confirmGrant(
+  deps: MandateDeps,
+  principal: Principal,
+  mandateId: string,
+  code: string,
+  actor: Actor,
+): Promise<Mandate> {
   const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
   if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
   if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
-  await verifyCode(deps, { purpose: 'mandate-grant', subject: mandate.id, code, owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` } });
+  await verifyCode(deps, {
+    purpose: 'mandate-grant',
+    subject: mandate.id,
+    code,
+    owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` },
+  });
   return deps.db.transaction(async (trx) => {
     // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
     const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
@@ -127,7 +149,15 @@ export async function confirmGrant(deps: MandateDeps, principal: Principal, mand
       tenantId: principal.tenant_id,
       actor,
       action: 'mandate.granted',
-      data: { mandate_id: mandate.id, api_key_id: mandate.api_key_id, level: mandate.confirmation_level, mode: mandate.mode, expires_at: mandate.expires_at?.toISOString() ?? null, consent_version: mandate.consent_version, consent_accepted_at: mandate.consent_accepted_at.toISOString() },
+      data: {
+        mandate_id: mandate.id,
+        api_key_id: mandate.api_key_id,
+        level: mandate.confirmation_level,
+        mode: mandate.mode,
+        expires_at: mandate.expires_at?.toISOString() ?? null,
+        consent_version: mandate.consent_version,
+        consent_accepted_at: mandate.consent_accepted_at.toISOString(),
+      },
     });
     return active;
   });
@@ -145,12 +175,19 @@ export async function revokeMandate(db: Db, principal: Principal, mandateId: str
     const revoked = await mandate.$query(trx).patchAndFetch({ status: 'revoked', revoked_at: new Date(), revoked_ip: actor.ip ?? null });
     const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
     const othersInForce = (await Mandate.query(trx).where({ api_key_id: key.id, status: 'active' })).filter((other) => other.isInForce());
-    if (othersInForce.length === 0 && key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: key.scopes.filter((scope) => scope !== SIGN_SCOPE) });
+    if (othersInForce.length === 0 && key.scopes.includes(SIGN_SCOPE))
+      await key.$query(trx).patch({ scopes: key.scopes.filter((scope) => scope !== SIGN_SCOPE) });
     await recordAudit(trx, {
       tenantId: principal.tenant_id,
       actor,
       action: 'mandate.revoked',
-      data: { mandate_id: mandate.id, api_key_id: mandate.api_key_id, level: mandate.confirmation_level, consent_version: mandate.consent_version, scope_removed: othersInForce.length === 0 },
+      data: {
+        mandate_id: mandate.id,
+        api_key_id: mandate.api_key_id,
+        level: mandate.confirmation_level,
+        consent_version: mandate.consent_version,
+        scope_removed: othersInForce.length === 0,
+      },
     });
     return revoked;
   });
@@ -163,11 +200,17 @@ export async function mandatesOfPrincipal(db: Db, principalId: string): Promise<
 
 /** Mandates granted to a key (pending ones are not yet granted), newest first. */
 export async function mandatesOfKey(db: Db, apiKeyId: string): Promise<Mandate[]> {
-  return Mandate.query(db).where({ api_key_id: apiKeyId }).whereNot('status', 'pending').orderBy('created_at', 'desc').orderBy('id', 'desc');
+  return Mandate.query(db)
+    .where({ api_key_id: apiKeyId })
+    .whereNot('status', 'pending')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc');
 }
 
 export async function mandatesInForce(db: Db, apiKeyId: string, now = new Date()): Promise<Mandate[]> {
-  return (await Mandate.query(db).where({ api_key_id: apiKeyId, status: 'active' }).orderBy('created_at', 'desc')).filter((mandate) => mandate.isInForce(now));
+  return (await Mandate.query(db).where({ api_key_id: apiKeyId, status: 'active' }).orderBy('created_at', 'desc')).filter((mandate) =>
+    mandate.isInForce(now),
+  );
 }
 
 /** Confirmation levels a key may use: L1 with any mandate in force, L2 with an L2 one; each only with its flag on. */

@@ -10,7 +10,10 @@ import { queueMail } from '../mail/queue';
 import { confirmMailKey, confirmUrl, signRequestToken, storedAppearance } from './signing';
 
 async function settle(deps: Deps, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
-  await SignRequest.query(deps.db).findById(id).whereIn('status', ['open', 'confirming']).patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
+  await SignRequest.query(deps.db)
+    .findById(id)
+    .whereIn('status', ['open', 'confirming'])
+    .patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
 }
 
 /**
@@ -49,7 +52,14 @@ async function applyConfirmed(deps: Deps, confirmed: SignRequest): Promise<SignR
     if (outcome.status === 'pending') continue;
     const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
     await settle(deps, request.id, error ? 'failed' : 'applied', error);
-    if (!error) await recordAudit(deps.db, { tenantId: request.tenant_id, documentId: request.document_id, actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip }, action: 'sign_request.applied', data: { sign_request_id: request.id, apply_id: request.apply_id } });
+    if (!error)
+      await recordAudit(deps.db, {
+        tenantId: request.tenant_id,
+        documentId: request.document_id,
+        actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
+        action: 'sign_request.applied',
+        data: { sign_request_id: request.id, apply_id: request.apply_id },
+      });
     return error ? 'failed' : 'applied';
   }
 }
@@ -65,7 +75,10 @@ export function createSignRequestActivities(deps: Deps) {
     async emailSignRequest(id: string): Promise<void> {
       const request = await SignRequest.query(deps.db).findById(id);
       if (!request) throw ApplicationFailure.retryable(`Sign request ${id} is not committed (yet).`, 'not_committed');
-      const [principal, document] = await Promise.all([Principal.query(deps.db).findById(request.principal_id), Document.query(deps.db).findById(request.document_id)]);
+      const [principal, document] = await Promise.all([
+        Principal.query(deps.db).findById(request.principal_id),
+        Document.query(deps.db).findById(request.document_id),
+      ]);
       await queueMail(deps, {
         to: principal!.email,
         subject: `Confirm your signature on "${document!.name}"`,
@@ -88,9 +101,19 @@ export function createSignRequestActivities(deps: Deps) {
 
     /** Open → expired; answers the status it found or left (a confirm already recorded stays). */
     async expireSignRequest(id: string): Promise<SignRequestStatus> {
-      const expired = await SignRequest.query(deps.db).findById(id).where({ status: 'open' }).patch({ status: 'expired', decided_at: new Date() });
+      const expired = await SignRequest.query(deps.db)
+        .findById(id)
+        .where({ status: 'open' })
+        .patch({ status: 'expired', decided_at: new Date() });
       const request = (await SignRequest.query(deps.db).findById(id))!;
-      if (expired) await recordAudit(deps.db, { tenantId: request.tenant_id, documentId: request.document_id, actor: { type: 'system' }, action: 'sign_request.expired', data: { sign_request_id: id, document_id: request.document_id } });
+      if (expired)
+        await recordAudit(deps.db, {
+          tenantId: request.tenant_id,
+          documentId: request.document_id,
+          actor: { type: 'system' },
+          action: 'sign_request.expired',
+          data: { sign_request_id: id, document_id: request.document_id },
+        });
       return request.status;
     },
 
@@ -103,7 +126,10 @@ export function createSignRequestActivities(deps: Deps) {
       const request = await SignRequest.query(deps.db).findById(id);
       if (!request) return 'failed';
       if (request.status === 'confirming') return applyConfirmed(deps, request);
-      if (request.status === 'open') log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', { signRequestId: id });
+      if (request.status === 'open')
+        log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', {
+          signRequestId: id,
+        });
       return request.status;
     },
   };

@@ -39,11 +39,18 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
   const inForce = await mandatesInForce(db, caller.apiKey.id);
   if (inForce.length === 0) {
     const granted = await Mandate.query(db).where({ api_key_id: caller.apiKey.id }).whereNot('status', 'pending').resultSize();
-    if (granted > 0) throw new ServiceError('mandate_inactive', 'The mandate of this key is revoked or expired; the principal can grant a new one in the app.');
+    if (granted > 0)
+      throw new ServiceError(
+        'mandate_inactive',
+        'The mandate of this key is revoked or expired; the principal can grant a new one in the app.',
+      );
     throw new ServiceError('mandate_required', 'This key has no signing mandate; the principal can grant one in the app.');
   }
   if (level === 'L2' && !inForce.some((mandate) => mandate.confirmation_level === 'L2')) {
-    throw new ServiceError('confirmation_required', 'This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
+    throw new ServiceError(
+      'confirmation_required',
+      'This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.',
+    );
   }
   // A principal may hold more than one signer row (two roles): the first one still to sign is theirs to act on.
   const own = signers.filter((candidate) => candidate.email === normalizeEmail(caller.principal.email));
@@ -52,10 +59,17 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
   const outbound = document.owner_principal_id === caller.principal.id;
   const covering = inForce.filter((mandate) => mandate.mode === 'both' || mandate.mode === (outbound ? 'outbound' : 'inbound'));
   if (covering.length === 0) {
-    throw new ServiceError('mandate_scope', `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`);
+    throw new ServiceError(
+      'mandate_scope',
+      `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`,
+    );
   }
   const mandate = level === 'L2' ? covering.find((candidate) => candidate.confirmation_level === 'L2') : covering[0];
-  if (!mandate) throw new ServiceError('confirmation_required', 'Only an L1 mandate covers this document: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
+  if (!mandate)
+    throw new ServiceError(
+      'confirmation_required',
+      'Only an L1 mandate covers this document: ask the principal to confirm with POST /v1/documents/:id/sign-requests.',
+    );
   return { document, signers, signer, mandate };
 }
 
@@ -79,7 +93,13 @@ export interface L2Result {
  * day's slot is taken with the apply record (a caller that joins an apply in flight takes none)
  * and given back by whoever rejects the apply.
  */
-export async function signAsPrincipal(deps: SigningDeps, caller: Caller, documentId: string, reason: string, actor: Actor): Promise<L2Result> {
+export async function signAsPrincipal(
+  deps: SigningDeps,
+  caller: Caller,
+  documentId: string,
+  reason: string,
+  actor: Actor,
+): Promise<L2Result> {
   if (!deps.config.flags.values.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
@@ -135,7 +155,8 @@ export async function requestSign(
 ): Promise<SignRequest> {
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
   if (signer.status === 'signed') throw new ServiceError('already_signed', 'The principal already signed this document.');
-  if (document.status !== 'sent' || signer.status !== 'pending') throw new ServiceError('invalid_state', `This document is ${document.status}; it cannot be signed.`);
+  if (document.status !== 'sent' || signer.status !== 'pending')
+    throw new ServiceError('invalid_state', `This document is ${document.status}; it cannot be signed.`);
   try {
     return await deps.db.transaction(async (trx: Knex.Transaction) => {
       const request = await SignRequest.query(trx).insertAndFetch({
@@ -150,13 +171,22 @@ export async function requestSign(
         status: 'open',
         expires_at: new Date(Date.now() + deps.config.durations.signRequestMs),
       });
-      await recordAudit(trx, { tenantId: caller.tenant.id, documentId: document.id, actor, action: 'sign_request.created', data: { sign_request_id: request.id, document_id: document.id, mandate_id: mandate.id, reason: request.reason } });
+      await recordAudit(trx, {
+        tenantId: caller.tenant.id,
+        documentId: document.id,
+        actor,
+        action: 'sign_request.created',
+        data: { sign_request_id: request.id, document_id: document.id, mandate_id: mandate.id, reason: request.reason },
+      });
       await start(request);
       return request;
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new ServiceError('pending_exists', `An open sign request already exists for this document and key; see GET /v1/documents/${document.id}/sign-requests.`);
+      throw new ServiceError(
+        'pending_exists',
+        `An open sign request already exists for this document and key; see GET /v1/documents/${document.id}/sign-requests.`,
+      );
     }
     throw error;
   }

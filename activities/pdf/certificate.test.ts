@@ -79,15 +79,26 @@ describe('appendCertificatePage', () => {
     const text = await pdfText(pdf, { first: 2, last: 2 });
     const lines = text.split('\n').map((line) => line.trim());
     assert.equal(lines.filter((line) => line === 'Signer (via authorized agent)').length, 2);
-    assert.deepEqual(lines.filter((line) => line.startsWith('Mandate')), ['Mandate : mdt_abc (L2)', 'Mandate : mdt_l1xyz (L1)']);
-    assert.deepEqual(lines.filter((line) => /agent/i.test(line)), ['Signer (via authorized agent)', 'Signer (via authorized agent)']);
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('Mandate')),
+      ['Mandate : mdt_abc (L2)', 'Mandate : mdt_l1xyz (L1)'],
+    );
+    assert.deepEqual(
+      lines.filter((line) => /agent/i.test(line)),
+      ['Signer (via authorized agent)', 'Signer (via authorized agent)'],
+    );
     assert.doesNotMatch(text, /api key|\bkey\b/i);
     const browserOnly = await pdfText(await appendCertificatePage(nda, certificateInput([browserSigner])), { first: 2, last: 2 });
     assert.doesNotMatch(browserOnly, /agent|Mandate/i);
   });
 
   it('continues on more pages when the signers do not fit, each signer whole on one page', async () => {
-    const signers = Array.from({ length: 40 }, (_, i) => ({ ...principal, name: `Signer Number ${i + 1}`, email: `s${i + 1}@example.com`, viaAgent: { mandateId: `mdt_${i + 1}`, level: 'L2' as const } }));
+    const signers = Array.from({ length: 40 }, (_, i) => ({
+      ...principal,
+      name: `Signer Number ${i + 1}`,
+      email: `s${i + 1}@example.com`,
+      viaAgent: { mandateId: `mdt_${i + 1}`, level: 'L2' as const },
+    }));
     const pdf = await appendCertificatePage(nda, certificateInput(signers));
     const doc = await PDFDocument.load(pdf);
     assert.ok(doc.getPageCount() >= 4, `${doc.getPageCount()} pages`);
@@ -99,7 +110,8 @@ describe('appendCertificatePage', () => {
       assert.equal(names, mandates, `page ${page}: every signer's block is whole`);
     }
     const all = await lastPages(pdf, 2);
-    for (const signer of signers) assert.ok(all.includes(`${signer.name}\n`) && all.includes(`Mandate : ${signer.viaAgent.mandateId} (L2)`), signer.name);
+    for (const signer of signers)
+      assert.ok(all.includes(`${signer.name}\n`) && all.includes(`Mandate : ${signer.viaAgent.mandateId} (L2)`), signer.name);
   });
 
   it('takes the last page size of an A4 document and the result seals and verifies', async () => {

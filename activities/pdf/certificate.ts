@@ -45,7 +45,10 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
     next.line(title, { font: bold, size: sizeToFit(bold, title, next.width, 18, 8) ?? 8, leading: 22 });
     next.space(6);
   });
-  flow.paragraph('This page records who signed the document and how. It was added when the last signer signed, and the file was then digitally sealed.', small);
+  flow.paragraph(
+    'This page records who signed the document and how. It was added when the last signer signed, and the file was then digitally sealed.',
+    small,
+  );
 
   flow.space(8);
   flow.line('Document', heading);
@@ -100,6 +103,10 @@ function fitted(text: string, style: LineStyle, width: number): LineStyle {
 
 function rule(flow: TextFlow): void {
   flow.space(6);
-  flow.page.drawLine({ start: { x: flow.margins.left, y: flow.y }, end: { x: flow.margins.left + flow.width, y: flow.y }, thickness: 0.5, color: RULE });
+  flow.page.drawLine({
+    start: { x: flow.margins.left, y: flow.y },
+    end: { x: flow.margins.left + flow.width, y: flow.y },
+    thickness: 0.5,
+    color: RULE,
+  });
 }
-

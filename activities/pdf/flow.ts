@@ -72,7 +72,13 @@ export class TextFlow {
   /** One line as given (no wrapping), breaking the page first when it does not fit. */
   line(text: string, style: LineStyle): void {
     this.advance(style);
-    this.page.drawText(text, { x: this.margins.left + (style.indent ?? 0), y: this.y, size: style.size, font: style.font, color: style.color ?? rgb(0, 0, 0) });
+    this.page.drawText(text, {
+      x: this.margins.left + (style.indent ?? 0),
+      y: this.y,
+      size: style.size,
+      font: style.font,
+      color: style.color ?? rgb(0, 0, 0),
+    });
   }
 
   /** Text wrapped at word boundaries to the flow's width, optionally led by a run-in heading in another font. */

@@ -86,7 +86,12 @@ export function readImageHeader(bytes: Uint8Array): ImageHeader | undefined {
   if (bytes.length >= 8 && PNG_SIGNATURE.every((byte, i) => bytes[i] === byte)) {
     const png = pngHeader(bytes);
     if (!png) return undefined;
-    return { kind: 'png', width: png.width, height: png.height, pixelBytes: png.height * Math.ceil((png.width * PNG_TYPES[png.colorType].channels * png.bitDepth) / 8) };
+    return {
+      kind: 'png',
+      width: png.width,
+      height: png.height,
+      pixelBytes: png.height * Math.ceil((png.width * PNG_TYPES[png.colorType].channels * png.bitDepth) / 8),
+    };
   }
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return jpegHeader(bytes);
   return undefined;
@@ -98,7 +103,13 @@ function pngHeader(bytes: Uint8Array): PngHeader | undefined {
   if (view.getUint32(8) < 13 || String.fromCharCode(...bytes.subarray(12, 16)) !== 'IHDR') return undefined;
   const header = { width: view.getUint32(16), height: view.getUint32(20), bitDepth: bytes[24], colorType: bytes[25], interlace: bytes[28] };
   const type = PNG_TYPES[header.colorType];
-  const valid = type?.depths.includes(header.bitDepth) && header.width > 0 && header.height > 0 && bytes[26] === 0 && bytes[27] === 0 && header.interlace <= 1;
+  const valid =
+    type?.depths.includes(header.bitDepth) &&
+    header.width > 0 &&
+    header.height > 0 &&
+    bytes[26] === 0 &&
+    bytes[27] === 0 &&
+    header.interlace <= 1;
   return valid ? header : undefined;
 }
 
@@ -146,7 +157,8 @@ async function isWholePng(bytes: Uint8Array): Promise<boolean> {
     if (crc32(bytes.subarray(offset + 4, offset + 8 + length)) !== view.getUint32(offset + 8 + length)) return false;
     if (type === 'PLTE') palette = true;
     else if (type === 'IDAT') data.push(bytes.subarray(offset + 8, offset + 8 + length));
-    else if (type === 'IEND') return data.length > 0 && (header.colorType !== 3 || palette) && (await inflatesToSize(Buffer.concat(data), header));
+    else if (type === 'IEND')
+      return data.length > 0 && (header.colorType !== 3 || palette) && (await inflatesToSize(Buffer.concat(data), header));
     offset = end;
   }
   return false;

@@ -12,11 +12,11 @@ export const NDA_CLAUSES: Array<[string, string]> = [
   ],
   [
     'Exclusions.',
-    'Confidential Information does not include information that (a) is or becomes publicly available through no fault of the recipient; (b) was lawfully known to the recipient before disclosure without a duty of confidence; (c) is lawfully received from a third party without restriction; or (d) is independently developed by the recipient without use of or reference to the discloser\'s Confidential Information.',
+    "Confidential Information does not include information that (a) is or becomes publicly available through no fault of the recipient; (b) was lawfully known to the recipient before disclosure without a duty of confidence; (c) is lawfully received from a third party without restriction; or (d) is independently developed by the recipient without use of or reference to the discloser's Confidential Information.",
   ],
   [
     'Obligations.',
-    'The recipient shall use the discloser\'s Confidential Information only for the Purpose, shall protect it with at least the degree of care it uses for its own information of like importance and never less than reasonable care, and shall disclose it only to its employees, officers and advisers who need to know it for the Purpose and who are bound by written obligations at least as protective as these.',
+    "The recipient shall use the discloser's Confidential Information only for the Purpose, shall protect it with at least the degree of care it uses for its own information of like importance and never less than reasonable care, and shall disclose it only to its employees, officers and advisers who need to know it for the Purpose and who are bound by written obligations at least as protective as these.",
   ],
   [
     'Compelled Disclosure.',
@@ -24,7 +24,7 @@ export const NDA_CLAUSES: Array<[string, string]> = [
   ],
   [
     'Return and Destruction.',
-    'Upon the discloser\'s written request, or upon termination of discussions, the recipient shall promptly return or destroy all Confidential Information in its possession and certify the same in writing, except for copies retained in routine backups or as required by law, which remain subject to this Agreement.',
+    "Upon the discloser's written request, or upon termination of discussions, the recipient shall promptly return or destroy all Confidential Information in its possession and certify the same in writing, except for copies retained in routine backups or as required by law, which remain subject to this Agreement.",
   ],
   [
     'No License; No Warranty.',
@@ -110,7 +110,7 @@ const SENTENCES = [
   'If a Party becomes aware of any failure to comply with this Section {n}, it shall notify the other Party without undue delay and take prompt corrective action.',
   'The Parties shall review the arrangements for {topic} at each quarterly governance meeting and record any agreed changes in the minutes.',
   'To the extent that any provision on {topic} conflicts with a Statement of Work, this Agreement prevails unless the Statement of Work expressly states otherwise.',
-  'The Provider shall not be liable for any delay to the extent caused by the Client\'s failure to perform its obligations under this Section {n}.',
+  "The Provider shall not be liable for any delay to the extent caused by the Client's failure to perform its obligations under this Section {n}.",
   'All amounts referred to in connection with {topic} are exclusive of value added tax and similar taxes, which shall be payable in addition.',
   'The rights granted under this Section {n} are personal to the Client and may not be sub-licensed except to its Affiliates.',
   'Each Party shall ensure that its employees and subcontractors comply with the obligations relating to {topic} as if they were a party to this Agreement.',
@@ -152,7 +152,11 @@ export function* servicesAgreementClauses(): Generator<Clause> {
   const next = random(7);
   const titles = function* () {
     yield* SECTIONS.map((title, i) => ({ number: `${i + 1}`, title: `${i + 1}. ${title.toUpperCase()}`, topic: title.toLowerCase() }));
-    yield* SCHEDULES.map((title, i) => ({ number: String.fromCharCode(65 + i), title: title.toUpperCase(), topic: title.split(': ')[1].toLowerCase() }));
+    yield* SCHEDULES.map((title, i) => ({
+      number: String.fromCharCode(65 + i),
+      title: title.toUpperCase(),
+      topic: title.split(': ')[1].toLowerCase(),
+    }));
     for (let annex = 1; ; annex += 1) {
       const topic = SECTIONS[(annex - 1) % SECTIONS.length];
       yield { number: `X${annex}`, title: `ANNEX ${annex}: SUPPLEMENTARY TERMS ON ${topic.toUpperCase()}`, topic: topic.toLowerCase() };

@@ -17,7 +17,10 @@ async function assertWellFormed(template: SampleTemplate): Promise<PDFDocument> 
     assert.ok(WIDGET_TYPES.includes(widget.type));
     assert.ok(template.roles.includes(widget.role));
     const { width, height } = doc.getPage(widget.page - 1).getSize();
-    assert.ok(widget.x >= 0 && widget.y >= 0 && widget.x + widget.width <= width && widget.y + widget.height <= height, `${widget.id} lies on its page`);
+    assert.ok(
+      widget.x >= 0 && widget.y >= 0 && widget.x + widget.width <= width && widget.y + widget.height <= height,
+      `${widget.id} lies on its page`,
+    );
   }
   assert.equal((await qpdfCheck(template.pdf)).code, 0);
   return doc;
@@ -48,7 +51,13 @@ describe('buildSampleNda', () => {
     assert.equal(nda.widgets.find((widget) => widget.id === 'receiving-title')!.label, 'Title');
     assert.equal(nda.widgets.find((widget) => widget.id === 'receiving-copy')!.label, 'Send me a copy');
     const text = await pdfText(nda.pdf);
-    for (const expected of ['MUTUAL NON-DISCLOSURE AGREEMENT', 'Confidential Information', 'DISCLOSING PARTY', 'RECEIVING PARTY', 'Send me a copy']) {
+    for (const expected of [
+      'MUTUAL NON-DISCLOSURE AGREEMENT',
+      'Confidential Information',
+      'DISCLOSING PARTY',
+      'RECEIVING PARTY',
+      'Send me a copy',
+    ]) {
       assert.ok(text.includes(expected), expected);
     }
   });
@@ -83,15 +92,21 @@ describe('buildSampleServicesAgreement', () => {
     for (const role of ['client', 'provider']) {
       for (let page = 1; page <= 50; page += 1) {
         const initials = agreement.widgets.find((widget) => widget.id === `${role}-initials-p${page}`);
-        assert.ok(initials && initials.type === 'initials' && initials.page === page && initials.required, `${role} initials on page ${page}`);
+        assert.ok(
+          initials && initials.type === 'initials' && initials.page === page && initials.required,
+          `${role} initials on page ${page}`,
+        );
       }
       const last = agreement.widgets.filter((widget) => widget.id.startsWith(`${role}-`) && widget.type !== 'initials');
-      assert.deepEqual(summary(last).map((line) => line.replace(/ (Client|Provider) /, ' ')), [
-        `${role}-signature signature p50 required`,
-        `${role}-name name p50 required`,
-        `${role}-email email p50 required`,
-        `${role}-date date p50 required`,
-      ]);
+      assert.deepEqual(
+        summary(last).map((line) => line.replace(/ (Client|Provider) /, ' ')),
+        [
+          `${role}-signature signature p50 required`,
+          `${role}-name name p50 required`,
+          `${role}-email email p50 required`,
+          `${role}-date date p50 required`,
+        ],
+      );
     }
     assert.equal(agreement.widgets.length, 2 * 50 + 2 * 4);
   });

@@ -53,7 +53,10 @@ export async function buildSampleNda(): Promise<SampleTemplate> {
     widget('receiving-title', 'text', 'Receiving Party', 1, right, 688, 140, 20, true, 'Title'),
     widget('receiving-date', 'date', 'Receiving Party', 1, right + 150, 688, column - 150, 20, true, 'Date'),
     widget('receiving-copy', 'checkbox', 'Receiving Party', 1, right, 728, 12, 12, false, 'Send me a copy'),
-    { ...widget('receiving-term', 'dropdown', 'Receiving Party', 1, right + 150, 722, column - 150, 20, false, 'Term'), options: ['1 year', '2 years', '3 years'] },
+    {
+      ...widget('receiving-term', 'dropdown', 'Receiving Party', 1, right + 150, 722, column - 150, 20, false, 'Term'),
+      options: ['1 year', '2 years', '3 years'],
+    },
   ];
   const page = flow.pages[0];
   page.drawText('DISCLOSING PARTY', { x: left, y: LETTER[1] - 572, size: 9, font: bold });
@@ -137,7 +140,18 @@ function save(doc: PDFDocument): Promise<Uint8Array> {
   return doc.save();
 }
 
-function widget(id: string, type: WidgetType, role: string, page: number, x: number, y: number, width: number, height: number, required: boolean, label: string): Widget {
+function widget(
+  id: string,
+  type: WidgetType,
+  role: string,
+  page: number,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  required: boolean,
+  label: string,
+): Widget {
   return { id, type, role, page, x, y, width, height, required, label };
 }
 

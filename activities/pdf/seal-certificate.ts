@@ -56,7 +56,8 @@ export async function loadSealCertificate(options: { dataDir: string; p12Path?: 
     await fs.rm(building, { recursive: true, force: true });
   }
   const winner = await readStored(directory);
-  if (!winner) throw new PdfError('seal_certificate', `${directory} exists but holds no seal.p12; remove it to create a new seal certificate.`);
+  if (!winner)
+    throw new PdfError('seal_certificate', `${directory} exists but holds no seal.p12; remove it to create a new seal certificate.`);
   return winner;
 }
 
@@ -76,7 +77,11 @@ async function readStored(directory: string): Promise<SealCertificate | undefine
 
 function createSelfSigned(): SealCertificate {
   // Node generates the key natively; forge's pure-JS key generation takes seconds.
-  const { privateKey: pem } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey: pem } = crypto.generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const privateKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = forge.pki.rsa.setPublicKey(privateKey.n, privateKey.e);
@@ -103,13 +108,18 @@ export function openP12(certificate: SealCertificate): SealKey {
   try {
     p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(certificate.p12.toString('binary')), false, certificate.passphrase);
   } catch (error) {
-    throw new PdfError('seal_certificate', `The signing certificate cannot be opened (wrong passphrase or not a PKCS#12 file): ${(error as Error).message}`);
+    throw new PdfError(
+      'seal_certificate',
+      `The signing certificate cannot be opened (wrong passphrase or not a PKCS#12 file): ${(error as Error).message}`,
+    );
   }
   const keyBags = [
     ...(p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? []),
     ...(p12.getBags({ bagType: forge.pki.oids.keyBag })[forge.pki.oids.keyBag] ?? []),
   ];
-  const chain = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).flatMap((bag) => (bag.cert ? [bag.cert] : []));
+  const chain = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).flatMap((bag) =>
+    bag.cert ? [bag.cert] : [],
+  );
   const privateKey = keyBags.find((bag) => bag.key)?.key as forge.pki.rsa.PrivateKey | undefined;
   const matches = (cert: forge.pki.Certificate) => {
     const publicKey = cert.publicKey as forge.pki.rsa.PublicKey;

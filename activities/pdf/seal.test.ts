@@ -45,7 +45,13 @@ describe('createSealer', () => {
     const signer = { name: 'Ann Lee', email: 'ann@example.com' };
     const first = await stampWidgets(nda.pdf, { widgets: disclosing, signer, signedAt: new Date(), signatureImage: signature, values: {} });
     await assertSealed(await sealer.seal(first, { reason: 'Signed by Ann Lee' }));
-    const second = await stampWidgets(first, { widgets: receiving, signer: { name: 'Bo Chen', email: 'bo@example.com' }, signedAt: new Date(), signatureImage: signature, values: { 'receiving-title': 'CFO' } });
+    const second = await stampWidgets(first, {
+      widgets: receiving,
+      signer: { name: 'Bo Chen', email: 'bo@example.com' },
+      signedAt: new Date(),
+      signatureImage: signature,
+      values: { 'receiving-title': 'CFO' },
+    });
     await assertSealed(await sealer.seal(second, { reason: 'Signed by Bo Chen' }));
   });
 
@@ -54,14 +60,26 @@ describe('createSealer', () => {
     const isAlreadySealed = (error: unknown) => error instanceof PdfError && error.reason === 'already_sealed';
     await assert.rejects(sealer.seal(sealed, { reason: 'again' }), isAlreadySealed);
     const widgets = nda.widgets.filter((widget) => widget.role === 'Disclosing Party');
-    const stampedOverSeal = await stampWidgets(sealed, { widgets, signer: { name: 'Ann Lee', email: 'a@x.test' }, signedAt: new Date(), signatureImage: signature, values: {} });
+    const stampedOverSeal = await stampWidgets(sealed, {
+      widgets,
+      signer: { name: 'Ann Lee', email: 'a@x.test' },
+      signedAt: new Date(),
+      signatureImage: signature,
+      values: {},
+    });
     await assert.rejects(sealer.seal(stampedOverSeal, { reason: 'again' }), isAlreadySealed);
   });
 
   it('seals the 50-page agreement after stamping it', async () => {
     const agreement = await buildSampleServicesAgreement();
     const widgets = agreement.widgets.filter((widget) => widget.role === 'Provider');
-    const stamped = await stampWidgets(agreement.pdf, { widgets, signer: { name: 'Ann Lee', email: 'ann@example.com' }, signedAt: new Date(), signatureImage: signature, values: {} });
+    const stamped = await stampWidgets(agreement.pdf, {
+      widgets,
+      signer: { name: 'Ann Lee', email: 'ann@example.com' },
+      signedAt: new Date(),
+      signatureImage: signature,
+      values: {},
+    });
     await assertSealed(await sealer.seal(stamped, { reason: 'Signed by Ann Lee' }));
   });
 
@@ -70,7 +88,10 @@ describe('createSealer', () => {
     const sealed = await sealer.seal(nda.pdf, { reason, location: 'Praha (CZ)' });
     await assertSealed(sealed);
     const doc = await PDFDocument.load(sealed);
-    const signatureDict = doc.context.enumerateIndirectObjects().map(([, object]) => object).find((object) => object instanceof PDFDict && object.has(PDFName.of('ByteRange'))) as PDFDict;
+    const signatureDict = doc.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .find((object) => object instanceof PDFDict && object.has(PDFName.of('ByteRange'))) as PDFDict;
     const text = (key: string) => (signatureDict.lookup(PDFName.of(key)) as unknown as { decodeText(): string }).decodeText();
     assert.equal(text('Reason'), reason);
     assert.equal(text('Location'), 'Praha (CZ)');
@@ -124,22 +145,40 @@ describe('loadSealCertificate', () => {
   it('refuses a configured PKCS#12 with the wrong passphrase', async () => {
     const p12Path = path.join(await tempDir(), 'company.p12');
     await fs.writeFile(p12Path, issuedP12('Example Corp document seal', 's3cret'));
-    await assert.rejects(loadSealCertificate({ dataDir: await tempDir(), p12Path, passphrase: 'wrong' }), (error: unknown) => error instanceof PdfError && error.reason === 'seal_certificate');
+    await assert.rejects(
+      loadSealCertificate({ dataDir: await tempDir(), p12Path, passphrase: 'wrong' }),
+      (error: unknown) => error instanceof PdfError && error.reason === 'seal_certificate',
+    );
   });
 });
 
 /** A PKCS#12 holding a leaf certificate issued by a test CA, and the CA certificate. */
 function issuedP12(commonName: string, passphrase: string): Buffer {
-  const keyPair = () => forge.pki.privateKeyFromPem(crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
-  const certificate = (subject: string, key: forge.pki.rsa.PrivateKey, issuer: forge.pki.Certificate | undefined, signingKey: forge.pki.rsa.PrivateKey, serial: string) => {
+  const keyPair = () =>
+    forge.pki.privateKeyFromPem(
+      crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    ) as forge.pki.rsa.PrivateKey;
+  const certificate = (
+    subject: string,
+    key: forge.pki.rsa.PrivateKey,
+    issuer: forge.pki.Certificate | undefined,
+    signingKey: forge.pki.rsa.PrivateKey,
+    serial: string,
+  ) => {
     const cert = forge.pki.createCertificate();
     cert.publicKey = forge.pki.rsa.setPublicKey(key.n, key.e);
     cert.serialNumber = serial;
     cert.validity.notBefore = new Date(Date.now() - 86_400_000);
     cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
-    cert.setSubject([{ name: 'commonName', value: subject }, { name: 'organizationName', value: 'Example Corp' }]);
+    cert.setSubject([
+      { name: 'commonName', value: subject },
+      { name: 'organizationName', value: 'Example Corp' },
+    ]);
     cert.setIssuer(issuer ? issuer.subject.attributes : cert.subject.attributes);
-    cert.setExtensions([{ name: 'basicConstraints', cA: !issuer }, { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyCertSign: !issuer }]);
+    cert.setExtensions([
+      { name: 'basicConstraints', cA: !issuer },
+      { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyCertSign: !issuer },
+    ]);
     cert.sign(signingKey, forge.md.sha256.create());
     return cert;
   };

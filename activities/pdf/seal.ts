@@ -39,7 +39,8 @@ export function createSealer(certificate: SealCertificate): Sealer {
     subject: subjectOf(key.certificate),
     async seal(pdf, info) {
       const doc = await loadPdf(pdf);
-      if (isSealed(doc)) throw new PdfError('already_sealed', 'The PDF already carries a digital signature; seal the unsealed working copy instead.');
+      if (isSealed(doc))
+        throw new PdfError('already_sealed', 'The PDF already carries a digital signature; seal the unsealed working copy instead.');
       const signedAt = info.signedAt ?? new Date();
       const fieldNames = topFieldNames(doc);
       pdflibAddPlaceholder({

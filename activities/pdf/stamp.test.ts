@@ -31,13 +31,22 @@ describe('stampWidgets on the sample NDA', () => {
 
   it('draws signature, name, date, a text value and a ticked checkbox for the Receiving Party', async () => {
     const widgets = forRole(nda, 'Receiving Party');
-    const stamped = await stampWidgets(nda.pdf, input(widgets, { signer: { name: 'Zoë Šimůnek', email: 'zoe@example.com' }, values: { 'receiving-title': 'Chief Executive Officer', 'receiving-copy': true } }));
+    const stamped = await stampWidgets(
+      nda.pdf,
+      input(widgets, {
+        signer: { name: 'Zoë Šimůnek', email: 'zoe@example.com' },
+        values: { 'receiving-title': 'Chief Executive Officer', 'receiving-copy': true },
+      }),
+    );
     const text = await pdfText(stamped);
     assert.match(text, /Zoë Šimůnek/);
     assert.match(text, /Chief Executive Officer/);
     assert.match(text, /2026-03-04/, 'the date is signedAt in UTC');
     const images = (await pdfImages(stamped)).filter((image) => image.type === 'image');
-    assert.deepEqual(images.map((image) => [image.page, image.width, image.height]), [[1, 160, 50]]);
+    assert.deepEqual(
+      images.map((image) => [image.page, image.width, image.height]),
+      [[1, 160, 50]],
+    );
     const checkbox = widgets.find((widget) => widget.type === 'checkbox')!;
     assert.ok((await inkIn(stamped, 1, inset(checkbox, 2))) > 0.05, 'a tick is drawn inside the checkbox');
     assert.equal((await qpdfCheck(stamped)).code, 0);
@@ -46,7 +55,10 @@ describe('stampWidgets on the sample NDA', () => {
   it('draws nothing for an optional checkbox that is false or has no value', async () => {
     const widgets = forRole(nda, 'Receiving Party');
     const checkbox = widgets.find((widget) => widget.type === 'checkbox')!;
-    const cases: Array<Record<string, string | boolean>> = [{ 'receiving-title': 'CTO', 'receiving-copy': false }, { 'receiving-title': 'CTO' }];
+    const cases: Array<Record<string, string | boolean>> = [
+      { 'receiving-title': 'CTO', 'receiving-copy': false },
+      { 'receiving-title': 'CTO' },
+    ];
     for (const values of cases) {
       const stamped = await stampWidgets(nda.pdf, input(widgets, { values }));
       assert.equal(await inkIn(stamped, 1, inset(checkbox, 2)), 0);
@@ -56,16 +68,40 @@ describe('stampWidgets on the sample NDA', () => {
   it('draws the Disclosing Party with a JPEG signature and leaves the other role alone', async () => {
     const stamped = await stampWidgets(nda.pdf, input(forRole(nda, 'Disclosing Party'), { signatureImage: TINY_JPEG }));
     const images = (await pdfImages(stamped)).filter((image) => image.type === 'image');
-    assert.deepEqual(images.map((image) => [image.width, image.height]), [[8, 4]]);
+    assert.deepEqual(
+      images.map((image) => [image.width, image.height]),
+      [[8, 4]],
+    );
     const words = await pdfWords(stamped);
     const receivingName = nda.widgets.find((widget) => widget.id === 'receiving-name')!;
     assert.ok(words.some((word) => word.text === 'Ann'));
-    assert.ok(!words.some((word) => overlaps(word, receivingName)), 'nothing lands in the other role\'s widgets');
+    assert.ok(!words.some((word) => overlaps(word, receivingName)), "nothing lands in the other role's widgets");
   });
 
   it('draws a dropdown choice and an optional text field left empty draws nothing', async () => {
-    const dropdown: Widget = { id: 'plan', type: 'dropdown', role: 'Receiving Party', page: 1, x: 54, y: 500, width: 150, height: 18, required: true, options: ['Basic', 'Premium'] };
-    const note: Widget = { id: 'note', type: 'text', role: 'Receiving Party', page: 1, x: 220, y: 500, width: 150, height: 18, required: false };
+    const dropdown: Widget = {
+      id: 'plan',
+      type: 'dropdown',
+      role: 'Receiving Party',
+      page: 1,
+      x: 54,
+      y: 500,
+      width: 150,
+      height: 18,
+      required: true,
+      options: ['Basic', 'Premium'],
+    };
+    const note: Widget = {
+      id: 'note',
+      type: 'text',
+      role: 'Receiving Party',
+      page: 1,
+      x: 220,
+      y: 500,
+      width: 150,
+      height: 18,
+      required: false,
+    };
     const stamped = await stampWidgets(nda.pdf, input([dropdown, note], { values: { plan: 'Premium' } }));
     const words = await pdfWords(stamped);
     assert.ok(words.some((word) => word.text === 'Premium' && inside(word, dropdown)));
@@ -74,7 +110,18 @@ describe('stampWidgets on the sample NDA', () => {
   });
 
   it('refuses a dropdown value that is not one of its options, and a checkbox given a string', async () => {
-    const dropdown: Widget = { id: 'plan', type: 'dropdown', role: 'R', page: 1, x: 54, y: 500, width: 150, height: 18, required: false, options: ['Basic'] };
+    const dropdown: Widget = {
+      id: 'plan',
+      type: 'dropdown',
+      role: 'R',
+      page: 1,
+      x: 54,
+      y: 500,
+      width: 150,
+      height: 18,
+      required: false,
+      options: ['Basic'],
+    };
     await rejection(stampWidgets(nda.pdf, input([dropdown], { values: { plan: 'Gold' } })), 'invalid_value');
     const checkbox: Widget = { ...dropdown, id: 'agree', type: 'checkbox', options: undefined };
     await rejection(stampWidgets(nda.pdf, input([checkbox], { values: { agree: 'yes' } })), 'invalid_value');
@@ -92,7 +139,10 @@ describe('stampWidgets on the sample NDA', () => {
 
   it('refuses a signature image past the limits before pdf-lib decodes it (missing_appearance)', async () => {
     const widgets = forRole(nda, 'Disclosing Party');
-    await rejection(stampWidgets(nda.pdf, input(widgets, { signatureImage: blankPng(5000, 5000, { bitDepth: 16 }) })), 'missing_appearance');
+    await rejection(
+      stampWidgets(nda.pdf, input(widgets, { signatureImage: blankPng(5000, 5000, { bitDepth: 16 }) })),
+      'missing_appearance',
+    );
   });
 
   it('refuses a widget on a page the PDF does not have, or off the page', async () => {
@@ -132,7 +182,10 @@ describe('stampWidgets fits text to its box', () => {
     const name = 'Bartholomew Featherstonehaugh';
     const stamped = await stampWidgets(nda.pdf, input([box], { signer: { name, email: 'b@example.com' } }));
     const words = (await pdfWords(stamped)).filter((word) => inside(word, box));
-    assert.deepEqual(words.map((word) => word.text), ['Bartholomew', 'Featherstonehaugh']);
+    assert.deepEqual(
+      words.map((word) => word.text),
+      ['Bartholomew', 'Featherstonehaugh'],
+    );
     const height = words[0].yMax - words[0].yMin;
     assert.ok(height < 12, `font shrunk (${height} points high)`);
   });
@@ -152,7 +205,10 @@ describe('stampWidgets fits text to its box', () => {
     const box: Widget = { id: 'n', type: 'name', role: 'R', page: 1, x: 20, y: 30, width: 200, height: 24, required: true };
     const stamped = await stampWidgets(pdf, input([box]));
     const words = await pdfWords(stamped);
-    assert.deepEqual(words.map((word) => word.text), ['Ann', 'Lee']);
+    assert.deepEqual(
+      words.map((word) => word.text),
+      ['Ann', 'Lee'],
+    );
     for (const word of words) assert.ok(inside(word, box), JSON.stringify(word));
   });
 });
@@ -167,12 +223,19 @@ describe('stampWidgets on the 50-page services agreement', () => {
     const stamped = await stampWidgets(agreement.pdf, input(forRole(agreement, 'Client')));
     const words = await pdfWords(stamped);
     const initials = words.filter((word) => word.text === 'AL');
-    assert.deepEqual(initials.map((word) => word.page), Array.from({ length: 50 }, (_, i) => i + 1));
-    for (const word of initials) assert.ok(inside(word, agreement.widgets.find((widget) => widget.id === `client-initials-p${word.page}`)!));
+    assert.deepEqual(
+      initials.map((word) => word.page),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    for (const word of initials)
+      assert.ok(inside(word, agreement.widgets.find((widget) => widget.id === `client-initials-p${word.page}`)!));
     const last = await pdfText(stamped, { first: 50, last: 50 });
     for (const expected of ['Ann Lee', 'ann@example.com', '2026-03-04']) assert.ok(last.includes(expected), expected);
     const images = (await pdfImages(stamped)).filter((image) => image.type === 'image');
-    assert.deepEqual(images.map((image) => image.page), [50]);
+    assert.deepEqual(
+      images.map((image) => image.page),
+      [50],
+    );
     assert.equal((await qpdfCheck(stamped)).code, 0);
   });
 

@@ -122,7 +122,10 @@ export function initialsOf(name: string): string {
 
 /** A widget holds one line: control characters and runs of white space become one space. */
 function singleLine(text: string): string {
-  return text.normalize('NFC').replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  return text
+    .normalize('NFC')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
 }
 
 function checkWidget(widget: Widget, pages: PDFPage[]): void {
@@ -142,7 +145,8 @@ function checkWidget(widget: Widget, pages: PDFPage[]): void {
     widget.y >= -EDGE_TOLERANCE &&
     widget.x + widget.width <= width + EDGE_TOLERANCE &&
     widget.y + widget.height <= height + EDGE_TOLERANCE;
-  if (!inside) throw new PdfError('widget_bounds', `Widget ${widget.id} does not lie within page ${widget.page} (${width} x ${height} points).`);
+  if (!inside)
+    throw new PdfError('widget_bounds', `Widget ${widget.id} does not lie within page ${widget.page} (${width} x ${height} points).`);
 }
 
 function checkValues(input: StampInput): void {

@@ -6,7 +6,10 @@ const base = { role: 'R', page: 1, x: 0, y: 0, width: 10, height: 10 };
 
 describe('widgets', () => {
   it('auto-fills signature, initials, date, name and e-mail only', () => {
-    assert.deepEqual(WIDGET_TYPES.filter((type) => AUTO_FILLED.has(type)), ['signature', 'initials', 'date', 'name', 'email']);
+    assert.deepEqual(
+      WIDGET_TYPES.filter((type) => AUTO_FILLED.has(type)),
+      ['signature', 'initials', 'date', 'name', 'email'],
+    );
   });
 
   it('lists the required widgets that the values leave unfilled', () => {
@@ -21,7 +24,10 @@ describe('widgets', () => {
       { ...base, id: 'tier', type: 'dropdown', required: true, options: ['Gold'] },
     ];
     const values = { title: 'CFO', blank: '   ', agree: false, plan: 'Premium', tier: 'Silver' };
-    assert.deepEqual(unfilledWidgets(widgets, values).map((widget) => widget.id), ['blank', 'agree', 'tier']);
+    assert.deepEqual(
+      unfilledWidgets(widgets, values).map((widget) => widget.id),
+      ['blank', 'agree', 'tier'],
+    );
     assert.deepEqual(unfilledWidgets(widgets, { ...values, blank: 'x', agree: true, tier: 'Gold' }), []);
   });
 });

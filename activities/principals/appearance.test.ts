@@ -43,7 +43,10 @@ describe('the stored signature appearance and the image limits', () => {
     const corrupt = Buffer.from(png);
     corrupt[45] ^= 0xff;
     for (const bytes of [png.subarray(0, png.length - 20), corrupt]) {
-      await assert.rejects(storeAppearance(stack.deps, await principal(), bytes, actor()), (error: ServiceError) => error.code === 'unsupported_media_type');
+      await assert.rejects(
+        storeAppearance(stack.deps, await principal(), bytes, actor()),
+        (error: ServiceError) => error.code === 'unsupported_media_type',
+      );
     }
   });
 

@@ -11,15 +11,31 @@ export const MAX_APPEARANCE_BYTES = 2 * 1024 * 1024;
  * Stores the principal's signature appearance: a readable PNG or JPEG, nothing else. Only the
  * principal sets it, in the app; agents can never upload one (SPEC Guarantee 2).
  */
-export async function storeAppearance(deps: { db: Db; blobs: BlobStore }, principal: Principal, bytes: Uint8Array, actor: Actor, field = 'signature'): Promise<Principal> {
-  if (bytes.length === 0) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.', [{ path: field, message: 'empty' }]);
+export async function storeAppearance(
+  deps: { db: Db; blobs: BlobStore },
+  principal: Principal,
+  bytes: Uint8Array,
+  actor: Actor,
+  field = 'signature',
+): Promise<Principal> {
+  if (bytes.length === 0)
+    throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.', [{ path: field, message: 'empty' }]);
   if (bytes.length > MAX_APPEARANCE_BYTES) throw new ServiceError('payload_too_large', 'The image is larger than 2 MB.');
   const checked = await checkImage(bytes);
-  if ('problem' in checked && checked.problem === 'too_large') throw new ServiceError('invalid_request', checked.message, [{ path: field, message: checked.message }]);
-  if (!('kind' in checked)) throw new ServiceError('unsupported_media_type', 'The signature must be a PNG or JPEG image that opens correctly.');
+  if ('problem' in checked && checked.problem === 'too_large')
+    throw new ServiceError('invalid_request', checked.message, [{ path: field, message: checked.message }]);
+  if (!('kind' in checked))
+    throw new ServiceError('unsupported_media_type', 'The signature must be a PNG or JPEG image that opens correctly.');
   const { kind } = checked;
   const sha256 = await deps.blobs.put(bytes);
-  const updated = await principal.$query(deps.db).patchAndFetch({ signature_sha256: sha256, signature_kind: kind, signature_updated_at: new Date(), updated_at: new Date() });
-  await recordAudit(deps.db, { tenantId: principal.tenant_id, actor, action: 'appearance.stored', data: { sha256, kind, bytes: bytes.length } });
+  const updated = await principal
+    .$query(deps.db)
+    .patchAndFetch({ signature_sha256: sha256, signature_kind: kind, signature_updated_at: new Date(), updated_at: new Date() });
+  await recordAudit(deps.db, {
+    tenantId: principal.tenant_id,
+    actor,
+    action: 'appearance.stored',
+    data: { sha256, kind, bytes: bytes.length },
+  });
   return updated;
 }

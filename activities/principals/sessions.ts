@@ -23,7 +23,9 @@ const loginSubject = (email: string) => ({ purpose: 'login', subject: normalizeE
  * so the login form does not reveal who has an account.
  */
 export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<void> {
-  const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
+  const principal = await Principal.query(deps.db)
+    .whereRaw('lower(email) = ?', [normalizeEmail(email)])
+    .first();
   if (!principal) return assertCodesOpen(deps, loginSubject(email));
   const code = await issueCode(deps, { ...loginSubject(email), ttlMs: deps.codeTtlMs });
   await deps.mailer.send({
@@ -34,12 +36,23 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     tenantId: principal.tenant_id,
     secrets: [code],
   });
-  await recordAudit(deps.db, { tenantId: principal.tenant_id, actor: { ...actor, type: 'principal', id: principal.id }, action: 'login.code_sent' });
+  await recordAudit(deps.db, {
+    tenantId: principal.tenant_id,
+    actor: { ...actor, type: 'principal', id: principal.id },
+    action: 'login.code_sent',
+  });
 }
 
 /** Checks the code and opens an app session; the same refusal whether the e-mail or the code is wrong. */
-export async function signIn(deps: LoginDeps & { sessionTtlMs: number }, email: string, code: string, actor: Actor): Promise<{ principal: Principal; session: AppSession }> {
-  const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [normalizeEmail(email)]).first();
+export async function signIn(
+  deps: LoginDeps & { sessionTtlMs: number },
+  email: string,
+  code: string,
+  actor: Actor,
+): Promise<{ principal: Principal; session: AppSession }> {
+  const principal = await Principal.query(deps.db)
+    .whereRaw('lower(email) = ?', [normalizeEmail(email)])
+    .first();
   const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
   await verifyCode(deps, { ...loginSubject(email), code, owner });
   if (!principal) throw codeRefusal('invalid');
@@ -50,7 +63,12 @@ export async function signIn(deps: LoginDeps & { sessionTtlMs: number }, email: 
     user_agent: actor.userAgent?.slice(0, 500) ?? null,
     expires_at: new Date(Date.now() + deps.sessionTtlMs),
   });
-  await recordAudit(deps.db, { tenantId: principal.tenant_id, actor: { ...actor, type: 'principal', id: principal.id }, action: 'login.succeeded', data: { session_id: session.id } });
+  await recordAudit(deps.db, {
+    tenantId: principal.tenant_id,
+    actor: { ...actor, type: 'principal', id: principal.id },
+    action: 'login.succeeded',
+    data: { session_id: session.id },
+  });
   return { principal, session };
 }
 

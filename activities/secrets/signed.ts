@@ -16,7 +16,12 @@ export function signToken(secret: Buffer, purpose: string, payload: Record<strin
   return `${message}.${mac(secret, purpose, message)}`;
 }
 
-export function readToken<T extends { exp: number }>(secret: Buffer, purpose: string, token: string | undefined, now = Date.now()): T | undefined {
+export function readToken<T extends { exp: number }>(
+  secret: Buffer,
+  purpose: string,
+  token: string | undefined,
+  now = Date.now(),
+): T | undefined {
   if (!token) return undefined;
   const dot = token.lastIndexOf('.');
   if (dot <= 0) return undefined;

@@ -17,8 +17,10 @@ export const WidgetSchema = z
     options: z.array(z.string().trim().min(1).max(200)).min(1).max(100).optional(),
   })
   .superRefine((widget, ctx) => {
-    if (widget.type === 'dropdown' && !widget.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a dropdown needs options' });
-    if (widget.type !== 'dropdown' && widget.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only a dropdown takes options' });
+    if (widget.type === 'dropdown' && !widget.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a dropdown needs options' });
+    if (widget.type !== 'dropdown' && widget.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'only a dropdown takes options' });
   });
 
 export const TemplateDefinitionSchema = z.strictObject({

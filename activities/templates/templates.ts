@@ -76,8 +76,15 @@ export async function createTemplate(
     widgets: definition.widgets,
     created_by: input.createdBy,
   });
-  const actor = input.createdBy.startsWith('prn_') ? { type: 'principal' as const, id: input.createdBy } : { type: 'operator' as const, id: input.createdBy };
-  await recordAudit(deps.db, { tenantId: input.tenantId, actor, action: 'template.created', data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length } });
+  const actor = input.createdBy.startsWith('prn_')
+    ? { type: 'principal' as const, id: input.createdBy }
+    : { type: 'operator' as const, id: input.createdBy };
+  await recordAudit(deps.db, {
+    tenantId: input.tenantId,
+    actor,
+    action: 'template.created',
+    data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length },
+  });
   return template;
 }
 

@@ -32,7 +32,8 @@ let extraCa: { file: string; context: tls.SecureContext } | undefined;
  */
 function secureContextFor(file: string | undefined): tls.SecureContext | undefined {
   if (!file) return undefined;
-  if (extraCa?.file !== file) extraCa = { file, context: tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(file)] }) };
+  if (extraCa?.file !== file)
+    extraCa = { file, context: tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(file)] }) };
   return extraCa.context;
 }
 
@@ -41,10 +42,18 @@ function secureContextFor(file: string | undefined): tls.SecureContext | undefin
  * answer), TLS is verified against the URL's host name, redirects are not followed (a 3xx fails),
  * and the whole exchange ends at `timeoutMs`. Only the status is kept; the body is drained unread.
  */
-export function post(target: Target, body: string, headers: Record<string, string>, options: { timeoutMs: number; caFile?: string }): Promise<PostResult> {
+export function post(
+  target: Target,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; caFile?: string },
+): Promise<PostResult> {
   const started = performance.now();
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   const secureContext = secureContextFor(options.caFile);
@@ -103,7 +112,10 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   if (!delivery || delivery.status !== 'pending') return { done: true, delivered: delivery?.status === 'delivered' };
   const webhook = delivery.target_kind === 'webhook' ? await Webhook.query(deps.db).findById(delivery.target_id) : undefined;
   if (delivery.target_kind === 'webhook' && (!webhook || webhook.deleted_at)) {
-    await Delivery.query(deps.db).findById(deliveryId).where({ status: 'pending' }).patch({ status: 'failed', failed_at: new Date(), last_error: 'the webhook was deleted' });
+    await Delivery.query(deps.db)
+      .findById(deliveryId)
+      .where({ status: 'pending' })
+      .patch({ status: 'failed', failed_at: new Date(), last_error: 'the webhook was deleted' });
     return { done: true, delivered: false };
   }
   const event = (await Event.query(deps.db).findById(delivery.event_id))!;
@@ -123,7 +135,14 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const error = result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`);
   await DeliveryAttempt.query(deps.db)
-    .insert({ delivery_id: deliveryId, attempt, started_at: startedAt, latency_ms: result.latencyMs, status_code: result.statusCode ?? null, error: error ?? null })
+    .insert({
+      delivery_id: deliveryId,
+      attempt,
+      started_at: startedAt,
+      latency_ms: result.latencyMs,
+      status_code: result.statusCode ?? null,
+      error: error ?? null,
+    })
     .onConflict(['delivery_id', 'attempt'])
     .ignore();
   await Delivery.query(deps.db)

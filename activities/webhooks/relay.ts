@@ -22,7 +22,10 @@ export interface DeliveryTarget {
 
 /** Every endpoint an event goes to: the tenant's webhooks that subscribe to it (and existed when it happened). */
 async function targetsFor(trx: Knex.Transaction, event: Event): Promise<DeliveryTarget[]> {
-  const webhooks = await Webhook.query(trx).where({ tenant_id: event.tenant_id }).whereNull('deleted_at').where('created_at', '<=', event.created_at);
+  const webhooks = await Webhook.query(trx)
+    .where({ tenant_id: event.tenant_id })
+    .whereNull('deleted_at')
+    .where('created_at', '<=', event.created_at);
   return webhooks
     .filter((webhook) => !webhook.events || webhook.events.includes(event.event))
     .map((webhook) => ({ kind: 'webhook' as const, id: webhook.id, url: webhook.url }));
@@ -34,16 +37,37 @@ async function targetsFor(trx: Knex.Transaction, event: Event): Promise<Delivery
  */
 export async function dispatchOutbox(deps: RelayDeps, batchSize: number): Promise<number> {
   const dispatched = await deps.db.transaction(async (trx) => {
-    const events = await Event.query(trx).whereNull('dispatched_at').orderBy('created_at').orderBy('id').limit(batchSize).forUpdate().skipLocked();
+    const events = await Event.query(trx)
+      .whereNull('dispatched_at')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(batchSize)
+      .forUpdate()
+      .skipLocked();
     for (const event of events) {
       const targets = await targetsFor(trx, event);
       if (targets.length === 0) continue;
       await Delivery.query(trx)
-        .insert(targets.map((target) => ({ id: newId('dlv'), tenant_id: event.tenant_id, event_id: event.id, target_kind: target.kind, target_id: target.id, url: target.url })))
+        .insert(
+          targets.map((target) => ({
+            id: newId('dlv'),
+            tenant_id: event.tenant_id,
+            event_id: event.id,
+            target_kind: target.kind,
+            target_id: target.id,
+            url: target.url,
+          })),
+        )
         .onConflict(['target_kind', 'target_id', 'event_id'])
         .ignore();
     }
-    if (events.length > 0) await Event.query(trx).whereIn('id', events.map((e) => e.id)).patch({ dispatched_at: new Date() });
+    if (events.length > 0)
+      await Event.query(trx)
+        .whereIn(
+          'id',
+          events.map((e) => e.id),
+        )
+        .patch({ dispatched_at: new Date() });
     return events.length;
   });
   await startDeliveries(deps, batchSize * 5);
@@ -74,6 +98,11 @@ async function startDeliveries(deps: RelayDeps, limit: number): Promise<void> {
         }),
       ),
     );
-    await Delivery.query(deps.db).whereIn('id', chunk.map((d) => d.id)).patch({ workflow_started_at: new Date() });
+    await Delivery.query(deps.db)
+      .whereIn(
+        'id',
+        chunk.map((d) => d.id),
+      )
+      .patch({ workflow_started_at: new Date() });
   }
 }

@@ -46,7 +46,16 @@ const REFUSED: Array<[string, RegExp]> = [
   ['fe80::1%eth0', /scoped/],
 ];
 
-const PUBLIC = ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '2002:808:808::1'];
+const PUBLIC = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '2606:4700::1111',
+  '2a00:1450:4001:80b::200e',
+  '::ffff:8.8.8.8',
+  '::ffff:808:808',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
 
 describe('webhook target addresses', () => {
   it('refuses every non-public range, judging IPv4-embedding IPv6 forms by the IPv4 inside', () => {
@@ -62,8 +71,14 @@ describe('webhook target addresses', () => {
   });
 
   it('refuses a URL whose host resolves to any non-public address, unless the host is allow-listed', async () => {
-    const resolve: Resolve = async () => [{ address: '8.8.8.8', family: 4 }, { address: '64:ff9b::a00:1', family: 6 }];
-    await assert.rejects(resolveTarget('https://hooks.example.com/x', [], resolve), (error: ServiceError) => error.code === 'invalid_request' && /64:ff9b::a00:1 \(NAT64 private/.test(error.message));
+    const resolve: Resolve = async () => [
+      { address: '8.8.8.8', family: 4 },
+      { address: '64:ff9b::a00:1', family: 6 },
+    ];
+    await assert.rejects(
+      resolveTarget('https://hooks.example.com/x', [], resolve),
+      (error: ServiceError) => error.code === 'invalid_request' && /64:ff9b::a00:1 \(NAT64 private/.test(error.message),
+    );
     assert.equal((await resolveTarget('https://hooks.example.com/x', ['hooks.example.com'], resolve)).address, '8.8.8.8');
     assert.equal((await resolveTarget('https://[2606:4700::1111]/x', [])).address, '2606:4700::1111');
   });

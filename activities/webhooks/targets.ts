@@ -95,7 +95,12 @@ export function parseTargetUrl(raw: string): URL {
  * address among public ones is refused). Hosts in `allowedHosts` (development and tests) may
  * resolve anywhere. Called when the URL is registered and again before every delivery.
  */
-export async function resolveTarget(raw: string, allowedHosts: readonly string[], resolve: Resolve = lookup, timeoutMs = DNS_TIMEOUT_MS): Promise<Target> {
+export async function resolveTarget(
+  raw: string,
+  allowedHosts: readonly string[],
+  resolve: Resolve = lookup,
+  timeoutMs = DNS_TIMEOUT_MS,
+): Promise<Target> {
   const url = parseTargetUrl(raw);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const allowed = allowedHosts.includes(host.toLowerCase());
@@ -106,7 +111,8 @@ export async function resolveTarget(raw: string, allowedHosts: readonly string[]
   if (!allowed) {
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
-      if (!verdict.public) refuse(`The URL resolves to a non-public address, ${address} (${verdict.reason}); webhooks go to public addresses only.`);
+      if (!verdict.public)
+        refuse(`The URL resolves to a non-public address, ${address} (${verdict.reason}); webhooks go to public addresses only.`);
     }
   }
   return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };

@@ -23,12 +23,20 @@ function checkEvents(events: string[] | undefined): string[] | null {
   if (!events || events.includes('*')) return null;
   const unknown = events.filter((event) => !(EVENT_NAMES as readonly string[]).includes(event));
   if (unknown.length > 0) {
-    throw new ServiceError('invalid_request', `Unknown event(s): ${unknown.join(', ')}.`, unknown.map((event) => ({ path: 'events', message: `unknown event ${event}` })));
+    throw new ServiceError(
+      'invalid_request',
+      `Unknown event(s): ${unknown.join(', ')}.`,
+      unknown.map((event) => ({ path: 'events', message: `unknown event ${event}` })),
+    );
   }
   return [...new Set(events)];
 }
 
-export async function createWebhook(deps: WebhookDeps, tenantId: string, input: { url: string; events?: string[]; description?: string }): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  tenantId: string,
+  input: { url: string; events?: string[]; description?: string },
+): Promise<{ webhook: Webhook; secret: string }> {
   const events = checkEvents(input.events);
   await resolveTarget(input.url, deps.allowedHosts);
   const secret = newSigningSecret();
@@ -60,7 +68,12 @@ export async function deleteWebhook(db: Db, tenantId: string, id: string): Promi
 }
 
 /** A new secret; the old one keeps signing alongside it for `overlapMs`, so receivers can switch without losing events. */
-export async function rotateSecret(deps: WebhookDeps, tenantId: string, id: string, overlapMs: number): Promise<{ webhook: Webhook; secret: string }> {
+export async function rotateSecret(
+  deps: WebhookDeps,
+  tenantId: string,
+  id: string,
+  overlapMs: number,
+): Promise<{ webhook: Webhook; secret: string }> {
   const webhook = await findWebhook(deps.db, tenantId, id);
   const secret = newSigningSecret();
   const rotated = await webhook.$query(deps.db).patchAndFetch({
@@ -81,7 +94,18 @@ export function signingSecrets(webhook: Webhook, key: Buffer, now = new Date()):
 }
 
 export async function deliveriesOf(db: Db, webhookId: string, limit: number) {
-  const deliveries = await Delivery.query(db).where({ target_kind: 'webhook', target_id: webhookId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
-  const attempts = deliveries.length ? await DeliveryAttempt.query(db).whereIn('delivery_id', deliveries.map((d) => d.id)).orderBy('attempt') : [];
+  const deliveries = await Delivery.query(db)
+    .where({ target_kind: 'webhook', target_id: webhookId })
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit);
+  const attempts = deliveries.length
+    ? await DeliveryAttempt.query(db)
+        .whereIn(
+          'delivery_id',
+          deliveries.map((d) => d.id),
+        )
+        .orderBy('attempt')
+    : [];
   return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
 }

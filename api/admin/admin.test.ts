@@ -44,7 +44,10 @@ describe('npm run admin', () => {
 
     it('adds a principal to an existing tenant with --tenant', async () => {
       const first = await runAdmin(['create-principal', '--email', 'owner@x.test', '--name', 'Owner', '--plan', 'enterprise'], env);
-      const second = await runAdmin(['create-principal', '--email', 'colleague@x.test', '--name', 'Colleague', '--tenant', first.json.tenant_id], env);
+      const second = await runAdmin(
+        ['create-principal', '--email', 'colleague@x.test', '--name', 'Colleague', '--tenant', first.json.tenant_id],
+        env,
+      );
       assert.equal(second.code, 0, second.stderr);
       assert.equal(second.json.tenant_id, first.json.tenant_id);
       assert.equal(second.json.plan, 'enterprise');
@@ -155,12 +158,32 @@ describe('npm run admin', () => {
       const { tenant, key } = await tenantWithKey('seed@x.test');
       const first = await runAdmin(['seed-samples', '--tenant', tenant], env);
       assert.equal(first.code, 0, first.stderr);
-      assert.deepEqual(first.json.templates.map((t: { page_count: number; roles: string[] }) => [t.page_count, t.roles.length]), [[1, 2], [50, 2]]);
+      assert.deepEqual(
+        first.json.templates.map((t: { page_count: number; roles: string[] }) => [t.page_count, t.roles.length]),
+        [
+          [1, 2],
+          [50, 2],
+        ],
+      );
       const again = await runAdmin(['seed-samples', '--tenant', tenant], env);
-      assert.deepEqual(again.json.templates.map((t: { template_id: string }) => t.template_id), first.json.templates.map((t: { template_id: string }) => t.template_id), 'seeding twice adds nothing');
+      assert.deepEqual(
+        again.json.templates.map((t: { template_id: string }) => t.template_id),
+        first.json.templates.map((t: { template_id: string }) => t.template_id),
+        'seeding twice adds nothing',
+      );
       const listed = await call(stack.url, 'GET', '/v1/templates', { key });
       assert.equal(listed.body.data.length, 2);
-      const created = await call(stack.url, 'POST', '/v1/documents', { key, body: { template_id: first.json.templates[1].template_id, name: 'From the sample', signers: [{ name: 'A', email: 'a@x.test' }, { name: 'B', email: 'b@x.test' }] } });
+      const created = await call(stack.url, 'POST', '/v1/documents', {
+        key,
+        body: {
+          template_id: first.json.templates[1].template_id,
+          name: 'From the sample',
+          signers: [
+            { name: 'A', email: 'a@x.test' },
+            { name: 'B', email: 'b@x.test' },
+          ],
+        },
+      });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.page_count, 50);
     });
@@ -172,24 +195,47 @@ describe('npm run admin', () => {
       fs.writeFileSync(pdf, (await buildSampleNda()).pdf);
       const widgets = [
         { id: 'buyer-sign', type: 'signature', role: 'Buyer', page: 1, x: 60, y: 700, width: 180, height: 40 },
-        { id: 'buyer-po', type: 'dropdown', role: 'Buyer', page: 1, x: 60, y: 660, width: 180, height: 20, required: false, options: ['Net 30', 'Net 60'] },
+        {
+          id: 'buyer-po',
+          type: 'dropdown',
+          role: 'Buyer',
+          page: 1,
+          x: 60,
+          y: 660,
+          width: 180,
+          height: 20,
+          required: false,
+          options: ['Net 30', 'Net 60'],
+        },
       ];
       const good = path.join(directory, 'widgets.json');
       fs.writeFileSync(good, JSON.stringify({ name: 'Purchase order', widgets }));
       const created = await runAdmin(['create-template', '--tenant', tenant, '--pdf', pdf, '--widgets', good], env);
       assert.equal(created.code, 0, created.stderr);
-      assert.deepEqual({ name: created.json.name, roles: created.json.roles, widgets: created.json.widgets, page_count: created.json.page_count }, { name: 'Purchase order', roles: ['Buyer'], widgets: 2, page_count: 1 });
+      assert.deepEqual(
+        { name: created.json.name, roles: created.json.roles, widgets: created.json.widgets, page_count: created.json.page_count },
+        { name: 'Purchase order', roles: ['Buyer'], widgets: 2, page_count: 1 },
+      );
       const shown = await call(stack.url, 'GET', `/v1/templates/${created.json.template_id}`, { key });
       assert.deepEqual(shown.body.widgets.find((w: { id: string }) => w.id === 'buyer-po').options, ['Net 30', 'Net 60']);
 
       const bad = path.join(directory, 'bad.json');
-      fs.writeFileSync(bad, JSON.stringify([{ ...widgets[0], page: 4 }, { ...widgets[1], options: undefined }]));
+      fs.writeFileSync(
+        bad,
+        JSON.stringify([
+          { ...widgets[0], page: 4 },
+          { ...widgets[1], options: undefined },
+        ]),
+      );
       const refused = await runAdmin(['create-template', '--tenant', tenant, '--pdf', pdf, '--widgets', bad], env);
       assert.equal(refused.code, 1);
       assert.equal(refused.json.error.code, 'invalid_request');
       assert.match(refused.json.error.message, /widgets\.1\.options: a dropdown needs options/);
 
-      const missing = await runAdmin(['create-template', '--tenant', tenant, '--pdf', path.join(directory, 'nope.pdf'), '--widgets', good], env);
+      const missing = await runAdmin(
+        ['create-template', '--tenant', tenant, '--pdf', path.join(directory, 'nope.pdf'), '--widgets', good],
+        env,
+      );
       assert.equal(missing.code, 2);
       assert.match(missing.json.error.message, /--pdf: cannot read/);
       const notPdf = path.join(directory, 'not.pdf');

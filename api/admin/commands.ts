@@ -70,7 +70,13 @@ async function requireTenant(db: Db, id: string): Promise<Tenant> {
 }
 
 function templateSummary(template: Template) {
-  return { template_id: template.id, name: template.name, page_count: template.page_count, roles: template.roles, widgets: template.widgets.length };
+  return {
+    template_id: template.id,
+    name: template.name,
+    page_count: template.page_count,
+    roles: template.roles,
+    widgets: template.widgets.length,
+  };
 }
 
 const COMMANDS = {
@@ -78,7 +84,12 @@ const COMMANDS = {
     options: { email: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' }, tenant: { type: 'string' } },
     schema: z.strictObject({ email: Email, name: z.string().trim().min(1), plan: Plan.optional(), tenant: z.string().min(1).optional() }),
     async run({ db }: AdminContext, args: { email: string; name: string; plan?: (typeof PLANS)[number]; tenant?: string }) {
-      const { tenant, principal } = await createPrincipal(db, { email: args.email, name: args.name, plan: args.plan, tenantId: args.tenant });
+      const { tenant, principal } = await createPrincipal(db, {
+        email: args.email,
+        name: args.name,
+        plan: args.plan,
+        tenantId: args.tenant,
+      });
       return { tenant_id: tenant.id, principal_id: principal.id, email: principal.email, plan: tenant.plan };
     },
   },
@@ -108,19 +119,27 @@ const COMMANDS = {
   },
   'create-template': {
     options: { tenant: { type: 'string' }, pdf: { type: 'string' }, widgets: { type: 'string' }, name: { type: 'string' } },
-    schema: z.strictObject({ tenant: z.string().min(1), pdf: z.string().min(1), widgets: z.string().min(1), name: z.string().trim().min(1).max(200).optional() }),
+    schema: z.strictObject({
+      tenant: z.string().min(1),
+      pdf: z.string().min(1),
+      widgets: z.string().min(1),
+      name: z.string().trim().min(1).max(200).optional(),
+    }),
     /** Paths are made absolute where the command is typed, as a running service may run elsewhere. */
     absolute: ['pdf', 'widgets'],
     async run({ db, blobs }: AdminContext, args: { tenant: string; pdf: string; widgets: string; name?: string }) {
       await requireTenant(db, args.tenant);
       const definition = widgetsFile(args.widgets);
       const name = args.name ?? definition.name ?? path.basename(args.pdf, path.extname(args.pdf));
-      const template = await createTemplate({ db, blobs }, {
-        tenantId: args.tenant,
-        pdf: readFile(args.pdf, '--pdf'),
-        definition: { ...definition, name } as Parameters<typeof createTemplate>[1]['definition'],
-        createdBy: 'operator',
-      });
+      const template = await createTemplate(
+        { db, blobs },
+        {
+          tenantId: args.tenant,
+          pdf: readFile(args.pdf, '--pdf'),
+          definition: { ...definition, name } as Parameters<typeof createTemplate>[1]['definition'],
+          createdBy: 'operator',
+        },
+      );
       return templateSummary(template);
     },
   },
@@ -135,7 +154,15 @@ const COMMANDS = {
         const existing = await Template.query(db).findOne({ tenant_id: args.tenant, name: sample.name });
         const template =
           existing ??
-          (await createTemplate({ db, blobs }, { tenantId: args.tenant, pdf: sample.pdf, definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets }, createdBy: 'operator' }));
+          (await createTemplate(
+            { db, blobs },
+            {
+              tenantId: args.tenant,
+              pdf: sample.pdf,
+              definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets },
+              createdBy: 'operator',
+            },
+          ));
         templates.push(templateSummary(template));
       }
       return { templates };

@@ -28,7 +28,8 @@ async function viewWith(appUrl: string | undefined): Promise<Stack> {
 
 /** Links (href, src) and form actions of a page that lead into the app, but not to static files or downloads. */
 function targets(html: string, appPath: string): { links: string[]; forms: string[] } {
-  const inApp = (target: string) => (target === appPath || target.startsWith(`${appPath}/`)) && !target.startsWith('//') && !/^\/(static|files)\//.test(target);
+  const inApp = (target: string) =>
+    (target === appPath || target.startsWith(`${appPath}/`)) && !target.startsWith('//') && !/^\/(static|files)\//.test(target);
   const decode = (value: string) => value.replace(/&amp;/g, '&');
   const links = [...html.matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) => decode(m[1])).filter(inApp);
   const forms = [...html.matchAll(/<form[^>]*\saction="([^"]+)"/g)].map((m) => decode(m[1])).filter(inApp);
@@ -42,19 +43,41 @@ async function crawl(view: Stack, secure: boolean): Promise<void> {
   await giveAppearance(stack, account);
   await grantMandate(stack, account, { level: 'L1', name: 'Crawled' });
   const principal = await principalOf(stack, account);
-  await startGrant(mandateDeps(stack.deps), principal, { apiKeyId: account.keyId, name: 'Pending', level: 'L1', mode: 'both', consentAccepted: true }, { type: 'principal', id: principal.id });
+  await startGrant(
+    mandateDeps(stack.deps),
+    principal,
+    { apiKeyId: account.keyId, name: 'Pending', level: 'L1', mode: 'both', consentAccepted: true },
+    { type: 'principal', id: principal.id },
+  );
   const sender = await createAccount(stack.deps.db);
   const { nda } = await seedSamples(stack, sender);
   const guest = `guest-${randomBase62(6).toLowerCase()}@example.test`;
-  const created = await call(view.url, 'POST', '/v1/documents', { key: sender.key, body: { template_id: nda.id, name: 'Crawl NDA', send: true, signers: [{ name: 'Pat', email: account.email }, { name: 'Gus Guest', email: guest }] } });
+  const created = await call(view.url, 'POST', '/v1/documents', {
+    key: sender.key,
+    body: {
+      template_id: nda.id,
+      name: 'Crawl NDA',
+      send: true,
+      signers: [
+        { name: 'Pat', email: account.email },
+        { name: 'Gus Guest', email: guest },
+      ],
+    },
+  });
   assert.equal(created.status, 201, created.text);
-  const request = await call(view.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, { key: account.key, body: { reason: 'crawl' } });
+  const request = await call(view.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, {
+    key: account.key,
+    body: { reason: 'crawl' },
+  });
   assert.equal(request.status, 201, request.text);
 
   // Sign in: the session cookie is Secure whenever the app's address is https.
   const app = new AppClient(view, account.email);
   assert.equal((await app.post(`${appPath}/login`, { email: account.email })).status, 200);
-  const verified = await app.post(`${appPath}/login/verify`, { email: account.email, code: codeOf((await latestMail(stack, account.email, 'login-code'))?.text) });
+  const verified = await app.post(`${appPath}/login/verify`, {
+    email: account.email,
+    code: codeOf((await latestMail(stack, account.email, 'login-code'))?.text),
+  });
   assert.equal(verified.status, 302);
   const cookie = verified.headers.get('set-cookie') ?? '';
   assert.match(cookie, /^svc_app=/);
@@ -82,14 +105,28 @@ async function crawl(view: Stack, secure: boolean): Promise<void> {
   const logout = `${appPath}/logout`;
   assert.ok(forms.has(logout));
   for (const action of [...forms].filter((form) => form !== logout)) {
-    const response = await fetch(`${view.url}${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie }, body: '_csrf=forged', redirect: 'manual' });
+    const response = await fetch(`${view.url}${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie },
+      body: '_csrf=forged',
+      redirect: 'manual',
+    });
     assert.equal(response.status, 400, `POST ${action}: ${response.status} ${response.headers.get('location') ?? ''}`);
     assert.match(await response.text(), /This form has expired or did not come from this app/, action);
   }
   const token = /name="_csrf" value="([^"]*)"/.exec(await (await app.get(`${appPath}/`)).text())![1];
-  const out = await fetch(`${view.url}${logout}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie }, body: `_csrf=${token}`, redirect: 'manual' });
+  const out = await fetch(`${view.url}${logout}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie },
+    body: `_csrf=${token}`,
+    redirect: 'manual',
+  });
   assert.equal(out.headers.get('location'), `${appPath}/login`);
-  assert.equal((await app.get(`${appPath}/keys`)).headers.get('location'), `${appPath}/login?next=${encodeURIComponent(`${appPath}/keys`)}`, 'the session ended');
+  assert.equal(
+    (await app.get(`${appPath}/keys`)).headers.get('location'),
+    `${appPath}/login?next=${encodeURIComponent(`${appPath}/keys`)}`,
+    'the session ended',
+  );
 
   // The sign page of a guest signer, its code step and what the verified session reads.
   const signUrl = created.body.signers[1].sign_url as string;
@@ -99,7 +136,9 @@ async function crawl(view: Stack, secure: boolean): Promise<void> {
   assert.equal(page.status, 200);
   assert.ok((await page.text()).includes(`data-base="${signPath}"`));
   assert.equal((await call(view.url, 'POST', `${signPath}/code`)).status, 200);
-  const verify = await call(view.url, 'POST', `${signPath}/verify`, { body: { code: codeOf((await latestMail(stack, guest, 'sign-code'))?.text) } });
+  const verify = await call(view.url, 'POST', `${signPath}/verify`, {
+    body: { code: codeOf((await latestMail(stack, guest, 'sign-code'))?.text) },
+  });
   assert.equal(verify.status, 200, verify.text);
   const signCookie = verify.headers.get('set-cookie') ?? '';
   assert.match(signCookie, new RegExp(`path=${appPath}/sign/`, 'i'));

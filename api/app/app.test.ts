@@ -35,7 +35,11 @@ async function csrf(): Promise<string> {
 }
 
 /** A multipart form post of the signed-in principal (files as the browser sends them). */
-async function postMultipart(suffix: string, fields: Record<string, string>, files: Record<string, { name: string; type: string; bytes: Uint8Array }>): Promise<Response> {
+async function postMultipart(
+  suffix: string,
+  fields: Record<string, string>,
+  files: Record<string, { name: string; type: string; bytes: Uint8Array }>,
+): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   for (const [name, file] of Object.entries(files)) form.append(name, new Blob([file.bytes], { type: file.type }), file.name);
@@ -47,7 +51,18 @@ const notice = (html: string) => /data-testid="notice">([^<]*)</.exec(html)?.[1]
 describe('sign-in and form tokens', () => {
   it('every page sends a visitor without a session to sign in, then back', async () => {
     const visitor = new AppClient(stack, account.email);
-    for (const suffix of ['/', '/signature', '/signature/image', '/keys', '/keys/key_x/revoke', '/mandates', '/mandates/new', '/mandates/mdt_x/confirm', '/mandates/mdt_x/revoke', '/templates']) {
+    for (const suffix of [
+      '/',
+      '/signature',
+      '/signature/image',
+      '/keys',
+      '/keys/key_x/revoke',
+      '/mandates',
+      '/mandates/new',
+      '/mandates/mdt_x/confirm',
+      '/mandates/mdt_x/revoke',
+      '/templates',
+    ]) {
       const response = await visitor.get(path(suffix));
       assert.equal(response.status, 302, suffix);
       assert.equal(response.headers.get('location'), `${path('/login')}?next=${encodeURIComponent(path(suffix))}`, suffix);
@@ -79,7 +94,11 @@ describe('sign-in and form tokens', () => {
         assert.match(await response.text(), /(role="alert"[^>]*>|<p>)This form has expired or did not come from this app/, suffix);
       }
     }
-    const multipart = await postMultipart('/templates', { name: 'x', widgets: '[]' }, { pdf: { name: 'a.pdf', type: 'application/pdf', bytes: ndaPdf } });
+    const multipart = await postMultipart(
+      '/templates',
+      { name: 'x', widgets: '[]' },
+      { pdf: { name: 'a.pdf', type: 'application/pdf', bytes: ndaPdf } },
+    );
     assert.equal(multipart.status, 400);
     // The right token from another site's page is still refused: the Origin must be this app's.
     const crossSite = await fetch(`${stack.url}${path('/keys')}`, {
@@ -97,7 +116,11 @@ describe('sign-in and form tokens', () => {
     });
     assert.notEqual(sameSite.status, 400, 'a post from this origin passes the check');
     await call(stack.url, 'GET', '/v1/me', { key: account.key });
-    assert.equal((await page('/keys')).html.match(/data-testid="key-row"/g)?.length, (keysBefore ?? 0) + 1, 'only the same-origin key was made');
+    assert.equal(
+      (await page('/keys')).html.match(/data-testid="key-row"/g)?.length,
+      (keysBefore ?? 0) + 1,
+      'only the same-origin key was made',
+    );
     assert.equal((await Mandate.query(stack.deps.db).findById(mandate.id))!.status, 'active');
     assert.equal((await call(stack.url, 'GET', '/v1/me', { key: account.key })).status, 200);
     assert.equal((await Principal.query(stack.deps.db).findById(account.principalId))!.signature_sha256, null);
@@ -116,9 +139,20 @@ describe('overview', () => {
     assert.match(html, /data-testid="plan">Your account is on the <strong>business<\/strong> plan/);
 
     await grantMandate(stack, agent, { level: 'L1', mode: 'inbound', name: 'Inbound NDAs' });
-    const created = await createDocument(stack, other, { template_id: nda.id, name: 'Overview NDA', send: true, signers: [{ name: 'Sam Signer', email: agent.email }, { name: 'Rey', email: `rey-${Date.now()}@example.test` }] });
+    const created = await createDocument(stack, other, {
+      template_id: nda.id,
+      name: 'Overview NDA',
+      send: true,
+      signers: [
+        { name: 'Sam Signer', email: agent.email },
+        { name: 'Rey', email: `rey-${Date.now()}@example.test` },
+      ],
+    });
     assert.equal(created.status, 201, created.text);
-    const request = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, { key: agent.key, body: { reason: 'Quarterly NDA' } });
+    const request = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, {
+      key: agent.key,
+      body: { reason: 'Quarterly NDA' },
+    });
     assert.equal(request.status, 201, request.text);
 
     html = await (await agentApp.get(path('/'))).text();
@@ -190,7 +224,10 @@ describe('signature', () => {
 
   it('refuses a GIF and a text file with a clear message, stores a PNG and serves it back', async () => {
     const token = await csrf();
-    for (const file of [{ name: 'sig.gif', type: 'image/gif', bytes: gif }, { name: 'notes.txt', type: 'text/plain', bytes: Buffer.from('not an image') }]) {
+    for (const file of [
+      { name: 'sig.gif', type: 'image/gif', bytes: gif },
+      { name: 'notes.txt', type: 'text/plain', bytes: Buffer.from('not an image') },
+    ]) {
       const refused = await postMultipart('/signature', { _csrf: token }, { image: file });
       assert.equal(refused.status, 415, file.name);
       assert.match(notice(await refused.text()), /must be a PNG or JPEG image/);
@@ -219,7 +256,11 @@ describe('signature', () => {
     const bad = await app.post(path('/signature'), { drawn: 'data:image/gif;base64,R0lGOD' }, path('/signature'));
     assert.equal(bad.status, 415);
     assert.match(notice(await bad.text()), /could not be read as a PNG/);
-    const big = await app.post(path('/signature'), { drawn: `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024).toString('base64')}` }, path('/signature'));
+    const big = await app.post(
+      path('/signature'),
+      { drawn: `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024).toString('base64')}` },
+      path('/signature'),
+    );
     assert.equal(big.status, 413);
     assert.match(notice(await big.text()), /larger than 2 MB/);
   });
@@ -233,7 +274,14 @@ describe('mandates', () => {
     assert.match(form, /data-testid="level-L2"/);
     assert.doesNotMatch(form, /L3/);
 
-    const fields = { api_key_id: account.keyId, name: 'Supplier NDAs', level: 'L1', mode: 'outbound', expires_on: '2999-12-31', consent_version: 'mandate-consent-v2' };
+    const fields = {
+      api_key_id: account.keyId,
+      name: 'Supplier NDAs',
+      level: 'L1',
+      mode: 'outbound',
+      expires_on: '2999-12-31',
+      consent_version: 'mandate-consent-v2',
+    };
     const unaccepted = await app.post(path('/mandates/new'), fields, path('/mandates/new'));
     assert.equal(unaccepted.status, 400);
     const again = await unaccepted.text();
@@ -266,14 +314,18 @@ describe('mandates', () => {
   });
 
   it('sends a new code on request, and revokes after a confirmation step', async () => {
-    const started = await app.post(path('/mandates/new'), { api_key_id: account.keyId, name: 'Temp L2', level: 'L2', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' }, path('/mandates/new'));
+    const started = await app.post(
+      path('/mandates/new'),
+      { api_key_id: account.keyId, name: 'Temp L2', level: 'L2', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' },
+      path('/mandates/new'),
+    );
     const confirmPath = started.headers.get('location')!;
     const first = (await latestMail(stack, account.email, 'mandate-code'))!;
     const resent = await app.post(confirmPath, { resend: '1' }, confirmPath);
     assert.equal(resent.status, 302);
     assert.match(notice(await (await app.get(resent.headers.get('location')!)).text()), /A new code is on its way/);
     const second = (await latestMail(stack, account.email, 'mandate-code'))!;
-    assert.notEqual(second, first, "a second mail");
+    assert.notEqual(second, first, 'a second mail');
     const code = /\b(\d{6})\b/.exec(second.text)![1];
     assert.equal((await app.post(confirmPath, { code }, confirmPath)).status, 302);
     const mandateId = confirmPath.split('/')[3];
@@ -296,7 +348,15 @@ describe('mandates', () => {
     const refused = await fetch(`${off.url}${path('/mandates/new')}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: token, api_key_id: account.keyId, name: 'x', level: 'L2', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' }).toString(),
+      body: new URLSearchParams({
+        _csrf: token,
+        api_key_id: account.keyId,
+        name: 'x',
+        level: 'L2',
+        mode: 'both',
+        consent: 'accepted',
+        consent_version: 'mandate-consent-v2',
+      }).toString(),
       redirect: 'manual',
     });
     assert.equal(refused.status, 400);
@@ -306,7 +366,11 @@ describe('mandates', () => {
 
   it('a past expiry or a key of someone else is shown next to the form', async () => {
     const base = { name: 'x', level: 'L1', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' };
-    const past = await app.post(path('/mandates/new'), { ...base, api_key_id: account.keyId, expires_on: '2001-01-01' }, path('/mandates/new'));
+    const past = await app.post(
+      path('/mandates/new'),
+      { ...base, api_key_id: account.keyId, expires_on: '2001-01-01' },
+      path('/mandates/new'),
+    );
     assert.equal(past.status, 400);
     assert.match(await past.text(), /The expiry must be in the future/);
     const stranger = await createAccount(stack.deps.db);
@@ -324,28 +388,54 @@ describe('templates', () => {
 
   it('shows a bad widget’s error next to the form, keeping what was typed', async () => {
     const token = await csrf();
-    const typed = JSON.stringify([{ ...widgets[0], type: 'stamp' }, { ...widgets[1], page: 9 }]);
-    const refused = await postMultipart('/templates', { _csrf: token, name: 'Broken <one>', widgets: typed }, { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } });
+    const typed = JSON.stringify([
+      { ...widgets[0], type: 'stamp' },
+      { ...widgets[1], page: 9 },
+    ]);
+    const refused = await postMultipart(
+      '/templates',
+      { _csrf: token, name: 'Broken <one>', widgets: typed },
+      { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } },
+    );
     assert.equal(refused.status, 400);
     const html = await refused.text();
     assert.match(html, /data-testid="form-errors"[^]*Widget 1 \(“buyer-sign”\), “type”: /);
     assert.match(html, /value="Broken &lt;one&gt;"/);
     assert.ok(html.includes(`>${typed.replace(/"/g, '&quot;')}</textarea>`), 'the JSON is kept');
 
-    const pageOut = await postMultipart('/templates', { _csrf: token, name: 'Off page', widgets: JSON.stringify([{ ...widgets[0], page: 3 }]) }, { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } });
+    const pageOut = await postMultipart(
+      '/templates',
+      { _csrf: token, name: 'Off page', widgets: JSON.stringify([{ ...widgets[0], page: 3 }]) },
+      { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } },
+    );
     assert.match(await pageOut.text(), /Widget 1 \(“buyer-sign”\), “page”: the PDF has 1 page/);
-    const notJson = await postMultipart('/templates', { _csrf: token, name: 'x', widgets: '[{ id: 1 ' }, { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } });
+    const notJson = await postMultipart(
+      '/templates',
+      { _csrf: token, name: 'x', widgets: '[{ id: 1 ' },
+      { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: ndaPdf } },
+    );
     assert.match(await notJson.text(), /Not valid JSON/);
-    const notPdf = await postMultipart('/templates', { _csrf: token, name: 'x', widgets: JSON.stringify(widgets) }, { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: Buffer.from('hello') } });
+    const notPdf = await postMultipart(
+      '/templates',
+      { _csrf: token, name: 'x', widgets: JSON.stringify(widgets) },
+      { pdf: { name: 'nda.pdf', type: 'application/pdf', bytes: Buffer.from('hello') } },
+    );
     assert.equal(notPdf.status, 400);
     assert.match(await notPdf.text(), /The file is not a readable PDF/);
   });
 
   it('adds a good template, lists it, and the API sees it', async () => {
-    const created = await postMultipart('/templates', { _csrf: await csrf(), name: 'Purchase order', roles: 'Buyer', widgets: JSON.stringify(widgets) }, { pdf: { name: 'po.pdf', type: 'application/pdf', bytes: ndaPdf } });
+    const created = await postMultipart(
+      '/templates',
+      { _csrf: await csrf(), name: 'Purchase order', roles: 'Buyer', widgets: JSON.stringify(widgets) },
+      { pdf: { name: 'po.pdf', type: 'application/pdf', bytes: ndaPdf } },
+    );
     assert.equal(created.status, 302);
     const html = (await page('/templates?done=created')).html;
-    assert.match(html, /<th scope="row">Purchase order<\/th><td data-label="Pages">1<\/td><td data-label="Signer roles">Buyer<\/td><td data-label="Fields">2<\/td>/);
+    assert.match(
+      html,
+      /<th scope="row">Purchase order<\/th><td data-label="Pages">1<\/td><td data-label="Signer roles">Buyer<\/td><td data-label="Fields">2<\/td>/,
+    );
     const listed = await call(stack.url, 'GET', '/v1/templates', { key: account.key });
     assert.equal(listed.status, 200, listed.text);
     const template = listed.body.data.find((candidate: { name: string }) => candidate.name === 'Purchase order');

@@ -55,6 +55,7 @@ describe('/dev/mail', () => {
 
   it('knows loopback hosts', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST']) assert.equal(isLoopbackHost(host), true, host);
-    for (const host of ['0.0.0.0', '::', '192.168.1.5', '10.0.0.1', 'example.com', '127.0.0.1.example.com', '::ffff:127.0.0.1']) assert.equal(isLoopbackHost(host), false, host);
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', '10.0.0.1', 'example.com', '127.0.0.1.example.com', '::ffff:127.0.0.1'])
+      assert.equal(isLoopbackHost(host), false, host);
   });
 });

@@ -18,7 +18,10 @@ export function devMailRoutes(router: Router, deps: Deps): void {
   router.get('/dev/mail', async (ctx) => {
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);
     const rows = mails
-      .map((mail) => `<article><h2>${escapeHtml(mail.subject)}</h2><p class="meta">To ${escapeHtml(mail.to_address)} · ${mail.created_at.toISOString()} · ${escapeHtml(mail.purpose)} · ${mail.status}</p><pre>${escapeHtml(mail.text)}</pre></article>`)
+      .map(
+        (mail) =>
+          `<article><h2>${escapeHtml(mail.subject)}</h2><p class="meta">To ${escapeHtml(mail.to_address)} · ${mail.created_at.toISOString()} · ${escapeHtml(mail.purpose)} · ${mail.status}</p><pre>${escapeHtml(mail.text)}</pre></article>`,
+      )
       .join('\n');
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'");
     ctx.set('Cache-Control', 'no-store');

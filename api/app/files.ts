@@ -18,7 +18,12 @@ export function fileRoutes(router: Router, deps: Deps): void {
 }
 
 export function sendPdf(
-  ctx: { set(field: string, value: string): void; type: string; body: unknown; attachment(name: string, options?: { type?: string }): void },
+  ctx: {
+    set(field: string, value: string): void;
+    type: string;
+    body: unknown;
+    attachment(name: string, options?: { type?: string }): void;
+  },
   bytes: Buffer,
   filename: string,
   sha256: string,

@@ -26,7 +26,12 @@ async function csrf(): Promise<string> {
 }
 
 function postUrlencoded(suffix: string, body: string): Promise<Response> {
-  return fetch(`${stack.url}${path(suffix)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie }, body, redirect: 'manual' });
+  return fetch(`${stack.url}${path(suffix)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: app.cookie },
+    body,
+    redirect: 'manual',
+  });
 }
 
 function postMultipart(suffix: string, form: FormData): Promise<Response> {
@@ -47,7 +52,9 @@ function streamedMultipart(count: number, size: number): { body: ReadableStream<
           return;
         }
         sent += 1;
-        controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="field${sent}"\r\n\r\n${'x'.repeat(size)}\r\n`));
+        controller.enqueue(
+          new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="field${sent}"\r\n\r\n${'x'.repeat(size)}\r\n`),
+        );
       },
     }),
   };
@@ -55,7 +62,12 @@ function streamedMultipart(count: number, size: number): { body: ReadableStream<
 
 describe('forms refuse text PostgreSQL refuses (NUL) with 400 naming the field', () => {
   it('in a url-encoded field value or name', async () => {
-    const value = await fetch(`${stack.url}${path('/login')}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%00@b.c', redirect: 'manual' });
+    const value = await fetch(`${stack.url}${path('/login')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=a%00@b.c',
+      redirect: 'manual',
+    });
     assert.equal(value.status, 400);
     assert.match(await value.text(), /email: Text may not contain the NUL character/);
     const name = await postUrlencoded('/keys', `_csrf=${await csrf()}&label=ok&x%00=1`);
@@ -75,11 +87,18 @@ describe('forms refuse text PostgreSQL refuses (NUL) with 400 naming the field',
     const boundary = 'nul-file-name';
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${await csrf()}\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename*=UTF-8''sig%00.png\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename*=UTF-8''sig%00.png\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       signaturePng(),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const named = await fetch(`${stack.url}${path('/signature')}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie }, body, redirect: 'manual' });
+    const named = await fetch(`${stack.url}${path('/signature')}`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie },
+      body,
+      redirect: 'manual',
+    });
     assert.equal(named.status, 400);
     assert.match(await named.text(), /image: Text may not contain the NUL character/);
   });
@@ -93,7 +112,13 @@ describe('the byte limit of a form holds for the whole multipart body', () => {
     assert.equal(refused.status, 413);
 
     const { body, type } = streamedMultipart(20, 100 * 1024);
-    const streamed = await fetch(`${stack.url}${path('/keys')}`, { method: 'POST', headers: { 'content-type': type, cookie: app.cookie }, body, duplex: 'half', redirect: 'manual' } as RequestInit);
+    const streamed = await fetch(`${stack.url}${path('/keys')}`, {
+      method: 'POST',
+      headers: { 'content-type': type, cookie: app.cookie },
+      body,
+      duplex: 'half',
+      redirect: 'manual',
+    } as RequestInit);
     assert.equal(streamed.status, 413);
     assert.match(await streamed.text(), /larger than 65536 bytes/);
   });
@@ -128,7 +153,13 @@ describe('a multipart form that ends inside a file', () => {
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
     const bytes = Buffer.concat([Buffer.from(head), Buffer.alloc(fileBytes, 65), Buffer.from(closed ? `\r\n--${boundary}--\r\n` : '')]);
     const body = streamed ? new ReadableStream({ start: (controller) => (controller.enqueue(bytes), controller.close()) }) : bytes;
-    const response = await fetch(`${stack.url}${path('/keys')}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie }, body, duplex: 'half', redirect: 'manual' } as RequestInit);
+    const response = await fetch(`${stack.url}${path('/keys')}`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie },
+      body,
+      duplex: 'half',
+      redirect: 'manual',
+    } as RequestInit);
     await response.arrayBuffer();
     return response.status;
   }
@@ -141,7 +172,10 @@ describe('a multipart form that ends inside a file', () => {
       assert.equal(await postCutFile(200 * 1024, true, true), 413);
       assert.equal(await postCutFile(1024, false, false), 400);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(uncaught.map((error) => error.message), []);
+      assert.deepEqual(
+        uncaught.map((error) => error.message),
+        [],
+      );
     } finally {
       process.off('uncaughtException', listener);
     }
@@ -152,7 +186,12 @@ describe('a multipart part without a name', () => {
   const post = (parts: string[]) => {
     const boundary = 'nameless-5c2e';
     const body = `${parts.map((part) => `--${boundary}\r\n${part}`).join('')}--${boundary}--\r\n`;
-    return fetch(`${stack.url}${path('/keys')}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie }, body, redirect: 'manual' });
+    return fetch(`${stack.url}${path('/keys')}`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie },
+      body,
+      redirect: 'manual',
+    });
   };
 
   it('is the field "" (busboy names it undefined): NUL in it is 400, otherwise the form is read (a 500 before)', async () => {
@@ -160,7 +199,12 @@ describe('a multipart part without a name', () => {
     const field = (disposition: string, value: string) => `Content-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
     assert.equal((await post([field('form-data; name="_csrf"', token), field('form-data; name=""', 'a\u0000b')])).status, 400);
     assert.equal((await post([field('form-data; name="_csrf"', token), field('form-data', 'a\u0000b')])).status, 400);
-    const read = await post([field('form-data; name="_csrf"', token), field('form-data; name="label"', 'nameless parts'), field('form-data', 'x'), `Content-Disposition: form-data; filename="a.txt"\r\n\r\nbytes\r\n`]);
+    const read = await post([
+      field('form-data; name="_csrf"', token),
+      field('form-data; name="label"', 'nameless parts'),
+      field('form-data', 'x'),
+      `Content-Disposition: form-data; filename="a.txt"\r\n\r\nbytes\r\n`,
+    ]);
     assert.equal(read.status, 201);
   });
 });

@@ -3,7 +3,8 @@ import { ServiceError } from '../../activities/errors';
 import type { Principal } from '../../db/models';
 import { escapeHtml } from '../http/html';
 
-export const APP_CSP = "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
+export const APP_CSP =
+  "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
 
 export interface PageOptions {
   title: string;
@@ -34,7 +35,9 @@ export function renderPage(options: PageOptions): string {
 <form method="post" action="${base}/logout"><input type="hidden" name="_csrf" value="${escapeHtml(options.csrf ?? '')}"><button type="submit" class="link" data-testid="logout">Sign out</button></form></nav>
 <p class="who">${escapeHtml(options.principal.name)} · ${escapeHtml(options.principal.email)}</p>`
     : '';
-  const notice = options.notice ? `<p class="notice ${options.notice.kind}" role="${options.notice.kind === 'error' ? 'alert' : 'status'}" data-testid="notice">${escapeHtml(options.notice.text)}</p>` : '';
+  const notice = options.notice
+    ? `<p class="notice ${options.notice.kind}" role="${options.notice.kind === 'error' ? 'alert' : 'status'}" data-testid="notice">${escapeHtml(options.notice.text)}</p>`
+    : '';
   const scripts = (options.scripts ?? []).map((src) => `<script type="module" src="${escapeHtml(src)}"></script>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)} · Agents</title><link rel="stylesheet" href="/static/app.css"></head>
@@ -55,8 +58,21 @@ export function sendPage(ctx: Context, html: string, status = 200): void {
 }
 
 /** App pages answer errors as pages, with the API's status for the code. */
-export function errorPage(ctx: Context, error: unknown, page: Omit<PageOptions, 'body' | 'title'> & { title?: string; body?: string }): void {
+export function errorPage(
+  ctx: Context,
+  error: unknown,
+  page: Omit<PageOptions, 'body' | 'title'> & { title?: string; body?: string },
+): void {
   if (!(error instanceof ServiceError)) throw error;
   ctx.set(error.headers);
-  sendPage(ctx, renderPage({ ...page, title: page.title ?? 'Something is not right', body: page.body ?? '', notice: { kind: 'error', text: error.message } }), error.status);
+  sendPage(
+    ctx,
+    renderPage({
+      ...page,
+      title: page.title ?? 'Something is not right',
+      body: page.body ?? '',
+      notice: { kind: 'error', text: error.message },
+    }),
+    error.status,
+  );
 }

@@ -27,10 +27,17 @@ function codeForm(appPath: string, next: string, email: string): string {
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
 export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
-  const codeDeps = { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeLimits: deps.codeLimits, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  const codeDeps = {
+    db: deps.db,
+    secret: deps.secret,
+    mailer: deps.mailer,
+    codeLimits: deps.codeLimits,
+    codeTtlMs: deps.config.durations.oneTimeCodeMs,
+  };
   // No session exists yet to bind a form token to, so the Origin check and the per-address limit guard these forms.
   const guard = async (ctx: Context) => {
-    if (!checkOrigin(ctx, deps)) throw new ServiceError('invalid_request', 'This form did not come from this app. Open the sign-in page again and retry.');
+    if (!checkOrigin(ctx, deps))
+      throw new ServiceError('invalid_request', 'This form did not come from this app. Open the sign-in page again and retry.');
     await deps.codeLimits.consumeIp(ctx.ip);
   };
   const page = (ctx: Context, body: string, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
@@ -49,7 +56,8 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
       const { fields } = await readForm(ctx);
       email = (fields.email ?? '').trim();
       next = safeNext(fields.next, appPath);
-      if (!/^[^\s@]+@[^\s@]+$/.test(email)) return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
+      if (!/^[^\s@]+@[^\s@]+$/.test(email))
+        return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
       await requestLoginCode(codeDeps, email, actorFrom(ctx, { type: 'principal' }));
     } catch (error) {
       return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
@@ -65,7 +73,12 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
       const { fields } = await readForm(ctx);
       email = (fields.email ?? '').trim();
       next = safeNext(fields.next, appPath);
-      const { session } = await signIn({ ...codeDeps, sessionTtlMs: deps.config.durations.appSessionMs }, email, fields.code ?? '', actorFrom(ctx, { type: 'principal' }));
+      const { session } = await signIn(
+        { ...codeDeps, sessionTtlMs: deps.config.durations.appSessionMs },
+        email,
+        fields.code ?? '',
+        actorFrom(ctx, { type: 'principal' }),
+      );
       startAppSession(ctx, deps, session.id);
       ctx.redirect(next);
     } catch (error) {

@@ -74,7 +74,13 @@ async function createKey(label: string): Promise<{ key: string; id: string }> {
 }
 
 /** The grant form and its clickwrap, up to the page that asks for the e-mailed code; answers the mandate id. */
-async function startGrant(options: { keyId: string; name: string; level: 'L1' | 'L2'; mode: 'inbound' | 'outbound' | 'both'; expiresOn?: string }): Promise<string> {
+async function startGrant(options: {
+  keyId: string;
+  name: string;
+  level: 'L1' | 'L2';
+  mode: 'inbound' | 'outbound' | 'both';
+  expiresOn?: string;
+}): Promise<string> {
   await page.goto(app('/mandates'));
   await page.getByTestId('grant-mandate').click();
   await page.getByTestId('grant-key').selectOption(options.keyId);
@@ -115,8 +121,15 @@ async function sentNda(name: string): Promise<string> {
 }
 
 async function principalSignerStatus(documentId: string, wanted: string): Promise<void> {
-  const mine = (document: { signers: Array<{ email: string; status: string }> }) => document.signers.find((signer) => signer.email === principal.email)!.status;
-  await waitForDocument(stack, owner.key, documentId, (document) => mine(document) === wanted, `the principal to be ${wanted} on ${documentId}`);
+  const mine = (document: { signers: Array<{ email: string; status: string }> }) =>
+    document.signers.find((signer) => signer.email === principal.email)!.status;
+  await waitForDocument(
+    stack,
+    owner.key,
+    documentId,
+    (document) => mine(document) === wanted,
+    `the principal to be ${wanted} on ${documentId}`,
+  );
 }
 
 it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirms, declines, is notified of an L2 signature and revokes', async () => {
@@ -139,7 +152,8 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   const box = (await pad.boundingBox())!;
   await page.mouse.move(box.x + 20, box.y + box.height / 2);
   await page.mouse.down();
-  for (let step = 1; step <= 16; step += 1) await page.mouse.move(box.x + 20 + (step * (box.width - 40)) / 16, box.y + box.height * (0.5 - 0.3 * Math.sin(step / 2)), { steps: 2 });
+  for (let step = 1; step <= 16; step += 1)
+    await page.mouse.move(box.x + 20 + (step * (box.width - 40)) / 16, box.y + box.height * (0.5 - 0.3 * Math.sin(step / 2)), { steps: 2 });
   await page.mouse.up();
   await page.getByTestId('signature-draw-save').click();
   await notice(/Your signature is stored/);
@@ -150,7 +164,10 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   const image = page.getByTestId('signature-current').locator('img');
   await image.waitFor();
   // The browser decoded the served image: it is the uploaded 240-pixel-wide PNG.
-  const width = () => image.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0));
+  const width = () =>
+    image.evaluate((img) =>
+      (img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0,
+    );
   for (let tries = 0; (await width()) === 0 && tries < 40; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(await width(), 240);
   const served = await page.request.get(app('/signature/image'));
@@ -186,10 +203,15 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   assert.ok(me2.body.scopes.includes('documents:sign'));
 
   // L1: the agent asks twice; the principal confirms one and declines the other.
-  const [confirmed, declined, l2Signed, afterRevoke] = await Promise.all(['NDA confirm', 'NDA decline', 'NDA by L2', 'NDA after revoke'].map(sentNda));
+  const [confirmed, declined, l2Signed, afterRevoke] = await Promise.all(
+    ['NDA confirm', 'NDA decline', 'NDA by L2', 'NDA after revoke'].map(sentNda),
+  );
   const requests: Record<string, { sign_request_id: string; confirm_url: string }> = {};
   for (const id of [confirmed, declined]) {
-    const reply = await call(stack.url, 'POST', `/v1/documents/${id}/sign-requests`, { key: l1.key, body: { reason: `Please sign ${id}` } });
+    const reply = await call(stack.url, 'POST', `/v1/documents/${id}/sign-requests`, {
+      key: l1.key,
+      body: { reason: `Please sign ${id}` },
+    });
     assert.equal(reply.status, 201, reply.text);
     requests[id] = reply.body;
     const mail = await smtp.nextMail(principal.email, { subject: /Confirm your signature/ });
@@ -201,12 +223,18 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   await page.goto(onServer(requests[confirmed].confirm_url));
   await page.getByTestId('confirm').click();
   // The page waits for the apply (SVC_APPLY_WAIT_MS); on a slow machine it may still say "Confirmed".
-  await page.getByTestId('sign-request-status').filter({ hasText: /^(Signed|Confirmed: your signature is being applied)/ }).waitFor({ timeout: 40_000 });
+  await page
+    .getByTestId('sign-request-status')
+    .filter({ hasText: /^(Signed|Confirmed: your signature is being applied)/ })
+    .waitFor({ timeout: 40_000 });
   await principalSignerStatus(confirmed, 'signed');
 
   await page.goto(onServer(requests[declined].confirm_url));
   await page.getByTestId('decline').click();
-  await page.getByTestId('sign-request-status').filter({ hasText: /^Declined/ }).waitFor();
+  await page
+    .getByTestId('sign-request-status')
+    .filter({ hasText: /^Declined/ })
+    .waitFor();
   const request = await call(stack.url, 'GET', `/v1/sign-requests/${requests[declined].sign_request_id}`, { key: l1.key });
   assert.equal(request.body.status, 'declined', request.text);
   await principalSignerStatus(declined, 'pending');

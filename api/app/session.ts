@@ -18,7 +18,14 @@ export function appState(ctx: Context): AppState {
 }
 
 export function startAppSession(ctx: Context, deps: Deps, sessionId: string): void {
-  setSignedCookie(ctx, deps.secret, { name: APP_COOKIE, purpose: 'app-session', payload: { sid: sessionId }, ttlMs: deps.config.durations.appSessionMs, path: '/', secure: secureCookies(ctx, deps.config) });
+  setSignedCookie(ctx, deps.secret, {
+    name: APP_COOKIE,
+    purpose: 'app-session',
+    payload: { sid: sessionId },
+    ttlMs: deps.config.durations.appSessionMs,
+    path: '/',
+    secure: secureCookies(ctx, deps.config),
+  });
 }
 
 export function endAppSession(ctx: Context): void {
@@ -38,7 +45,8 @@ export function appSession(deps: Deps, appPath: string) {
     if (!inApp || SHARED.test(ctx.path)) return next();
     const cookie = readSignedCookie<{ sid: string; exp: number }>(ctx, deps.secret, APP_COOKIE, 'app-session');
     const principal = cookie ? await sessionPrincipal(deps.db, cookie.sid) : undefined;
-    if (principal && cookie) Object.assign(ctx.state, { principal, sessionId: cookie.sid, csrf: mac(deps.secret, 'csrf', cookie.sid) } satisfies AppState);
+    if (principal && cookie)
+      Object.assign(ctx.state, { principal, sessionId: cookie.sid, csrf: mac(deps.secret, 'csrf', cookie.sid) } satisfies AppState);
     await next();
   };
 }

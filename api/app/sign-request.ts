@@ -37,7 +37,10 @@ export function signRequestRoutes(router: Router, deps: Deps, appPath: string): 
   async function render(ctx: Context, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) {
     const { principal, csrf } = appState(ctx);
     const { request, document } = await load(ctx);
-    const [mandate, key] = await Promise.all([Mandate.query(deps.db).findById(request.mandate_id), ApiKey.query(deps.db).findById(request.api_key_id)]);
+    const [mandate, key] = await Promise.all([
+      Mandate.query(deps.db).findById(request.mandate_id),
+      ApiKey.query(deps.db).findById(request.api_key_id),
+    ]);
     const link = `${appPath}/sign-request/${escapeHtml(ctx.params.token)}`;
     const open = request.status === 'open' && request.expires_at.getTime() > Date.now();
     const noAppearance = !principal!.signature_sha256;
@@ -61,35 +64,52 @@ ${
 
   const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'Confirm a signature', ({ ctx }) => handler(ctx));
 
-  router.get(base, guarded((ctx) => render(ctx)));
+  router.get(
+    base,
+    guarded((ctx) => render(ctx)),
+  );
 
-  router.get(`${base}/document.pdf`, guarded(async (ctx) => {
-    const { document } = await load(ctx);
-    sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256, 'inline');
-  }));
+  router.get(
+    `${base}/document.pdf`,
+    guarded(async (ctx) => {
+      const { document } = await load(ctx);
+      sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256, 'inline');
+    }),
+  );
 
-  router.post(`${base}/confirm`, guarded(async (ctx) => {
-    await postedForm(ctx, deps);
-    const { request } = await load(ctx);
-    const actor = principalActor(ctx, appState(ctx).principal!);
-    await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
-    try {
-      await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
-    } catch {
-      await reopenConfirm(deps.db, request.id);
-      throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
-    }
-    const current = await waitForDecision(deps.db, request.id, deps.config.durations.applyWaitMs);
-    await render(ctx, current.status === 'failed' ? { kind: 'error', text: current.error_message ?? 'The signature could not be applied.' } : { kind: 'ok', text: WORDS[current.status] ?? current.status });
-  }));
+  router.post(
+    `${base}/confirm`,
+    guarded(async (ctx) => {
+      await postedForm(ctx, deps);
+      const { request } = await load(ctx);
+      const actor = principalActor(ctx, appState(ctx).principal!);
+      await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
+      try {
+        await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
+      } catch {
+        await reopenConfirm(deps.db, request.id);
+        throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
+      }
+      const current = await waitForDecision(deps.db, request.id, deps.config.durations.applyWaitMs);
+      await render(
+        ctx,
+        current.status === 'failed'
+          ? { kind: 'error', text: current.error_message ?? 'The signature could not be applied.' }
+          : { kind: 'ok', text: WORDS[current.status] ?? current.status },
+      );
+    }),
+  );
 
-  router.post(`${base}/decline`, guarded(async (ctx) => {
-    await postedForm(ctx, deps);
-    const { request } = await load(ctx);
-    const actor = principalActor(ctx, appState(ctx).principal!);
-    await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
-    // The decline is recorded; the wake-up is best effort (the workflow also reads it at expiry).
-    await signalSignRequest(deps.temporal, deps.config, request.id, 'decline').catch(() => undefined);
-    await render(ctx, { kind: 'ok', text: WORDS.declined });
-  }));
+  router.post(
+    `${base}/decline`,
+    guarded(async (ctx) => {
+      await postedForm(ctx, deps);
+      const { request } = await load(ctx);
+      const actor = principalActor(ctx, appState(ctx).principal!);
+      await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
+      // The decline is recorded; the wake-up is best effort (the workflow also reads it at expiry).
+      await signalSignRequest(deps.temporal, deps.config, request.id, 'decline').catch(() => undefined);
+      await render(ctx, { kind: 'ok', text: WORDS.declined });
+    }),
+  );
 }

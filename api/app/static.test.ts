@@ -28,7 +28,13 @@ describe('/static', () => {
   });
 
   it('answers 404 for folders named after Object.prototype’s members (a 500 before)', async () => {
-    for (const path of ['/static/constructor/x.js', '/static/hasOwnProperty/x', '/static/__proto__/a/b', '/static/toString', '/static/pdfjs/constructor/x']) {
+    for (const path of [
+      '/static/constructor/x.js',
+      '/static/hasOwnProperty/x',
+      '/static/__proto__/a/b',
+      '/static/toString',
+      '/static/pdfjs/constructor/x',
+    ]) {
       assert.equal((await fetch(`${base}${path}`)).status, 404, path);
     }
   });

@@ -4,7 +4,10 @@ import { escapeHtml } from '../http/html';
 /** The page docs_url points at: every error code with its status and meaning, each with an anchor. */
 export function renderErrorsPage(): string {
   const rows = Object.entries(ERROR_CATALOGUE)
-    .map(([code, { status, description }]) => `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(description)}</td></tr>`)
+    .map(
+      ([code, { status, description }]) =>
+        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(description)}</td></tr>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Error codes</title>

@@ -30,7 +30,10 @@ describe('documents and templates API', () => {
     it('lists and shows the account’s templates with roles and widgets', async () => {
       const list = await call(stack.url, 'GET', '/v1/templates', { key: owner.key });
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data.map((t: { template_id: string }) => t.template_id).sort(), [templates.nda.id, templates.services.id].sort());
+      assert.deepEqual(
+        list.body.data.map((t: { template_id: string }) => t.template_id).sort(),
+        [templates.nda.id, templates.services.id].sort(),
+      );
       assert.equal(list.body.next_cursor, null);
       const nda = await call(stack.url, 'GET', `/v1/templates/${templates.nda.id}`, { key: owner.key });
       assert.equal(nda.status, 200);
@@ -91,7 +94,10 @@ describe('documents and templates API', () => {
       const draft = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Draft NDA', signers: signers.slice(0, 1) });
       assert.equal(draft.status, 201);
       assert.equal(draft.body.status, 'draft');
-      assert.deepEqual(draft.body.next_actions.map((a: { action: string }) => a.action), ['add_signers', 'download']);
+      assert.deepEqual(
+        draft.body.next_actions.map((a: { action: string }) => a.action),
+        ['add_signers', 'download'],
+      );
       const id = draft.body.document_id;
 
       const early = await call(stack.url, 'POST', `/v1/documents/${id}/send`, { key: owner.key, body: { confirm: true } });
@@ -105,8 +111,17 @@ describe('documents and templates API', () => {
 
       const added = await call(stack.url, 'POST', `/v1/documents/${id}/signers`, { key: owner.key, body: { signers: signers.slice(1) } });
       assert.equal(added.status, 200, added.text);
-      assert.deepEqual(added.body.signers.map((s: { role: string }) => s.role), ['Disclosing Party', 'Receiving Party']);
-      assert.deepEqual(added.body.next_actions[0], { action: 'send', method: 'POST', path: `/v1/documents/${id}/send`, body: { confirm: true }, description: 'Send the document to its signers.' });
+      assert.deepEqual(
+        added.body.signers.map((s: { role: string }) => s.role),
+        ['Disclosing Party', 'Receiving Party'],
+      );
+      assert.deepEqual(added.body.next_actions[0], {
+        action: 'send',
+        method: 'POST',
+        path: `/v1/documents/${id}/send`,
+        body: { confirm: true },
+        description: 'Send the document to its signers.',
+      });
 
       const sent = await call(stack.url, 'POST', `/v1/documents/${id}/send`, { key: owner.key, body: { confirm: true } });
       assert.equal(sent.status, 200, sent.text);
@@ -120,13 +135,24 @@ describe('documents and templates API', () => {
     });
 
     it('e-mails each signer their sign link when sent', async () => {
-      const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Invite check', signers: [{ name: 'Ivy', email: 'ivy@example.test' }, { name: 'Jo', email: 'jo@example.test' }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'Invite check',
+        signers: [
+          { name: 'Ivy', email: 'ivy@example.test' },
+          { name: 'Jo', email: 'jo@example.test' },
+        ],
+        send: true,
+      });
       for (const signer of created.body.signers) {
         const mail = await waitFor(`the invitation of ${signer.email}`, async () => latestMail(stack, signer.email, 'sign-invite'), 15_000);
         assert.ok(mail.text.includes(signer.sign_url), 'the invitation carries the signer’s own link');
         const token = new URL(signer.sign_url).pathname.split('/').pop()!;
         const stored = await stack.deps.db('mail_outbox').where({ purpose: 'sign-invite', to_address: signer.email }).first();
-        assert.ok(stored && !stored.text.includes(token) && !(stored.sealed ?? '').includes(token), 'the outbox keeps no link token in the clear');
+        assert.ok(
+          stored && !stored.text.includes(token) && !(stored.sealed ?? '').includes(token),
+          'the outbox keeps no link token in the clear',
+        );
       }
     });
 
@@ -137,14 +163,23 @@ describe('documents and templates API', () => {
       const empty = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'x', signers: [] });
       assert.equal(empty.status, 400);
       assert.equal(empty.body.error.details[0].path, 'signers');
-      const three = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'x', signers: [...signers, { name: 'C', email: 'c@example.test' }] });
+      const three = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'x',
+        signers: [...signers, { name: 'C', email: 'c@example.test' }],
+      });
       assert.equal(three.status, 400);
     });
   });
 
   describe('reading', () => {
     it('shows an inbound document to a signer’s principal in another tenant, without sign links', async () => {
-      const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Inbound NDA', signers: [signers[0], { name: 'Sam Stranger', email: stranger.email }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'Inbound NDA',
+        signers: [signers[0], { name: 'Sam Stranger', email: stranger.email }],
+        send: true,
+      });
       const seen = await call(stack.url, 'GET', `/v1/documents/${created.body.document_id}`, { key: stranger.key });
       assert.equal(seen.status, 200, seen.text);
       assert.equal(seen.body.direction, 'inbound');
@@ -153,8 +188,16 @@ describe('documents and templates API', () => {
       assert.ok(inbox.body.data.some((d: { document_id: string }) => d.document_id === created.body.document_id));
       const download = await call(stack.url, 'GET', `/v1/documents/${created.body.document_id}/download`, { key: stranger.key });
       assert.equal(download.status, 200);
-      const draft = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Unsent', signers: [signers[0], { name: 'Sam', email: stranger.email }] });
-      assert.equal((await call(stack.url, 'GET', `/v1/documents/${draft.body.document_id}`, { key: stranger.key })).status, 404, 'a draft is not inbound yet');
+      const draft = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'Unsent',
+        signers: [signers[0], { name: 'Sam', email: stranger.email }],
+      });
+      assert.equal(
+        (await call(stack.url, 'GET', `/v1/documents/${draft.body.document_id}`, { key: stranger.key })).status,
+        404,
+        'a draft is not inbound yet',
+      );
     });
 
     it('lists outbound documents newest first, with a cursor', async () => {
@@ -165,7 +208,10 @@ describe('documents and templates API', () => {
       const ids = [...first.body.data, ...second.body.data].map((d: { document_id: string }) => d.document_id);
       assert.equal(new Set(ids).size, ids.length);
       const times = [...first.body.data, ...second.body.data].map((d: { created_at: string }) => Date.parse(d.created_at));
-      assert.deepEqual([...times].sort((a, b) => b - a), times);
+      assert.deepEqual(
+        [...times].sort((a, b) => b - a),
+        times,
+      );
     });
 
     it('expires download links', async () => {

@@ -11,19 +11,43 @@ function nextActions({ document, signers }: DocumentWithSigners, inbound: boolea
   const actions: DocumentResponse['next_actions'] = [];
   if (document.status === 'draft') {
     if (signers.length < document.roles.length) {
-      actions.push({ action: 'add_signers', method: 'POST', path: `${base}/signers`, description: `Add signers for: ${document.roles.slice(signers.length).join(', ')}.` });
+      actions.push({
+        action: 'add_signers',
+        method: 'POST',
+        path: `${base}/signers`,
+        description: `Add signers for: ${document.roles.slice(signers.length).join(', ')}.`,
+      });
     } else {
-      actions.push({ action: 'send', method: 'POST', path: `${base}/send`, body: { confirm: true }, description: 'Send the document to its signers.' });
+      actions.push({
+        action: 'send',
+        method: 'POST',
+        path: `${base}/send`,
+        body: { confirm: true },
+        description: 'Send the document to its signers.',
+      });
     }
   }
   if (document.status === 'sent' && !inbound) {
-    actions.push({ action: 'wait_for_signers', method: 'GET', path: base, description: 'Signers sign at their sign_url; poll this document or subscribe to document.signed and document.completed.' });
+    actions.push({
+      action: 'wait_for_signers',
+      method: 'GET',
+      path: base,
+      description: 'Signers sign at their sign_url; poll this document or subscribe to document.signed and document.completed.',
+    });
   }
-  actions.push({ action: 'download', method: 'GET', path: `${base}/download`, description: 'A short-lived URL of the current sealed PDF.' });
+  actions.push({
+    action: 'download',
+    method: 'GET',
+    path: `${base}/download`,
+    description: 'A short-lived URL of the current sealed PDF.',
+  });
   return actions;
 }
 
-function presentSigner(signer: DocumentSigner, owner: { link: string; invitation: Invitation | null } | undefined): DocumentResponse['signers'][number] {
+function presentSigner(
+  signer: DocumentSigner,
+  owner: { link: string; invitation: Invitation | null } | undefined,
+): DocumentResponse['signers'][number] {
   return {
     signer_id: signer.id,
     name: signer.name,
@@ -57,7 +81,12 @@ export function presentDocument(
     completed_at: iso(document.completed_at),
     declined_at: iso(document.declined_at),
     signers: signers.map((signer) =>
-      presentSigner(signer, options.inbound ? undefined : { link: signUrl(options.appUrl, options.secret, signer.id), invitation: options.invitations?.get(signer.id) ?? null }),
+      presentSigner(
+        signer,
+        options.inbound
+          ? undefined
+          : { link: signUrl(options.appUrl, options.secret, signer.id), invitation: options.invitations?.get(signer.id) ?? null },
+      ),
     ),
     next_actions: nextActions(view, options.inbound),
   };

@@ -1,4 +1,11 @@
-import { addSigners, agentActor, createDocument, findVisibleDocument, listDocuments, sendDocument } from '../../activities/documents/documents';
+import {
+  addSigners,
+  agentActor,
+  createDocument,
+  findVisibleDocument,
+  listDocuments,
+  sendDocument,
+} from '../../activities/documents/documents';
 import { invitationsOf, type Invitation } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
 import { startDocumentWorkflow } from '../../activities/documents/orchestration';
@@ -22,20 +29,51 @@ export function documentRoutes(routes: Routes, deps: Deps): void {
     presentDocument(view, { inbound, appUrl: deps.config.appUrl, secret: deps.secret, invitations });
   // Invitation states are the sender's to see: loaded for outbound documents only.
   const invitationsFor = (views: Array<{ signers: Array<{ id: string }>; inbound: boolean }>) =>
-    invitationsOf(deps.db, views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)));
+    invitationsOf(
+      deps.db,
+      views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)),
+    );
   const start = (documentId: string) => startDocumentWorkflow(deps.temporal, deps.config, documentId);
 
   routes.add(
-    { ...base, method: 'post', path: '/documents', operationId: 'createDocument', summary: 'Create a document from a template; `send: true` also sends it', scope: 'documents:write', body: DocumentCreateSchema, response: DocumentResponseSchema, status: 201, errors: ['not_found', 'invalid_state', 'service_unavailable'] },
+    {
+      ...base,
+      method: 'post',
+      path: '/documents',
+      operationId: 'createDocument',
+      summary: 'Create a document from a template; `send: true` also sends it',
+      scope: 'documents:write',
+      body: DocumentCreateSchema,
+      response: DocumentResponseSchema,
+      status: 201,
+      errors: ['not_found', 'invalid_state', 'service_unavailable'],
+    },
     async (ctx, { body }) => {
       const caller = callerOf(ctx);
       const actor = agentActor(caller, requestMeta(ctx));
       const send = body.send ? (document: { id: string }) => start(document.id) : undefined;
-      return present(await createDocument(deps, caller, { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order }, actor, send));
+      return present(
+        await createDocument(
+          deps,
+          caller,
+          { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order },
+          actor,
+          send,
+        ),
+      );
     },
   );
   routes.add(
-    { ...base, method: 'get', path: '/documents', operationId: 'listDocuments', summary: 'Documents of this account (outbound) or sent to this principal (inbound), newest first', scope: 'documents:read', query: DocumentListQuerySchema, response: DocumentListResponseSchema },
+    {
+      ...base,
+      method: 'get',
+      path: '/documents',
+      operationId: 'listDocuments',
+      summary: 'Documents of this account (outbound) or sent to this principal (inbound), newest first',
+      scope: 'documents:read',
+      query: DocumentListQuerySchema,
+      response: DocumentListResponseSchema,
+    },
     async (ctx, { query }) => {
       const { items, next_cursor } = await listDocuments(deps.db, callerOf(ctx), query);
       const invitations = await invitationsFor(items);
@@ -43,31 +81,79 @@ export function documentRoutes(routes: Routes, deps: Deps): void {
     },
   );
   routes.add(
-    { ...base, method: 'get', path: '/documents/:id', operationId: 'getDocument', summary: 'Status and sign links (owned, or inbound where the principal signs)', scope: 'documents:read', params: IdParamsSchema, response: DocumentResponseSchema, errors: ['not_found'] },
+    {
+      ...base,
+      method: 'get',
+      path: '/documents/:id',
+      operationId: 'getDocument',
+      summary: 'Status and sign links (owned, or inbound where the principal signs)',
+      scope: 'documents:read',
+      params: IdParamsSchema,
+      response: DocumentResponseSchema,
+      errors: ['not_found'],
+    },
     async (ctx, { params }) => {
       const view = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
       return present(view, view.inbound, await invitationsFor([view]));
     },
   );
   routes.add(
-    { ...base, method: 'post', path: '/documents/:id/signers', operationId: 'addSigners', summary: 'Add signers (draft only)', scope: 'documents:write', params: IdParamsSchema, body: DocumentSignersAddSchema, response: DocumentResponseSchema, errors: ['not_found', 'invalid_state'] },
+    {
+      ...base,
+      method: 'post',
+      path: '/documents/:id/signers',
+      operationId: 'addSigners',
+      summary: 'Add signers (draft only)',
+      scope: 'documents:write',
+      params: IdParamsSchema,
+      body: DocumentSignersAddSchema,
+      response: DocumentResponseSchema,
+      errors: ['not_found', 'invalid_state'],
+    },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       return present(await addSigners(deps.db, caller, params.id, body.signers, agentActor(caller, requestMeta(ctx))));
     },
   );
   routes.add(
-    { ...base, method: 'post', path: '/documents/:id/send', operationId: 'sendDocument', summary: 'Send a draft to its signers (they are e-mailed their sign links)', scope: 'documents:write', params: IdParamsSchema, body: ConfirmSchema, response: DocumentResponseSchema, errors: ['not_found', 'invalid_state', 'service_unavailable'] },
+    {
+      ...base,
+      method: 'post',
+      path: '/documents/:id/send',
+      operationId: 'sendDocument',
+      summary: 'Send a draft to its signers (they are e-mailed their sign links)',
+      scope: 'documents:write',
+      params: IdParamsSchema,
+      body: ConfirmSchema,
+      response: DocumentResponseSchema,
+      errors: ['not_found', 'invalid_state', 'service_unavailable'],
+    },
     async (ctx, { params }) => {
       const caller = callerOf(ctx);
-      return present(await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), (document) => start(document.id)));
+      return present(
+        await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), (document) => start(document.id)),
+      );
     },
   );
   routes.add(
-    { ...base, method: 'get', path: '/documents/:id/download', operationId: 'downloadDocument', summary: 'A short-lived signed URL of the current sealed PDF', scope: 'documents:read', params: IdParamsSchema, response: DownloadResponseSchema, errors: ['not_found'] },
+    {
+      ...base,
+      method: 'get',
+      path: '/documents/:id/download',
+      operationId: 'downloadDocument',
+      summary: 'A short-lived signed URL of the current sealed PDF',
+      scope: 'documents:read',
+      params: IdParamsSchema,
+      response: DownloadResponseSchema,
+      errors: ['not_found'],
+    },
     async (ctx, { params }) => {
       const { document } = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
-      const link = documentDownloadUrl(deps.config.publicUrl, deps.secret, { documentId: document.id, sha256: document.current_sha256, ttlMs: deps.config.durations.downloadUrlMs });
+      const link = documentDownloadUrl(deps.config.publicUrl, deps.secret, {
+        documentId: document.id,
+        sha256: document.current_sha256,
+        ttlMs: deps.config.durations.downloadUrlMs,
+      });
       return { ...link, sha256: document.current_sha256 };
     },
   );

@@ -44,12 +44,18 @@ export const DocumentSignerSchema = z.object({
   signed_as: z
     .object({ name: z.string(), email: z.string() })
     .nullable()
-    .meta({ description: 'Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave.' }),
+    .meta({
+      description:
+        'Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave.',
+    }),
   invitation: z
     .object({ status: z.enum(['queued', 'stored', 'sent', 'failed']), error: z.string().nullable() })
     .nullable()
     .optional()
-    .meta({ description: 'The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered.' }),
+    .meta({
+      description:
+        'The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered.',
+    }),
 });
 
 export const DocumentResponseSchema = z.object({

@@ -13,5 +13,12 @@ export function driveRoutes(routes: Routes): void {
     status: 201,
     errors: ['payload_too_large', 'unsupported_media_type'],
   });
-  routes.add({ ...base, method: 'get', path: '/drive', operationId: 'listDrive', summary: 'Drive items of this principal', query: ListQuerySchema });
+  routes.add({
+    ...base,
+    method: 'get',
+    path: '/drive',
+    operationId: 'listDrive',
+    summary: 'Drive items of this principal',
+    query: ListQuerySchema,
+  });
 }

@@ -10,7 +10,11 @@ export function secureCookies(ctx: Context, config: { publicUrl: string; appUrl:
 }
 
 /** A MAC-signed, expiring cookie value (httpOnly, SameSite=Lax, Secure as `secureCookies` says). */
-export function setSignedCookie(ctx: Context, secret: Buffer, options: { name: string; purpose: string; payload: Record<string, string | number>; ttlMs: number; path: string; secure: boolean }): void {
+export function setSignedCookie(
+  ctx: Context,
+  secret: Buffer,
+  options: { name: string; purpose: string; payload: Record<string, string | number>; ttlMs: number; path: string; secure: boolean },
+): void {
   const exp = Date.now() + options.ttlMs;
   // Koa refuses a Secure cookie on a plain-http connection (TLS ended at the proxy) unless told it is secure.
   if (options.secure) ctx.cookies.secure = true;

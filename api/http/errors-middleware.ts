@@ -20,7 +20,12 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
     } catch (caught) {
       let error = caught instanceof ServiceError ? caught : fromHttpError(caught as { status?: number });
       if (!error) {
-        options.log.error('unhandled error', { request_id: ctx.state.requestId, method: ctx.method, path: loggablePath(ctx.path), error: caught });
+        options.log.error('unhandled error', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: loggablePath(ctx.path),
+          error: caught,
+        });
         error = errors.internal();
       }
       ctx.status = error.status;

@@ -11,7 +11,10 @@ function assertError(reply: Reply, status: number, code: string, docsBase: strin
   assert.match(reply.headers.get('content-type') ?? '', /application\/json/);
   assert.deepEqual(Object.keys(reply.body), ['error']);
   const keys = Object.keys(reply.body.error).sort();
-  assert.deepEqual(keys.filter((key) => key !== 'details'), ['code', 'docs_url', 'message']);
+  assert.deepEqual(
+    keys.filter((key) => key !== 'details'),
+    ['code', 'docs_url', 'message'],
+  );
   assert.equal(reply.body.error.code, code);
   assert.equal(typeof reply.body.error.message, 'string');
   assert.ok(reply.body.error.message.length > 0);
@@ -73,7 +76,11 @@ describe('error answers', () => {
 
   describe('400 invalid_request', () => {
     it('answers malformed JSON', async () => {
-      const reply = await call(stack.url, 'POST', '/v1/documents', { key: business.key, raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const reply = await call(stack.url, 'POST', '/v1/documents', {
+        key: business.key,
+        raw: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       assertError(reply, 400, 'invalid_request', docs);
       assert.match(reply.body.error.message, /not valid JSON/);
     });
@@ -102,7 +109,11 @@ describe('error answers', () => {
 
     it('refuses a JSON body that is not an object', async () => {
       for (const raw of ['[]', '"text"', '42', 'null']) {
-        const reply = await call(stack.url, 'POST', '/v1/documents', { key: business.key, raw, headers: { 'content-type': 'application/json' } });
+        const reply = await call(stack.url, 'POST', '/v1/documents', {
+          key: business.key,
+          raw,
+          headers: { 'content-type': 'application/json' },
+        });
         assertError(reply, 400, 'invalid_request', docs);
       }
     });
@@ -151,7 +162,11 @@ describe('error answers', () => {
     });
 
     it('refuses a body that is not JSON', async () => {
-      const reply = await call(stack.url, 'POST', '/v1/documents', { key: business.key, raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const reply = await call(stack.url, 'POST', '/v1/documents', {
+        key: business.key,
+        raw: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assertError(reply, 415, 'unsupported_media_type', docs);
     });
   });
@@ -186,13 +201,37 @@ describe('error answers', () => {
 
   describe('no input causes a 500', () => {
     it('answers every odd request with a 4xx', async () => {
-      const bodies = ['', '{', '}', '{"a":1}', '[1,2]', '\u0000\u0001', '{"__proto__": {"x": 1}}', '{"name": {"$gt": ""}}', 'x'.repeat(100), '{"signers": "all"}', '{"signers": [null]}', '{"template_id": null}'];
-      const paths = ['/v1/documents', '/v1/contacts', '/v1/webhooks', '/v1/transfers', '/v1/documents/%00/send', '/v1/documents/..%2F..%2Fetc/sign', '/v1/offers/%E0%A4%A/accept'];
+      const bodies = [
+        '',
+        '{',
+        '}',
+        '{"a":1}',
+        '[1,2]',
+        '\u0000\u0001',
+        '{"__proto__": {"x": 1}}',
+        '{"name": {"$gt": ""}}',
+        'x'.repeat(100),
+        '{"signers": "all"}',
+        '{"signers": [null]}',
+        '{"template_id": null}',
+      ];
+      const paths = [
+        '/v1/documents',
+        '/v1/contacts',
+        '/v1/webhooks',
+        '/v1/transfers',
+        '/v1/documents/%00/send',
+        '/v1/documents/..%2F..%2Fetc/sign',
+        '/v1/offers/%E0%A4%A/accept',
+      ];
       for (const path of paths) {
         for (const raw of bodies) {
           for (const contentType of ['application/json', 'text/plain']) {
             const reply = await call(stack.url, 'POST', path, { key: business.key, raw, headers: { 'content-type': contentType } });
-            assert.ok(reply.status >= 400 && reply.status < 500 || reply.status === 501, `${path} ${contentType} ${JSON.stringify(raw)} → ${reply.status} ${reply.text}`);
+            assert.ok(
+              (reply.status >= 400 && reply.status < 500) || reply.status === 501,
+              `${path} ${contentType} ${JSON.stringify(raw)} → ${reply.status} ${reply.text}`,
+            );
             assert.ok(reply.body?.error?.code, `${path} ${JSON.stringify(raw)} → no error code`);
           }
         }

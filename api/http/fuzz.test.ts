@@ -46,8 +46,23 @@ function pageRoutes(m: FuzzMaterial): PageRoute[] {
     consent: text('accepted'),
     consent_version: text('mandate-consent-v2', 'mandate-consent-v1'),
   };
-  const template = { name: text('Fuzz template'), roles: text('Seller, Buyer', ',,,', 'A'), widgets: text(JSON.stringify(m.nda.widgets), '[]', '{"roles":[],"widgets":[]}', JSON.stringify({ roles: ['A'], widgets: m.nda.widgets }), '[{"id":"x","type":"signature","role":"A","page":999,"x":-1,"y":1e309,"width":0,"height":0}]') };
-  const drawn = text('data:image/png;base64,' + m.images.png.toString('base64'), 'data:image/png;base64,' + m.images.bomb.toString('base64'), 'data:image/png;base64,AAAA', 'data:image/gif;base64,R0lGOD');
+  const template = {
+    name: text('Fuzz template'),
+    roles: text('Seller, Buyer', ',,,', 'A'),
+    widgets: text(
+      JSON.stringify(m.nda.widgets),
+      '[]',
+      '{"roles":[],"widgets":[]}',
+      JSON.stringify({ roles: ['A'], widgets: m.nda.widgets }),
+      '[{"id":"x","type":"signature","role":"A","page":999,"x":-1,"y":1e309,"width":0,"height":0}]',
+    ),
+  };
+  const drawn = text(
+    'data:image/png;base64,' + m.images.png.toString('base64'),
+    'data:image/png;base64,' + m.images.bomb.toString('base64'),
+    'data:image/png;base64,AAAA',
+    'data:image/gif;base64,R0lGOD',
+  );
   return [
     { method: 'GET', path: '/' },
     { method: 'GET', path: app, query: { done } },
@@ -67,7 +82,13 @@ function pageRoutes(m: FuzzMaterial): PageRoute[] {
     { method: 'GET', path: `${app}/mandates/new`, cookie: 'app', query: { key: text(...m.keyIds) } },
     { method: 'POST', path: `${app}/mandates/new`, cookie: 'app', form: { fields: grant } },
     { method: 'GET', path: `${app}/mandates/:id/confirm`, cookie: 'app', params: { id: mandateId }, query: { done } },
-    { method: 'POST', path: `${app}/mandates/:id/confirm`, cookie: 'app', params: { id: mandateId }, form: { fields: { code: text('123456', ' 12 34 56 '), resend: text('1') } } },
+    {
+      method: 'POST',
+      path: `${app}/mandates/:id/confirm`,
+      cookie: 'app',
+      params: { id: mandateId },
+      form: { fields: { code: text('123456', ' 12 34 56 '), resend: text('1') } },
+    },
     { method: 'GET', path: `${app}/mandates/:id/revoke`, cookie: 'app', params: { id: mandateId } },
     { method: 'POST', path: `${app}/mandates/:id/revoke`, cookie: 'app', params: { id: mandateId }, form: { fields: {} } },
     { method: 'GET', path: `${app}/templates`, cookie: 'app', query: { done } },
@@ -83,10 +104,34 @@ function pageRoutes(m: FuzzMaterial): PageRoute[] {
     { method: 'GET', path: `${app}/sign/:token/document.pdf`, cookie: 'sign', params: { token: sign } },
     { method: 'POST', path: `${app}/sign/:token/sign`, cookie: 'sign', params: { token: sign }, json: SignSubmitSchema },
     { method: 'POST', path: `${app}/sign/:token/decline`, cookie: 'sign', params: { token: sign }, json: SignDeclineSchema },
-    { method: 'GET', path: '/files/documents/:file', params: { file: segments([m.download.file, m.download.file.replace('.pdf', ''), `${m.ids[1]}.pdf`]) }, query: { token: text(m.download.token, `${m.download.token.slice(0, -2)}xx`, m.signTokens[0]) } },
-    { method: 'GET', path: '/static/:file', params: { file: segments(['app.css', 'sign.js', 'base.css', 'nope.js', 'app.CSS', 'package.json']) } },
-    { method: 'GET', path: '/static/:dir/:file', params: { dir: segments(['pdfjs', 'fonts', 'wasm']), file: segments(['pdf.min.mjs', 'pdf.worker.min.mjs', 'dancing-script.woff2', 'x.wasm']) } },
-    { method: 'GET', path: '/static/:dir/:sub/:file', params: { dir: segments(['pdfjs']), sub: segments(['wasm', 'cmaps', 'standard_fonts']), file: segments(['openjpeg.wasm', 'Adobe-Japan1-UCS2.bcmap', 'FoxitSerif.pfb', 'a.ttf']) } },
+    {
+      method: 'GET',
+      path: '/files/documents/:file',
+      params: { file: segments([m.download.file, m.download.file.replace('.pdf', ''), `${m.ids[1]}.pdf`]) },
+      query: { token: text(m.download.token, `${m.download.token.slice(0, -2)}xx`, m.signTokens[0]) },
+    },
+    {
+      method: 'GET',
+      path: '/static/:file',
+      params: { file: segments(['app.css', 'sign.js', 'base.css', 'nope.js', 'app.CSS', 'package.json']) },
+    },
+    {
+      method: 'GET',
+      path: '/static/:dir/:file',
+      params: {
+        dir: segments(['pdfjs', 'fonts', 'wasm']),
+        file: segments(['pdf.min.mjs', 'pdf.worker.min.mjs', 'dancing-script.woff2', 'x.wasm']),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/static/:dir/:sub/:file',
+      params: {
+        dir: segments(['pdfjs']),
+        sub: segments(['wasm', 'cmaps', 'standard_fonts']),
+        file: segments(['openjpeg.wasm', 'Adobe-Japan1-UCS2.bcmap', 'FoxitSerif.pfb', 'a.ttf']),
+      },
+    },
     { method: 'GET', path: '/docs/errors' },
     { method: 'GET', path: '/dev/mail' },
   ];
@@ -95,12 +140,40 @@ function pageRoutes(m: FuzzMaterial): PageRoute[] {
 /** Paths no route has: under /v1, under the app, elsewhere, in the forms a request target can take. */
 function unknownPaths(arbs: Arbitraries, app: string): fc.Arbitrary<FuzzRequest> {
   const path = fc.oneof(
-    fc.tuple(fc.constantFrom('', '/v1', app, '/static', '/files', '/v1/public/transfers', `${app}/sign/x`), hostileString, fc.boolean()).map(([base, text, raw]) => `${base}/${segment(text, raw && !/[\s\x00-\x1f\x7f]/.test(text))}`),
-    fc.tuple(fc.constantFrom('', '/v1', app, '/v1/documents'), fc.constantFrom(...RAW_SEGMENTS), fc.constantFrom('', '/me', '/x/y')).map(([base, raw, rest]) => `${base}/${raw}${rest}`),
-    fc.constantFrom('/v1', '/v1/', '//v1/me', '/v1//me', '/V1/ME', '/v1/me/', '/v1/me.json', '/v2/me', '/v1/documents/x/y/z', `${app}/sign`, `${app}/sign/`, `${app}//keys`, '*', 'http://evil.example/v1/me', '/%2e%2e/%2e%2e/etc/passwd', '/static/../../package.json', '/favicon.ico', '/.well-known/jwks.json'),
+    fc
+      .tuple(fc.constantFrom('', '/v1', app, '/static', '/files', '/v1/public/transfers', `${app}/sign/x`), hostileString, fc.boolean())
+      .map(([base, text, raw]) => `${base}/${segment(text, raw && !/[\s\x00-\x1f\x7f]/.test(text))}`),
+    fc
+      .tuple(fc.constantFrom('', '/v1', app, '/v1/documents'), fc.constantFrom(...RAW_SEGMENTS), fc.constantFrom('', '/me', '/x/y'))
+      .map(([base, raw, rest]) => `${base}/${raw}${rest}`),
+    fc.constantFrom(
+      '/v1',
+      '/v1/',
+      '//v1/me',
+      '/v1//me',
+      '/V1/ME',
+      '/v1/me/',
+      '/v1/me.json',
+      '/v2/me',
+      '/v1/documents/x/y/z',
+      `${app}/sign`,
+      `${app}/sign/`,
+      `${app}//keys`,
+      '*',
+      'http://evil.example/v1/me',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/static/../../package.json',
+      '/favicon.ico',
+      '/.well-known/jwks.json',
+    ),
   );
   return fc
-    .record({ method: fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'FOO'), path, authorization: fc.oneof(fc.constant(undefined), arbs.authorization()), cookie: fc.oneof(fc.constant(undefined), arbs.appCookie()) })
+    .record({
+      method: fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'FOO'),
+      path,
+      authorization: fc.oneof(fc.constant(undefined), arbs.authorization()),
+      cookie: fc.oneof(fc.constant(undefined), arbs.appCookie()),
+    })
     .map(({ method, path: target, authorization, cookie }) => ({
       group: 'unknown path',
       method,
@@ -157,8 +230,11 @@ describe('fuzz: malformed requests to every endpoint and form never answer 5xx',
     const results = await sendAll(stack.url, requests, { concurrency: 16, timeoutMs: 20_000 });
     const seconds = (performance.now() - started) / 1000;
     const statuses = new Map<number | string, number>();
-    for (const { outcome } of results) statuses.set(outcome.status ?? outcome.error!, (statuses.get(outcome.status ?? outcome.error!) ?? 0) + 1);
-    t.diagnostic(`${results.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; 501 not_implemented ${results.filter(({ outcome }) => isNotImplemented(outcome)).length}; retried after a keep-alive reset ${results.filter(({ outcome }) => outcome.retried).length}`);
+    for (const { outcome } of results)
+      statuses.set(outcome.status ?? outcome.error!, (statuses.get(outcome.status ?? outcome.error!) ?? 0) + 1);
+    t.diagnostic(
+      `${results.length} requests in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; 501 not_implemented ${results.filter(({ outcome }) => isNotImplemented(outcome)).length}; retried after a keep-alive reset ${results.filter(({ outcome }) => outcome.retried).length}`,
+    );
 
     if (process.env.FUZZ_VERBOSE) {
       const byGroup = new Map<string, Map<number | string, number>>();
@@ -171,11 +247,23 @@ describe('fuzz: malformed requests to every endpoint and form never answer 5xx',
     }
     assert.ok(results.length >= MINIMUM, `only ${results.length} requests`);
     const failures = results.filter(({ request, outcome }) => isFailure(request, outcome));
-    assert.equal(failures.length, 0, `seed ${seed}: ${failures.length} requests answered 5xx (other than 501 not_implemented), reset or hung:\n${describeFailures(failures)}`);
+    assert.equal(
+      failures.length,
+      0,
+      `seed ${seed}: ${failures.length} requests answered 5xx (other than 501 not_implemented), reset or hung:\n${describeFailures(failures)}`,
+    );
     // Requests whose client left early end after it: give their handlers a moment to log.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const logged = [...new Set(unhandled.map(({ method, path, error }) => `${method} ${path}: ${error.name}: ${error.message}`))];
-    assert.deepEqual(uncaught.map((error) => error.stack), [], `seed ${seed}: uncaught exceptions`);
-    assert.equal(unhandled.length, 0, `seed ${seed}: ${unhandled.length} unhandled errors logged (500s), though no client saw them:\n${logged.slice(0, 20).join('\n')}`);
+    assert.deepEqual(
+      uncaught.map((error) => error.stack),
+      [],
+      `seed ${seed}: uncaught exceptions`,
+    );
+    assert.equal(
+      unhandled.length,
+      0,
+      `seed ${seed}: ${unhandled.length} unhandled errors logged (500s), though no client saw them:\n${logged.slice(0, 20).join('\n')}`,
+    );
   });
 });

@@ -14,7 +14,11 @@ export type Method = 'get' | 'post' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /** One endpoint: what validates it, what documents it in OpenAPI, and who may call it. */
-export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends AnyObject | undefined = undefined, P extends AnyObject | undefined = undefined> {
+export interface RouteSpec<
+  B extends z.ZodType | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  P extends AnyObject | undefined = undefined,
+> {
   method: Method;
   /** Path below /v1 in router syntax, e.g. `/documents/:id`. */
   path: string;
@@ -93,10 +97,11 @@ export class Routes {
     private readonly deps: Deps,
   ) {}
 
-  add<B extends z.ZodType | undefined = undefined, Q extends AnyObject | undefined = undefined, P extends AnyObject | undefined = undefined>(
-    spec: RouteSpec<B, Q, P>,
-    handler?: Handler<Infer<B>, Infer<Q>, Infer<P>>,
-  ): void {
+  add<
+    B extends z.ZodType | undefined = undefined,
+    Q extends AnyObject | undefined = undefined,
+    P extends AnyObject | undefined = undefined,
+  >(spec: RouteSpec<B, Q, P>, handler?: Handler<Infer<B>, Infer<Q>, Infer<P>>): void {
     const params = spec.params ?? pathParamsSchema(spec.path);
     this.registered.push({ spec: { ...spec, params } as RegisteredRoute['spec'], implemented: Boolean(handler) });
     const { deps } = this;

@@ -17,19 +17,35 @@ describe('mandates', () => {
   after(() => stack.close());
 
   const me = (account: Account) => call(stack.url, 'GET', '/v1/me', { key: account.key });
-  const deps = (flags = stack.deps.config.flags.values) => ({ db: stack.deps.db, secret: stack.deps.secret, mailer: stack.deps.mailer, codeLimits: stack.deps.codeLimits, flags, codeTtlMs: 60_000 });
+  const deps = (flags = stack.deps.config.flags.values) => ({
+    db: stack.deps.db,
+    secret: stack.deps.secret,
+    mailer: stack.deps.mailer,
+    codeLimits: stack.deps.codeLimits,
+    flags,
+    codeTtlMs: 60_000,
+  });
   const actor = (account: Account) => ({ type: 'principal' as const, id: account.principalId, ip: '203.0.113.7' });
 
   it('are not active until the e-mailed code is confirmed; then documents:sign joins the key', async () => {
     const account = await createAccount(stack.deps.db);
     const principal = await principalOf(stack, account);
-    const pending = await startGrant(deps(), principal, { apiKeyId: account.keyId, name: 'Pending one', level: 'L2', mode: 'inbound', consentAccepted: true }, actor(account));
+    const pending = await startGrant(
+      deps(),
+      principal,
+      { apiKeyId: account.keyId, name: 'Pending one', level: 'L2', mode: 'inbound', consentAccepted: true },
+      actor(account),
+    );
     assert.equal(pending.status, 'pending');
     assert.equal(pending.consent_version, CONSENT_VERSION);
     const before = await me(account);
     assert.ok(!before.body.scopes.includes('documents:sign'));
     assert.equal(before.body.signing_mandate, undefined);
-    assert.deepEqual((await call(stack.url, 'GET', '/v1/mandates', { key: account.key })).body.data, [], 'a pending mandate is not granted yet');
+    assert.deepEqual(
+      (await call(stack.url, 'GET', '/v1/mandates', { key: account.key })).body.data,
+      [],
+      'a pending mandate is not granted yet',
+    );
 
     await assert.rejects(confirmGrant(deps(), principal, pending.id, '000000', actor(account)), /not right/);
     const code = /\b(\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
@@ -39,10 +55,22 @@ describe('mandates', () => {
 
     const after = await me(account);
     assert.ok(after.body.scopes.includes('documents:sign'));
-    assert.deepEqual(after.body.signing_mandate, { id: active.id, name: 'Pending one', confirmation_level: 'L2', mode: 'inbound', expires_at: null });
+    assert.deepEqual(after.body.signing_mandate, {
+      id: active.id,
+      name: 'Pending one',
+      confirmation_level: 'L2',
+      mode: 'inbound',
+      expires_at: null,
+    });
     assert.deepEqual(after.body.allowed_confirmation_levels, ['L1', 'L2']);
-    const trail = await AuditEvent.query(stack.deps.db).where({ tenant_id: account.tenantId }).whereIn('action', ['mandate.consent_accepted', 'mandate.granted']).orderBy('created_at');
-    assert.deepEqual(trail.map((row) => row.action), ['mandate.consent_accepted', 'mandate.granted']);
+    const trail = await AuditEvent.query(stack.deps.db)
+      .where({ tenant_id: account.tenantId })
+      .whereIn('action', ['mandate.consent_accepted', 'mandate.granted'])
+      .orderBy('created_at');
+    assert.deepEqual(
+      trail.map((row) => row.action),
+      ['mandate.consent_accepted', 'mandate.granted'],
+    );
     for (const row of trail) {
       assert.equal(row.ip, '203.0.113.7');
       assert.equal((row.data as { consent_version: string }).consent_version, CONSENT_VERSION);
@@ -53,13 +81,28 @@ describe('mandates', () => {
     const account = await createAccount(stack.deps.db);
     const principal = await principalOf(stack, account);
     const base = { apiKeyId: account.keyId, name: 'x', level: 'L1' as const, mode: 'both' as const, consentAccepted: true };
-    await assert.rejects(startGrant(deps({ ...stack.deps.config.flags.values, l2_signing: false }), principal, { ...base, level: 'L2' }, actor(account)), (error: Error & { code?: string }) => error.code === 'feature_disabled');
-    await assert.rejects(startGrant(deps(), principal, { ...base, consentAccepted: false }, actor(account)), (error: Error & { code?: string }) => error.code === 'invalid_request');
+    await assert.rejects(
+      startGrant(deps({ ...stack.deps.config.flags.values, l2_signing: false }), principal, { ...base, level: 'L2' }, actor(account)),
+      (error: Error & { code?: string }) => error.code === 'feature_disabled',
+    );
+    await assert.rejects(
+      startGrant(deps(), principal, { ...base, consentAccepted: false }, actor(account)),
+      (error: Error & { code?: string }) => error.code === 'invalid_request',
+    );
     const other = await createAccount(stack.deps.db);
-    await assert.rejects(startGrant(deps(), principal, { ...base, apiKeyId: other.keyId }, actor(account)), (error: Error & { code?: string }) => error.code === 'not_found');
-    await assert.rejects(startGrant(deps(), principal, { ...base, expiresAt: new Date(Date.now() - 1000) }, actor(account)), (error: Error & { code?: string }) => error.code === 'invalid_request');
+    await assert.rejects(
+      startGrant(deps(), principal, { ...base, apiKeyId: other.keyId }, actor(account)),
+      (error: Error & { code?: string }) => error.code === 'not_found',
+    );
+    await assert.rejects(
+      startGrant(deps(), principal, { ...base, expiresAt: new Date(Date.now() - 1000) }, actor(account)),
+      (error: Error & { code?: string }) => error.code === 'invalid_request',
+    );
     const free = await createAccount(stack.deps.db, { plan: 'free' });
-    await assert.rejects(startGrant(deps(), await principalOf(stack, free), { ...base, apiKeyId: free.keyId }, actor(free)), (error: Error & { code?: string }) => error.code === 'plan_required');
+    await assert.rejects(
+      startGrant(deps(), await principalOf(stack, free), { ...base, apiKeyId: free.keyId }, actor(free)),
+      (error: Error & { code?: string }) => error.code === 'plan_required',
+    );
   });
 
   it('L1 mandates allow L1 only; the newest mandate in force is shown; revoking keeps the scope while another is in force', async () => {
@@ -83,7 +126,9 @@ describe('mandates', () => {
     assert.equal(afterAll.body.signing_mandate, undefined);
     const revokes = await AuditEvent.query(stack.deps.db).where({ tenant_id: account.tenantId, action: 'mandate.revoked' });
     assert.equal(revokes.length, 2);
-    assert.ok(revokes.every((row) => row.ip === '203.0.113.7' && (row.data as { consent_version: string }).consent_version === CONSENT_VERSION));
+    assert.ok(
+      revokes.every((row) => row.ip === '203.0.113.7' && (row.data as { consent_version: string }).consent_version === CONSENT_VERSION),
+    );
   });
 
   it('lists this key’s mandates only, with their status, and answers 404 for another key’s', async () => {
@@ -93,7 +138,10 @@ describe('mandates', () => {
     const theirs = await grantMandate(stack, sibling, { level: 'L1' });
     const list = await call(stack.url, 'GET', '/v1/mandates', { key: account.key });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((m: { mandate_id: string }) => m.mandate_id), [mandate.id]);
+    assert.deepEqual(
+      list.body.data.map((m: { mandate_id: string }) => m.mandate_id),
+      [mandate.id],
+    );
     const one = await call(stack.url, 'GET', `/v1/mandates/${mandate.id}`, { key: account.key });
     assert.deepEqual(
       { ...one.body, granted_at: undefined },
@@ -113,7 +161,9 @@ describe('mandates', () => {
       },
     );
     assert.equal((await call(stack.url, 'GET', `/v1/mandates/${theirs.id}`, { key: account.key })).status, 404);
-    await Mandate.query(stack.deps.db).findById(mandate.id).patch({ expires_at: new Date(Date.now() - 1000) });
+    await Mandate.query(stack.deps.db)
+      .findById(mandate.id)
+      .patch({ expires_at: new Date(Date.now() - 1000) });
     assert.equal((await call(stack.url, 'GET', `/v1/mandates/${mandate.id}`, { key: account.key })).body.status, 'expired');
   });
 });

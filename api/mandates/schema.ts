@@ -7,7 +7,9 @@ export const MandateResponseSchema = z.object({
   key: z.object({ id: z.string(), label: z.string() }),
   confirmation_level: z.enum(['L1', 'L2']),
   mode: z.enum(['outbound', 'inbound', 'both']),
-  status: z.enum(['active', 'revoked', 'expired']).meta({ description: 'Only `active` applies a mark; anything else answers `mandate_inactive`.' }),
+  status: z
+    .enum(['active', 'revoked', 'expired'])
+    .meta({ description: 'Only `active` applies a mark; anything else answers `mandate_inactive`.' }),
   expires_at: z.iso.datetime().nullable(),
   consent_version: z.string(),
   granted_at: z.iso.datetime().nullable(),
@@ -43,7 +45,10 @@ export const SignRequestResponseSchema = z.object({
   mail: z
     .object({ status: z.enum(['queued', 'stored', 'sent', 'failed']), error: z.string().nullable() })
     .nullable()
-    .meta({ description: 'The confirm e-mail to the principal: null until it is queued; `failed` with the reason when it could not be delivered (the confirm_url still works).' }),
+    .meta({
+      description:
+        'The confirm e-mail to the principal: null until it is queued; `failed` with the reason when it could not be delivered (the confirm_url still works).',
+    }),
 });
 
 export const SignRequestListResponseSchema = z.object({ data: z.array(SignRequestResponseSchema) });

@@ -19,7 +19,15 @@ describe('GET /v1/me and GET /v1/flags', () => {
   it('describes the calling key, never its secret', async () => {
     const reply = await call(stack.url, 'GET', '/v1/me', { key: ann.key });
     assert.equal(reply.status, 200);
-    assert.deepEqual(Object.keys(reply.body).sort(), ['allowed_confirmation_levels', 'flags', 'key', 'plan', 'principal', 'scopes', 'tenant_id']);
+    assert.deepEqual(Object.keys(reply.body).sort(), [
+      'allowed_confirmation_levels',
+      'flags',
+      'key',
+      'plan',
+      'principal',
+      'scopes',
+      'tenant_id',
+    ]);
     assert.equal(reply.body.key.id, ann.keyId);
     assert.equal(reply.body.key.label, 'ops agent');
     assert.equal(reply.body.key.prefix, ann.key.slice(0, 8));
@@ -32,7 +40,13 @@ describe('GET /v1/me and GET /v1/flags', () => {
     assert.ok(!reply.body.scopes.includes('documents:sign'), 'documents:sign is only attached by a mandate');
     assert.equal(reply.body.signing_mandate, undefined);
     assert.deepEqual(reply.body.allowed_confirmation_levels, []);
-    assert.deepEqual(reply.body.flags, { l1_signing: true, l2_signing: true, agent_contacts: true, agent_offers: true, agent_editor: true });
+    assert.deepEqual(reply.body.flags, {
+      l1_signing: true,
+      l2_signing: true,
+      agent_contacts: true,
+      agent_offers: true,
+      agent_editor: true,
+    });
   });
 
   it('records when the key was last used', async () => {
@@ -54,7 +68,10 @@ describe('GET /v1/me and GET /v1/flags', () => {
       // 4. registry default: l2_signing off in production
       { env: { SVC_ENV: 'production' }, expect: { l2_signing: false, l1_signing: true } },
       // 3. the JSON blob over the default
-      { env: { SVC_ENV: 'production', SVC_FF: '{"l2_signing": true, "agent_editor": false}' }, expect: { l2_signing: true, agent_editor: false } },
+      {
+        env: { SVC_ENV: 'production', SVC_FF: '{"l2_signing": true, "agent_editor": false}' },
+        expect: { l2_signing: true, agent_editor: false },
+      },
       // 2. the legacy alias over the blob
       { env: { SVC_ENV: 'production', SVC_FF: '{"l2_signing": false}', SVC_ALLOW_L2: 'true' }, expect: { l2_signing: true } },
       // 1. SVC_FF_<NAME> over the legacy alias

@@ -38,14 +38,28 @@ function presentMe(caller: Caller, flags: FlagSnapshot, inForce: Mandate[]): MeR
 
 export function meRoutes(routes: Routes, deps: Deps): void {
   routes.add(
-    { method: 'get', path: '/me', operationId: 'getMe', summary: 'The calling key, its principal, plan, scopes, flags and mandate', tag: 'Account', response: MeResponseSchema },
+    {
+      method: 'get',
+      path: '/me',
+      operationId: 'getMe',
+      summary: 'The calling key, its principal, plan, scopes, flags and mandate',
+      tag: 'Account',
+      response: MeResponseSchema,
+    },
     async (ctx) => {
       const caller = callerOf(ctx);
       return presentMe(caller, deps.config.flags.values, await mandatesInForce(deps.db, caller.apiKey.id));
     },
   );
   routes.add(
-    { method: 'get', path: '/flags', operationId: 'getFlags', summary: 'The feature flag snapshot of this deployment', tag: 'Account', response: FlagsSchema },
+    {
+      method: 'get',
+      path: '/flags',
+      operationId: 'getFlags',
+      summary: 'The feature flag snapshot of this deployment',
+      tag: 'Account',
+      response: FlagsSchema,
+    },
     async () => ({ ...deps.config.flags.values }),
   );
 }

@@ -23,7 +23,13 @@ export const MeResponseSchema = z.object({
   scopes: z.array(z.string()),
   plan: z.enum(PLANS),
   signing_mandate: z
-    .object({ id: z.string(), name: z.string(), confirmation_level: ConfirmationLevelSchema, mode: z.enum(['outbound', 'inbound', 'both']), expires_at: z.iso.datetime().nullable() })
+    .object({
+      id: z.string(),
+      name: z.string(),
+      confirmation_level: ConfirmationLevelSchema,
+      mode: z.enum(['outbound', 'inbound', 'both']),
+      expires_at: z.iso.datetime().nullable(),
+    })
     .optional()
     .meta({ description: 'Present only when this key has an active mandate in force (the newest, when several are).' }),
   flags: FlagsSchema,

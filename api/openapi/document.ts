@@ -86,7 +86,11 @@ function operation(route: RegisteredRoute) {
     operationId: spec.operationId,
     summary: spec.summary,
     ...(spec.description || !route.implemented
-      ? { description: [spec.description, route.implemented ? '' : 'Not implemented yet: answers 501 `not_implemented`.'].filter(Boolean).join('\n\n') }
+      ? {
+          description: [spec.description, route.implemented ? '' : 'Not implemented yet: answers 501 `not_implemented`.']
+            .filter(Boolean)
+            .join('\n\n'),
+        }
       : {}),
     tags: [spec.tag],
     security: keyed ? [{ bearerAuth: [] }] : [],

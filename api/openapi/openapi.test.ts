@@ -56,9 +56,13 @@ GET /public/transfers/:token
 POST /public/transfers/:token/accept
 POST /public/transfers/:token/downloads
 POST /public/transfers/:token/bind
-`.trim().split('\n');
+`
+  .trim()
+  .split('\n');
 
-const SPEC_PATH = process.env.SVC_SPEC_PATH ?? path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../../shared/SPEC.md');
+const SPEC_PATH =
+  process.env.SVC_SPEC_PATH ??
+  path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../../shared/SPEC.md');
 
 function oasPath(specPath: string): string {
   return `/v1${specPath}`.replace(/:(\w+)/g, '{$1}');
@@ -119,7 +123,9 @@ describe('GET /v1/openapi.json', () => {
       return;
     }
     const spec = fs.readFileSync(SPEC_PATH, 'utf8');
-    const endpoints = [...spec.matchAll(/^\|\s*(GET|POST|DELETE|PUT|PATCH)\s*\|\s*(\/[^\s|]+)\s*\|/gm)].map((match) => `${match[1]} ${match[2]}`);
+    const endpoints = [...spec.matchAll(/^\|\s*(GET|POST|DELETE|PUT|PATCH)\s*\|\s*(\/[^\s|]+)\s*\|/gm)].map(
+      (match) => `${match[1]} ${match[2]}`,
+    );
     assert.deepEqual([...endpoints].sort(), [...SPEC_ENDPOINTS].sort());
   });
 
@@ -133,7 +139,11 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('documents bearer authentication, and no key for health, OpenAPI and public claim links', () => {
-    assert.deepEqual(document.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: document.components.securitySchemes.bearerAuth.description });
+    assert.deepEqual(document.components.securitySchemes.bearerAuth, {
+      type: 'http',
+      scheme: 'bearer',
+      description: document.components.securitySchemes.bearerAuth.description,
+    });
     assert.deepEqual(document.paths['/v1/me'].get.security, [{ bearerAuth: [] }]);
     for (const open of ['/v1/health', '/v1/openapi.json', '/v1/public/transfers/{token}']) {
       assert.deepEqual(document.paths[open].get.security, [], open);

@@ -36,13 +36,20 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const created = await createDocument(stack, owner, {
       template_id: nda.id,
       name: 'NDA for confirmation',
-      signers: [{ name: principal.name, email: principal.email }, { name: 'Other', email: `other-${Date.now()}-${Math.random()}@example.test` }],
+      signers: [
+        { name: principal.name, email: principal.email },
+        { name: 'Other', email: `other-${Date.now()}-${Math.random()}@example.test` },
+      ],
       send: true,
     });
     return created.body;
   }
 
-  const requestSign = (account: Account, documentId: string, base = stack.url) => call(base, 'POST', `/v1/documents/${documentId}/sign-requests`, { key: account.key, body: { reason: 'Please confirm the NDA we agreed' } });
+  const requestSign = (account: Account, documentId: string, base = stack.url) =>
+    call(base, 'POST', `/v1/documents/${documentId}/sign-requests`, {
+      key: account.key,
+      body: { reason: 'Please confirm the NDA we agreed' },
+    });
   const linkPath = (confirmUrl: string) => new URL(confirmUrl).pathname;
 
   it('creates a request with its confirm_url, e-mails it to the principal, and allows one open request per document and key', async () => {
@@ -60,10 +67,17 @@ describe('L1: sign requests the principal confirms in the app', () => {
 
     assertErrorCode(await requestSign(account, document.document_id), 409, 'pending_exists');
     const listed = await call(stack.url, 'GET', `/v1/documents/${document.document_id}/sign-requests`, { key: account.key });
-    assert.deepEqual(listed.body.data.map((r: { sign_request_id: string }) => r.sign_request_id), [created.body.sign_request_id]);
+    assert.deepEqual(
+      listed.body.data.map((r: { sign_request_id: string }) => r.sign_request_id),
+      [created.body.sign_request_id],
+    );
     const one = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
     assert.equal(one.body.reason, 'Please confirm the NDA we agreed');
-    assertErrorCode(await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: owner.key }), 404, 'not_found');
+    assertErrorCode(
+      await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: owner.key }),
+      404,
+      'not_found',
+    );
   });
 
   it('works with an L2 mandate too (an agent may always ask for confirmation)', async () => {
@@ -75,7 +89,15 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const bare = await createAccount(stack.deps.db);
     assertErrorCode(await requestSign(bare, (await inboundNda(bare)).document_id), 403, 'mandate_required');
     const { account } = await principalWithL1();
-    const notMine = await createDocument(stack, owner, { template_id: nda.id, name: 'x', signers: [{ name: 'A', email: 'a9@example.test' }, { name: 'B', email: 'b9@example.test' }], send: true });
+    const notMine = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'x',
+      signers: [
+        { name: 'A', email: 'a9@example.test' },
+        { name: 'B', email: 'b9@example.test' },
+      ],
+      send: true,
+    });
     assertErrorCode(await requestSign(account, notMine.body.document_id), 404, 'not_found');
     const api = await stack.withEnv({ SVC_FF_L1_SIGNING: 'false' });
     try {
@@ -93,7 +115,12 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const anonymous = await fetch(`${stack.url}${link}`, { redirect: 'manual' });
     assert.equal(anonymous.status, 302);
     assert.match(anonymous.headers.get('location') ?? '', /\/app\/login\?next=/);
-    const post = await fetch(`${stack.url}${link}/confirm`, { method: 'POST', headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' });
+    const post = await fetch(`${stack.url}${link}/confirm`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+      redirect: 'manual',
+    });
     assert.equal(post.status, 302, 'a key is no session: the confirm is refused');
 
     const stranger = await createAccount(stack.deps.db);
@@ -115,8 +142,14 @@ describe('L1: sign requests the principal confirms in the app', () => {
     // Handled: the activity the workflow ran about the signal (anything but the confirm mail) has completed.
     await waitFor('the workflow to act on the signal', async () => {
       const events = (await handle.fetchHistory()).events ?? [];
-      const reactions = events.filter((event) => event.activityTaskScheduledEventAttributes && event.activityTaskScheduledEventAttributes.activityType?.name !== 'emailSignRequest');
-      const done = events.some((event) => reactions.some((scheduled) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled.eventId)));
+      const reactions = events.filter(
+        (event) =>
+          event.activityTaskScheduledEventAttributes &&
+          event.activityTaskScheduledEventAttributes.activityType?.name !== 'emailSignRequest',
+      );
+      const done = events.some((event) =>
+        reactions.some((scheduled) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled.eventId)),
+      );
       return done ? true : undefined;
     });
   }
@@ -137,7 +170,9 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const link = linkPath(created.body.confirm_url);
     const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
     assert.equal((await app.post(`${link}/confirm`, {}, link)).status, 200);
-    await waitFor('the request to be applied', async () => ((await SignRequest.query(stack.deps.db).findById(id))?.status === 'applied' ? true : undefined));
+    await waitFor('the request to be applied', async () =>
+      (await SignRequest.query(stack.deps.db).findById(id))?.status === 'applied' ? true : undefined,
+    );
   });
 
   it('lets a decline recorded by the app win over a confirm signal that races it', async () => {
@@ -165,7 +200,9 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const { db } = stack.deps;
     // A deferred trigger holds every sign request insert's commit back by two seconds.
     await db.raw(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(2); return null; end $$`);
-    await db.raw(`create constraint trigger slow_commit after insert on sign_requests deferrable initially deferred for each row execute function slow_commit()`);
+    await db.raw(
+      `create constraint trigger slow_commit after insert on sign_requests deferrable initially deferred for each row execute function slow_commit()`,
+    );
     try {
       const created = await requestSign(account, document.document_id);
       assert.equal(created.status, 201, created.text);
@@ -196,17 +233,29 @@ describe('L1: sign requests the principal confirms in the app', () => {
       return row?.status === 'applied' ? row : undefined;
     });
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 1, 'one apply');
-    const events = await Event.query(stack.deps.db).where({ event: 'document.signed', tenant_id: owner.tenantId }).whereRaw(`data->>'document_id' = ?`, [document.document_id]);
+    const events = await Event.query(stack.deps.db)
+      .where({ event: 'document.signed', tenant_id: owner.tenantId })
+      .whereRaw(`data->>'document_id' = ?`, [document.document_id]);
     assert.equal(events.length, 1);
-    const own = await Event.query(stack.deps.db).where({ event: 'document.signed', tenant_id: account.tenantId }).whereRaw(`data->>'document_id' = ?`, [document.document_id]);
-    assert.deepEqual(own.map((event) => event.data), [events[0].data], 'the signing principal’s own tenant hears of its inbound apply too');
+    const own = await Event.query(stack.deps.db)
+      .where({ event: 'document.signed', tenant_id: account.tenantId })
+      .whereRaw(`data->>'document_id' = ?`, [document.document_id]);
+    assert.deepEqual(
+      own.map((event) => event.data),
+      [events[0].data],
+      'the signing principal’s own tenant hears of its inbound apply too',
+    );
     assert.equal((events[0].data as { confirmation_level: string }).confirmation_level, 'l1');
     assert.equal((events[0].data as { mandate_id: string }).mandate_id, mandate.id);
     assert.deepEqual((events[0].data as { agent: unknown }).agent, { api_key_id: account.keyId, label: 'l1 agent' });
     const api = await call(stack.url, 'GET', `/v1/sign-requests/${request.id}`, { key: account.key });
     assert.equal(api.body.status, 'applied');
     const principal = await principalOf(stack, account);
-    assert.equal(await MailMessage.query(stack.deps.db).where({ to_address: principal.email, purpose: 'l2-notice' }).resultSize(), 0, 'an L1 apply sends no L2 notice');
+    assert.equal(
+      await MailMessage.query(stack.deps.db).where({ to_address: principal.email, purpose: 'l2-notice' }).resultSize(),
+      0,
+      'an L1 apply sends no L2 notice',
+    );
     assertErrorCode(await requestSign(account, document.document_id), 409, 'already_signed');
   });
 
@@ -234,15 +283,22 @@ describe('L1: sign requests the principal confirms in the app', () => {
     try {
       const created = await requestSign(account, document.document_id, api.url);
       assert.equal(created.status, 201, created.text);
-      const expired = await waitFor('the request to expire', async () => {
-        const reply = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
-        return reply.body.status === 'expired' ? reply : undefined;
-      }, 15_000);
+      const expired = await waitFor(
+        'the request to expire',
+        async () => {
+          const reply = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
+          return reply.body.status === 'expired' ? reply : undefined;
+        },
+        15_000,
+      );
       assert.ok(expired.body.decided_at);
       const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
       const late = await app.post(`${linkPath(created.body.confirm_url)}/confirm`, {}, linkPath(created.body.confirm_url));
       assert.equal(late.status, 409);
-      assert.equal((await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.signers[0].status, 'pending');
+      assert.equal(
+        (await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.signers[0].status,
+        'pending',
+      );
       assert.equal((await requestSign(account, document.document_id)).status, 201, 'an expired request does not block a new one');
     } finally {
       await api.close();
@@ -261,7 +317,10 @@ describe('L1: sign requests the principal confirms in the app', () => {
       return reply.body.status === 'failed' ? reply : undefined;
     });
     assert.equal(failed.body.error.code, 'mandate_inactive');
-    assert.equal((await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.signers[0].status, 'pending');
+    assert.equal(
+      (await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.signers[0].status,
+      'pending',
+    );
   });
 
   it('revoking a mandate does not unwind a completed document', async () => {
@@ -269,17 +328,45 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const principal = await principalOf(stack, account);
     const template = (await seedSamples(stack, account)).nda;
     // The principal's own outbound document, signed by them alone under the L2 mandate… plus a second role.
-    const created = await createDocument(stack, account, { template_id: template.id, name: 'Own NDA', signers: [{ name: principal.name, email: principal.email }, { name: principal.name, email: principal.email }], send: true });
-    assert.equal((await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign`, { key: account.key, body: { reason: 'first' } })).status, 200);
-    const second = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign`, { key: account.key, body: { reason: 'second' } });
+    const created = await createDocument(stack, account, {
+      template_id: template.id,
+      name: 'Own NDA',
+      signers: [
+        { name: principal.name, email: principal.email },
+        { name: principal.name, email: principal.email },
+      ],
+      send: true,
+    });
+    assert.equal(
+      (await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign`, { key: account.key, body: { reason: 'first' } }))
+        .status,
+      200,
+    );
+    const second = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign`, {
+      key: account.key,
+      body: { reason: 'second' },
+    });
     assert.equal(second.status, 422, 'the second role needs a Title the appearance cannot fill');
 
     const ownerDocument = await inboundNda(account);
     const other = ownerDocument.signers[1];
-    assert.equal((await call(stack.url, 'POST', `/v1/documents/${ownerDocument.document_id}/sign`, { key: account.key, body: { reason: 'agreed' } })).status, 200);
+    assert.equal(
+      (await call(stack.url, 'POST', `/v1/documents/${ownerDocument.document_id}/sign`, { key: account.key, body: { reason: 'agreed' } }))
+        .status,
+      200,
+    );
     const session = await new SignerSession(stack, other.sign_url, other.email).verify();
     const titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
-    assert.equal((await session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { [titleId]: 'CEO' } })).status, 200);
+    assert.equal(
+      (
+        await session.request('POST', '/sign', {
+          consent: true,
+          signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+          values: { [titleId]: 'CEO' },
+        })
+      ).status,
+      200,
+    );
     const completed = await waitForDocument(stack, owner.key, ownerDocument.document_id, (d) => d.status === 'completed', 'completion');
 
     await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });

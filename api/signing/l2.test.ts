@@ -26,10 +26,15 @@ describe('L2: POST /v1/documents/:id/sign', () => {
   after(() => stack.close());
 
   /** A principal with an agent key, its appearance stored and (unless told otherwise) an L2 mandate. */
-  async function agent(options: { level?: 'L1' | 'L2' | null; mode?: 'outbound' | 'inbound' | 'both'; appearance?: boolean; name?: string } = {}) {
+  async function agent(
+    options: { level?: 'L1' | 'L2' | null; mode?: 'outbound' | 'inbound' | 'both'; appearance?: boolean; name?: string } = {},
+  ) {
     const account = await createAccount(stack.deps.db, { name: options.name ?? 'Paula Principal', label: 'contracts agent' });
     if (options.appearance !== false) await giveAppearance(stack, account);
-    const mandate = options.level === null ? undefined : await grantMandate(stack, account, { level: options.level ?? 'L2', mode: options.mode ?? 'both' });
+    const mandate =
+      options.level === null
+        ? undefined
+        : await grantMandate(stack, account, { level: options.level ?? 'L2', mode: options.mode ?? 'both' });
     return { account, mandate };
   }
 
@@ -39,12 +44,19 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     const other = { name: 'Carl Counterparty', email: `carl-${Date.now()}-${Math.random()}@example.test` };
     const me = { name: principal.name, email: principal.email };
     const signers = options.position === 1 ? [other, me] : [me, other];
-    const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Inbound NDA', signers, send: options.send ?? true, strict_order: options.strict ?? false });
+    const created = await createDocument(stack, owner, {
+      template_id: templates.nda.id,
+      name: 'Inbound NDA',
+      signers,
+      send: options.send ?? true,
+      strict_order: options.strict ?? false,
+    });
     assert.equal(created.status, 201, created.text);
     return created.body;
   }
 
-  const sign = (account: Account, documentId: string, reason = 'Countersign the agreed NDA') => call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason } });
+  const sign = (account: Account, documentId: string, reason = 'Countersign the agreed NDA') =>
+    call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason } });
 
   it('applies the stored appearance at once and reports the mandate, level and hashes', async () => {
     const { account, mandate } = await agent();
@@ -63,7 +75,10 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     assert.equal(seen.body.signers[0].status, 'signed');
     assert.equal(seen.body.document_hash, reply.body.document_hash);
 
-    const event = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [document.document_id]).first();
+    const event = await Event.query(stack.deps.db)
+      .where({ event: 'document.signed' })
+      .whereRaw(`data->>'document_id' = ?`, [document.document_id])
+      .first();
     const principal = await principalOf(stack, account);
     assert.deepEqual(event?.data, {
       document_id: document.document_id,
@@ -75,7 +90,11 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       pre_sign_hash: reply.body.pre_sign_hash,
       document_hash: reply.body.document_hash,
     });
-    const notice = await waitFor('the principal to be e-mailed about the L2 apply', () => latestMail(stack, principal.email, 'l2-notice'), 10_000);
+    const notice = await waitFor(
+      'the principal to be e-mailed about the L2 apply',
+      () => latestMail(stack, principal.email, 'l2-notice'),
+      10_000,
+    );
     assert.match(notice.text, new RegExp(mandate!.id));
     assert.match(notice.text, /contracts agent/);
   });
@@ -86,7 +105,16 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     assert.equal((await sign(account, document.document_id)).status, 200);
     const other = await new SignerSession(stack, document.signers[1].sign_url, document.signers[1].email).verify();
     const titleId = templates.nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
-    assert.equal((await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { [titleId]: 'Director' } })).status, 200);
+    assert.equal(
+      (
+        await other.request('POST', '/sign', {
+          consent: true,
+          signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+          values: { [titleId]: 'Director' },
+        })
+      ).status,
+      200,
+    );
     await waitForDocument(stack, owner.key, document.document_id, (d) => d.status === 'completed', 'the document to complete');
     const pdf = await downloadPdf(stack, owner.key, document.document_id);
     const { valid, report } = await pdfsig(pdf);
@@ -106,7 +134,12 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     const principal = await principalOf(stack, account);
     const bot = 'InvoiceBot (key_x)';
     const provider = { name: 'Pat Provider', email: `pat-${Date.now()}@example.test` };
-    const created = await createDocument(stack, owner, { template_id: templates.services.id, name: 'Services', send: true, signers: [{ name: bot, email: principal.email }, provider] });
+    const created = await createDocument(stack, owner, {
+      template_id: templates.services.id,
+      name: 'Services',
+      send: true,
+      signers: [{ name: bot, email: principal.email }, provider],
+    });
     assert.equal(created.status, 201, created.text);
     const documentId = created.body.document_id;
     assert.equal((await sign(account, documentId)).status, 200);
@@ -120,21 +153,36 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     assert.equal(seen.body.signers[0].name, bot, 'what the agent typed stays the row’s label');
     assert.deepEqual(seen.body.signers[0].signed_as, { name: 'Mira Mandator', email: principal.email });
 
-    const signedEvents = await Event.query(stack.deps.db).where({ event: 'document.signed' }).whereRaw(`data->>'document_id' = ?`, [documentId]);
-    assert.deepEqual(signedEvents.map((event) => event.tenant_id).sort(), [owner.tenantId, account.tenantId].sort(), 'the sender and the signing principal’s own tenant');
-    for (const event of signedEvents) assert.deepEqual((event.data as { principal: unknown }).principal, { email: principal.email, name: 'Mira Mandator' });
+    const signedEvents = await Event.query(stack.deps.db)
+      .where({ event: 'document.signed' })
+      .whereRaw(`data->>'document_id' = ?`, [documentId]);
+    assert.deepEqual(
+      signedEvents.map((event) => event.tenant_id).sort(),
+      [owner.tenantId, account.tenantId].sort(),
+      'the sender and the signing principal’s own tenant',
+    );
+    for (const event of signedEvents)
+      assert.deepEqual((event.data as { principal: unknown }).principal, { email: principal.email, name: 'Mira Mandator' });
 
     const other = await new SignerSession(stack, created.body.signers[1].sign_url, provider.email).verify();
-    assert.equal((await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) } })).status, 200);
+    assert.equal(
+      (await other.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) } })).status,
+      200,
+    );
     await waitForDocument(stack, owner.key, documentId, (d) => d.status === 'completed', 'the document to complete');
     const certificate = await pdfText(await downloadPdf(stack, owner.key, documentId));
     assert.match(certificate, /Certificate of Completion/);
     assert.ok(certificate.includes('Mira Mandator') && !certificate.includes('InvoiceBot'), 'the certificate names the principal');
     assert.ok(certificate.includes(`Mandate : ${mandate!.id} (L2)`));
-    const completed = await Event.query(stack.deps.db).where({ event: 'document.completed' }).whereRaw(`data->>'document_id' = ?`, [documentId]);
+    const completed = await Event.query(stack.deps.db)
+      .where({ event: 'document.completed' })
+      .whereRaw(`data->>'document_id' = ?`, [documentId]);
     assert.deepEqual(completed.map((event) => event.tenant_id).sort(), [owner.tenantId, account.tenantId].sort());
     const parties = (completed[0].data as { signers: Array<{ name: string; email: string }> }).signers;
-    assert.deepEqual(parties.map(({ name, email }) => ({ name, email })), [{ name: 'Mira Mandator', email: principal.email }, provider]);
+    assert.deepEqual(
+      parties.map(({ name, email }) => ({ name, email })),
+      [{ name: 'Mira Mandator', email: principal.email }, provider],
+    );
   });
 
   describe('refusals, each with its code', () => {
@@ -150,7 +198,9 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       assertErrorCode(await sign(account, document.document_id), 403, 'mandate_inactive');
 
       const expiring = await agent();
-      await Mandate.query(stack.deps.db).findById(expiring.mandate!.id).patch({ expires_at: new Date(Date.now() - 1000) });
+      await Mandate.query(stack.deps.db)
+        .findById(expiring.mandate!.id)
+        .patch({ expires_at: new Date(Date.now() - 1000) });
       assertErrorCode(await sign(expiring.account, (await inboundNda(expiring.account)).document_id), 403, 'mandate_inactive');
       const me = await call(stack.url, 'GET', '/v1/me', { key: expiring.account.key });
       assert.equal(me.body.signing_mandate, undefined);
@@ -167,7 +217,11 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       const document = await inboundNda(account);
       const api = await stack.withEnv({ SVC_FF_L2_SIGNING: 'false' });
       try {
-        assertErrorCode(await call(api.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'x' } }), 403, 'feature_disabled');
+        assertErrorCode(
+          await call(api.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'x' } }),
+          403,
+          'feature_disabled',
+        );
       } finally {
         await api.close();
       }
@@ -176,7 +230,15 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     it('principal_not_signer: a document of the account where the principal does not sign', async () => {
       const { account } = await agent();
       const template = (await seedSamples(stack, account)).nda;
-      const created = await createDocument(stack, account, { template_id: template.id, name: 'Others sign', signers: [{ name: 'A', email: 'a1@example.test' }, { name: 'B', email: 'b1@example.test' }], send: true });
+      const created = await createDocument(stack, account, {
+        template_id: template.id,
+        name: 'Others sign',
+        signers: [
+          { name: 'A', email: 'a1@example.test' },
+          { name: 'B', email: 'b1@example.test' },
+        ],
+        send: true,
+      });
       assertErrorCode(await sign(account, created.body.document_id), 403, 'principal_not_signer');
     });
 
@@ -208,7 +270,15 @@ describe('L2: POST /v1/documents/:id/sign', () => {
           { id: 'w-name', type: 'name', role: 'Witness', page: 1, x: 300, y: 600, width: 200, height: 20, required: true },
         ],
       } as Partial<Template>);
-      const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p2@example.test' }, { name: principal.name, email: principal.email }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: witness.id,
+        name: 'Witnessed',
+        signers: [
+          { name: 'P', email: 'p2@example.test' },
+          { name: principal.name, email: principal.email },
+        ],
+        send: true,
+      });
       assertErrorCode(await sign(account, created.body.document_id), 422, 'missing_signature_fields');
     });
 
@@ -228,7 +298,14 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       const { account } = await agent();
       const principal = await principalOf(stack, account);
       const template = (await seedSamples(stack, account)).nda;
-      const draft = await createDocument(stack, account, { template_id: template.id, name: 'Draft', signers: [{ name: principal.name, email: principal.email }, { name: 'B', email: 'b3@example.test' }] });
+      const draft = await createDocument(stack, account, {
+        template_id: template.id,
+        name: 'Draft',
+        signers: [
+          { name: principal.name, email: principal.email },
+          { name: 'B', email: 'b3@example.test' },
+        ],
+      });
       assertErrorCode(await sign(account, draft.body.document_id), 409, 'invalid_state');
     });
 
@@ -241,25 +318,51 @@ describe('L2: POST /v1/documents/:id/sign', () => {
         roles: ['Party'],
         widgets: [{ id: 'far', type: 'signature', role: 'Party', page: 7, x: 10, y: 10, width: 100, height: 30, required: true }],
       } as Partial<Template>);
-      const created = await createDocument(stack, owner, { template_id: broken.id, name: 'Broken', signers: [{ name: principal.name, email: principal.email }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: broken.id,
+        name: 'Broken',
+        signers: [{ name: principal.name, email: principal.email }],
+        send: true,
+      });
       const reply = await sign(account, created.body.document_id);
       assertErrorCode(reply, 502, 'sign_failed');
       const apply = await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).first();
       assert.equal(apply?.status, 'rejected');
-      const usage = await stack.deps.db('mandate_daily_usage').whereIn('mandate_id', (await Mandate.query(stack.deps.db).where({ api_key_id: account.keyId })).map((m) => m.id)).first();
+      const usage = await stack.deps
+        .db('mandate_daily_usage')
+        .whereIn(
+          'mandate_id',
+          (await Mandate.query(stack.deps.db).where({ api_key_id: account.keyId })).map((m) => m.id),
+        )
+        .first();
       assert.equal(Number(usage?.count ?? 0), 0, 'a refused apply gives its daily slot back');
     });
 
     it('404: a document of another tenant where the principal does not sign', async () => {
       const { account } = await agent();
-      const created = await createDocument(stack, owner, { template_id: templates.nda.id, name: 'Not yours', signers: [{ name: 'A', email: 'a4@example.test' }, { name: 'B', email: 'b4@example.test' }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'Not yours',
+        signers: [
+          { name: 'A', email: 'a4@example.test' },
+          { name: 'B', email: 'b4@example.test' },
+        ],
+        send: true,
+      });
       assertErrorCode(await sign(account, created.body.document_id), 404, 'not_found');
-      assertErrorCode(await call(stack.url, 'POST', '/v1/documents/doc_nonexistent/sign', { key: account.key, body: { reason: 'x' } }), 404, 'not_found');
+      assertErrorCode(
+        await call(stack.url, 'POST', '/v1/documents/doc_nonexistent/sign', { key: account.key, body: { reason: 'x' } }),
+        404,
+        'not_found',
+      );
     });
 
     it('400: a missing reason', async () => {
       const { account } = await agent();
-      const reply = await call(stack.url, 'POST', `/v1/documents/${(await inboundNda(account)).document_id}/sign`, { key: account.key, body: {} });
+      const reply = await call(stack.url, 'POST', `/v1/documents/${(await inboundNda(account)).document_id}/sign`, {
+        key: account.key,
+        body: {},
+      });
       assertErrorCode(reply, 400, 'invalid_request');
       assert.equal(reply.body.error.details[0].path, 'reason');
     });
@@ -269,7 +372,8 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     const { account, mandate } = await agent();
     const document = await inboundNda(account);
     const replies = await Promise.all([sign(account, document.document_id), sign(account, document.document_id)]);
-    for (const reply of replies) assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
+    for (const reply of replies)
+      assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
     assert.ok(replies.some((reply) => reply.status === 200));
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id }).resultSize(), 1, 'one apply');
     assert.equal(await l2AppliesToday(stack.deps.db, mandate!.id), 1, 'one slot');

@@ -33,30 +33,48 @@ describe('Temporal unreachable: every route that starts or signals a workflow an
 
   async function signers() {
     const principal = await principalOf(stack, account);
-    return [{ name: principal.name, email: principal.email }, { name: 'Vic', email: `vic-${Date.now()}-${Math.random()}@example.test` }];
+    return [
+      { name: principal.name, email: principal.email },
+      { name: 'Vic', email: `vic-${Date.now()}-${Math.random()}@example.test` },
+    ];
   }
-  const sentNda = async () => (await createDocument(stack, account, { template_id: nda.id, name: 'Reachable NDA', signers: await signers(), send: true })).body;
+  const sentNda = async () =>
+    (await createDocument(stack, account, { template_id: nda.id, name: 'Reachable NDA', signers: await signers(), send: true })).body;
 
   it('POST /documents with send: true either sends or leaves no draft behind', async () => {
     const name = `Unsent ${Date.now()}`;
-    const reply = await call(down.url, 'POST', '/v1/documents', { key: account.key, body: { template_id: nda.id, name, signers: await signers(), send: true } });
+    const reply = await call(down.url, 'POST', '/v1/documents', {
+      key: account.key,
+      body: { template_id: nda.id, name, signers: await signers(), send: true },
+    });
     assertErrorCode(reply, 503, 'service_unavailable');
     assert.equal(await Document.query(stack.deps.db).where({ tenant_id: account.tenantId, name }).resultSize(), 0);
   });
 
   it('POST /documents/:id/send keeps the draft a draft', async () => {
     const draft = await createDocument(stack, account, { template_id: nda.id, name: 'Draft', signers: await signers() });
-    assertErrorCode(await call(down.url, 'POST', `/v1/documents/${draft.body.document_id}/send`, { key: account.key, body: { confirm: true } }), 503, 'service_unavailable');
+    assertErrorCode(
+      await call(down.url, 'POST', `/v1/documents/${draft.body.document_id}/send`, { key: account.key, body: { confirm: true } }),
+      503,
+      'service_unavailable',
+    );
     assert.equal((await Document.query(stack.deps.db).findById(draft.body.document_id))?.status, 'draft');
   });
 
   it('POST /documents/:id/sign leaves no pending apply and gives the L2 slot back', async () => {
     const document = await sentNda();
     const before = await l2AppliesToday(stack.deps.db, mandate.id);
-    assertErrorCode(await call(down.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'while down' } }), 503, 'service_unavailable');
+    assertErrorCode(
+      await call(down.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'while down' } }),
+      503,
+      'service_unavailable',
+    );
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id, status: 'pending' }).resultSize(), 0);
     assert.equal(await l2AppliesToday(stack.deps.db, mandate.id), before);
-    const retried = await call(stack.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'back up' } });
+    const retried = await call(stack.url, 'POST', `/v1/documents/${document.document_id}/sign`, {
+      key: account.key,
+      body: { reason: 'back up' },
+    });
     assert.equal(retried.status, 200, retried.text);
   });
 
@@ -65,8 +83,23 @@ describe('Temporal unreachable: every route that starts or signals a workflow an
     await giveAppearance(stack, l1);
     await grantMandate(stack, l1, { level: 'L1' });
     const principal = await principalOf(stack, l1);
-    const inbound = await createDocument(stack, account, { template_id: nda.id, name: 'For L1', send: true, signers: [{ name: principal.name, email: principal.email }, { name: 'W', email: `w-${Date.now()}@example.test` }] });
-    assertErrorCode(await call(down.url, 'POST', `/v1/documents/${inbound.body.document_id}/sign-requests`, { key: l1.key, body: { reason: 'while down' } }), 503, 'service_unavailable');
+    const inbound = await createDocument(stack, account, {
+      template_id: nda.id,
+      name: 'For L1',
+      send: true,
+      signers: [
+        { name: principal.name, email: principal.email },
+        { name: 'W', email: `w-${Date.now()}@example.test` },
+      ],
+    });
+    assertErrorCode(
+      await call(down.url, 'POST', `/v1/documents/${inbound.body.document_id}/sign-requests`, {
+        key: l1.key,
+        body: { reason: 'while down' },
+      }),
+      503,
+      'service_unavailable',
+    );
     assert.equal(await SignRequest.query(stack.deps.db).where({ document_id: inbound.body.document_id }).resultSize(), 0);
   });
 
@@ -74,7 +107,11 @@ describe('Temporal unreachable: every route that starts or signals a workflow an
     const document = await sentNda();
     const signer = document.signers[1];
     const session = await new SignerSession(stack, signer.sign_url, signer.email).verify();
-    const body = { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: { 'receiving-title': 'Director' } };
+    const body = {
+      consent: true,
+      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+      values: { 'receiving-title': 'Director' },
+    };
     const reply = await call(down.url, 'POST', `${session.path}/sign`, { body, headers: { cookie: session.cookie } });
     assertErrorCode(reply, 503, 'service_unavailable');
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: document.document_id, status: 'pending' }).resultSize(), 0);

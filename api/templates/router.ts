@@ -20,14 +20,36 @@ export function presentTemplate(template: Template) {
 
 export function templateRoutes(routes: Routes, deps: Deps): void {
   routes.add(
-    { method: 'get', path: '/templates', operationId: 'listTemplates', summary: 'Templates of this account, newest first', tag: 'Templates', scope: 'templates:read', query: ListQuerySchema, response: TemplateListResponseSchema },
+    {
+      method: 'get',
+      path: '/templates',
+      operationId: 'listTemplates',
+      summary: 'Templates of this account, newest first',
+      tag: 'Templates',
+      scope: 'templates:read',
+      query: ListQuerySchema,
+      response: TemplateListResponseSchema,
+    },
     async (ctx, { query }) => {
-      const { items, next_cursor } = await page(Template.query(deps.db).where('templates.tenant_id', callerOf(ctx).tenant.id), { ...query, table: 'templates' });
+      const { items, next_cursor } = await page(Template.query(deps.db).where('templates.tenant_id', callerOf(ctx).tenant.id), {
+        ...query,
+        table: 'templates',
+      });
       return { data: items.map(presentTemplate), next_cursor };
     },
   );
   routes.add(
-    { method: 'get', path: '/templates/:id', operationId: 'getTemplate', summary: 'One template with its roles and widgets', tag: 'Templates', scope: 'templates:read', params: IdParamsSchema, response: TemplateResponseSchema, errors: ['not_found'] },
+    {
+      method: 'get',
+      path: '/templates/:id',
+      operationId: 'getTemplate',
+      summary: 'One template with its roles and widgets',
+      tag: 'Templates',
+      scope: 'templates:read',
+      params: IdParamsSchema,
+      response: TemplateResponseSchema,
+      errors: ['not_found'],
+    },
     async (ctx, { params }) => presentTemplate(await findTemplate(deps.db, callerOf(ctx).tenant.id, params.id)),
   );
 }

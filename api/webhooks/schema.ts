@@ -2,14 +2,31 @@ import { z } from 'zod';
 import { EVENT_NAMES } from '../../activities/events/outbox';
 
 export const WebhookCreateSchema = z.strictObject({
-  url: z.string().max(2000).meta({ description: 'https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4).' }),
-  events: z.array(z.string().min(1).max(100)).min(1).max(50).optional().meta({ description: `Event names to receive (default all, or "*"): ${EVENT_NAMES.join(', ')}.` }),
+  url: z
+    .string()
+    .max(2000)
+    .meta({
+      description:
+        'https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4).',
+    }),
+  events: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(50)
+    .optional()
+    .meta({ description: `Event names to receive (default all, or "*"): ${EVENT_NAMES.join(', ')}.` }),
   description: z.string().trim().max(500).optional(),
 });
 export type WebhookCreateReq = z.infer<typeof WebhookCreateSchema>;
 
 export const WebhookRotateSchema = z.strictObject({
-  overlap_seconds: z.number().int().min(0).max(7 * 24 * 3600).optional().meta({ description: 'How long the previous secret still signs too (default 24 hours).' }),
+  overlap_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .optional()
+    .meta({ description: 'How long the previous secret still signs too (default 24 hours).' }),
 });
 
 export const WebhookResponseSchema = z.object({
@@ -30,7 +47,15 @@ export const DeliveryResponseSchema = z.object({
   event_id: z.string(),
   event: z.string(),
   status: z.enum(['pending', 'delivered', 'failed']),
-  attempts: z.array(z.object({ attempt: z.number().int(), started_at: z.iso.datetime(), latency_ms: z.number().int(), status_code: z.number().int().nullable(), error: z.string().nullable() })),
+  attempts: z.array(
+    z.object({
+      attempt: z.number().int(),
+      started_at: z.iso.datetime(),
+      latency_ms: z.number().int(),
+      status_code: z.number().int().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
   created_at: z.iso.datetime(),
   delivered_at: z.iso.datetime().nullable(),
   failed_at: z.iso.datetime().nullable(),

@@ -85,7 +85,11 @@ describe('webhooks', () => {
       assert.ok(!list.text.includes(created.secret));
       const deleted = await call(stack.url, 'DELETE', `/v1/webhooks/${created.webhook_id}`, { key: account.key });
       assert.equal(deleted.status, 200);
-      assert.ok(!(await call(stack.url, 'GET', '/v1/webhooks', { key: account.key })).body.data.some((w: { webhook_id: string }) => w.webhook_id === created.webhook_id));
+      assert.ok(
+        !(await call(stack.url, 'GET', '/v1/webhooks', { key: account.key })).body.data.some(
+          (w: { webhook_id: string }) => w.webhook_id === created.webhook_id,
+        ),
+      );
     });
 
     it('refuses http, credentials in the URL and unknown events, naming the field', async () => {
@@ -104,7 +108,16 @@ describe('webhooks', () => {
     it('refuses loopback, private and link-local targets, including a name that resolves to loopback', async () => {
       const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' });
       try {
-        for (const url of ['https://127.0.0.1/hooks', 'https://10.1.2.3/hooks', 'https://169.254.169.254/latest/meta-data', 'https://192.168.0.10/hooks', 'https://[::1]/hooks', 'https://[::ffff:127.0.0.1]/hooks', 'https://localhost/hooks', 'https://100.64.0.1/hooks']) {
+        for (const url of [
+          'https://127.0.0.1/hooks',
+          'https://10.1.2.3/hooks',
+          'https://169.254.169.254/latest/meta-data',
+          'https://192.168.0.10/hooks',
+          'https://[::1]/hooks',
+          'https://[::ffff:127.0.0.1]/hooks',
+          'https://localhost/hooks',
+          'https://100.64.0.1/hooks',
+        ]) {
           const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
           assert.equal(reply.status, 400, `${url}: ${reply.text}`);
           assert.match(reply.body.error.message, /non-public address|does not resolve/, url);
@@ -117,7 +130,14 @@ describe('webhooks', () => {
     it('refuses IPv6 forms that embed a private IPv4 address, and site-local IPv6', async () => {
       const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' });
       try {
-        for (const url of ['https://[::ffff:7f00:1]/', 'https://[::127.0.0.1]/', 'https://[64:ff9b::a00:1]/', 'https://[2002:7f00:1::]/', 'https://[fec0::1]/', 'https://[2001::1]/']) {
+        for (const url of [
+          'https://[::ffff:7f00:1]/',
+          'https://[::127.0.0.1]/',
+          'https://[64:ff9b::a00:1]/',
+          'https://[2002:7f00:1::]/',
+          'https://[fec0::1]/',
+          'https://[2001::1]/',
+        ]) {
           const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
           assert.equal(reply.status, 400, `${url}: ${reply.text}`);
           assert.equal(reply.body.error.code, 'invalid_request');
@@ -132,7 +152,11 @@ describe('webhooks', () => {
     it('answers 404 for another tenant’s webhook', async () => {
       const created = await register('https://127.0.0.1:9/hooks');
       const stranger = await createAccount(stack.deps.db);
-      for (const [method, route] of [['DELETE', `/v1/webhooks/${created.webhook_id}`], ['GET', `/v1/webhooks/${created.webhook_id}/deliveries`], ['POST', `/v1/webhooks/${created.webhook_id}/rotate-secret`]]) {
+      for (const [method, route] of [
+        ['DELETE', `/v1/webhooks/${created.webhook_id}`],
+        ['GET', `/v1/webhooks/${created.webhook_id}/deliveries`],
+        ['POST', `/v1/webhooks/${created.webhook_id}/rotate-secret`],
+      ]) {
         const reply = await call(stack.url, method, route, { key: stranger.key, body: method === 'POST' ? {} : undefined });
         assert.equal(reply.status, 404, `${method} ${route}`);
       }
@@ -148,7 +172,12 @@ describe('webhooks', () => {
       const [got] = await waitFor('the delivery', () => (target.ofEvent(eventId).length ? target.ofEvent(eventId) : undefined), 15_000);
       const signature = String(got.headers['x-webhook-signature']);
       assert.match(signature, /^t=\d+,v1=[0-9a-f]{64}$/);
-      assert.deepEqual(JSON.parse(got.body), { id: eventId, event: 'document.signed', created_at: JSON.parse(got.body).created_at, data: { document_id: 'doc_x', note: 'hello' } });
+      assert.deepEqual(JSON.parse(got.body), {
+        id: eventId,
+        event: 'document.signed',
+        created_at: JSON.parse(got.body).created_at,
+        data: { document_id: 'doc_x', note: 'hello' },
+      });
       assert.equal(verify(secret, signature, got.body), true);
       assert.equal(verify(secret, signature, got.body.replace('hello', 'hellO')), false, 'a tampered body fails');
       assert.equal(verify('whsec_wrong', signature, got.body), false, 'another secret fails');
@@ -179,11 +208,18 @@ describe('webhooks', () => {
       const { webhook_id } = await register(target.url);
       const eventId = await emit('document.signed', { retry: 'five-hundreds' });
       await waitFor('the third attempt', () => target.ofEvent(eventId).length > 0, 15_000);
-      const log = await waitFor('the log', async () => {
-        const reply = await deliveriesOf(webhook_id);
-        return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
-      }, 5000);
-      assert.deepEqual(log.body.data[0].attempts.map((a: { status_code: number }) => a.status_code), [500, 500, 200]);
+      const log = await waitFor(
+        'the log',
+        async () => {
+          const reply = await deliveriesOf(webhook_id);
+          return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
+        },
+        5000,
+      );
+      assert.deepEqual(
+        log.body.data[0].attempts.map((a: { status_code: number }) => a.status_code),
+        [500, 500, 200],
+      );
       assert.equal(log.body.data[0].attempts[0].error, 'HTTP 500');
       assert.ok(log.body.data[0].attempts.every((a: { latency_ms: number }) => a.latency_ms >= 0));
     });
@@ -196,26 +232,46 @@ describe('webhooks', () => {
       await waitFor('a failed attempt', async () => (await deliveriesOf(webhook_id)).body.data[0]?.attempts.length > 0, 15_000);
       await target.start();
       await waitFor('the delivery once back', () => target.ofEvent(eventId).length > 0, 15_000);
-      const log = await waitFor('the log', async () => {
-        const reply = await deliveriesOf(webhook_id);
-        return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
-      }, 5000);
+      const log = await waitFor(
+        'the log',
+        async () => {
+          const reply = await deliveriesOf(webhook_id);
+          return reply.body.data[0]?.status === 'delivered' ? reply : undefined;
+        },
+        5000,
+      );
       assert.match(log.body.data[0].attempts[0].error, /ECONNREFUSED/);
     });
 
     it('gives up after the last attempt within the retry window', async () => {
       // Its own stack: a retry window of seconds, where the other tests need a long one.
-      const short = await startStack({ env: { SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', SVC_WEBHOOK_CA_FILE: tls.caFile, SVC_WEBHOOK_TIMEOUT_MS: '2000', SVC_WEBHOOK_GIVE_UP_MS: '3000', SVC_WEBHOOK_RETRY_INITIAL_MS: '200', SVC_WEBHOOK_RETRY_MAX_MS: '800', SVC_OUTBOX_POLL_MS: '100' } });
+      const short = await startStack({
+        env: {
+          SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+          SVC_WEBHOOK_CA_FILE: tls.caFile,
+          SVC_WEBHOOK_TIMEOUT_MS: '2000',
+          SVC_WEBHOOK_GIVE_UP_MS: '3000',
+          SVC_WEBHOOK_RETRY_INITIAL_MS: '200',
+          SVC_WEBHOOK_RETRY_MAX_MS: '800',
+          SVC_OUTBOX_POLL_MS: '100',
+        },
+      });
       try {
         const owner = await createAccount(short.deps.db);
         const target = await receiver();
         target.respond = () => 503;
         const created = await call(short.url, 'POST', '/v1/webhooks', { key: owner.key, body: { url: target.url } });
-        const eventId = await short.deps.db.transaction(async (trx) => (await emitEvent(trx, owner.tenantId, 'document.signed', { retry: 'never' })).id);
-        const log = await waitFor('giving up', async () => {
-          const reply = await call(short.url, 'GET', `/v1/webhooks/${created.body.webhook_id}/deliveries`, { key: owner.key });
-          return reply.body.data[0]?.status === 'failed' ? reply : undefined;
-        }, 30_000);
+        const eventId = await short.deps.db.transaction(
+          async (trx) => (await emitEvent(trx, owner.tenantId, 'document.signed', { retry: 'never' })).id,
+        );
+        const log = await waitFor(
+          'giving up',
+          async () => {
+            const reply = await call(short.url, 'GET', `/v1/webhooks/${created.body.webhook_id}/deliveries`, { key: owner.key });
+            return reply.body.data[0]?.status === 'failed' ? reply : undefined;
+          },
+          30_000,
+        );
         const attempts = log.body.data[0].attempts;
         assert.ok(attempts.length >= 2 && attempts.length <= 6, `${attempts.length} attempts`);
         assert.ok(attempts.every((a: { status_code: number }) => a.status_code === 503));
@@ -233,11 +289,21 @@ describe('webhooks', () => {
       target.redirectTo = elsewhere.url;
       const { webhook_id } = await register(target.url);
       const eventId = await emit('document.signed', { redirect: true });
-      const log = await waitFor('two attempts', async () => {
-        const reply = await deliveriesOf(webhook_id);
-        return reply.body.data[0]?.attempts.length >= 2 ? reply : undefined;
-      }, 15_000);
-      assert.deepEqual(log.body.data[0].attempts.slice(0, 2).map((a: { status_code: number; error: string }) => [a.status_code, a.error]), [[302, 'HTTP 302'], [302, 'HTTP 302']]);
+      const log = await waitFor(
+        'two attempts',
+        async () => {
+          const reply = await deliveriesOf(webhook_id);
+          return reply.body.data[0]?.attempts.length >= 2 ? reply : undefined;
+        },
+        15_000,
+      );
+      assert.deepEqual(
+        log.body.data[0].attempts.slice(0, 2).map((a: { status_code: number; error: string }) => [a.status_code, a.error]),
+        [
+          [302, 'HTTP 302'],
+          [302, 'HTTP 302'],
+        ],
+      );
       assert.equal(log.body.data[0].status, 'pending');
       assert.equal(elsewhere.received.length, 0, 'the redirect target got nothing');
       assert.equal(target.ofEvent(eventId).length, 0);
@@ -250,10 +316,14 @@ describe('webhooks', () => {
       target.delayMs = 3000;
       const { webhook_id } = await register(target.url);
       await emit('document.signed', { slow: true });
-      const log = await waitFor('a timed-out attempt', async () => {
-        const reply = await deliveriesOf(webhook_id);
-        return reply.body.data[0]?.attempts.length ? reply : undefined;
-      }, 15_000);
+      const log = await waitFor(
+        'a timed-out attempt',
+        async () => {
+          const reply = await deliveriesOf(webhook_id);
+          return reply.body.data[0]?.attempts.length ? reply : undefined;
+        },
+        15_000,
+      );
       const [first] = log.body.data[0].attempts;
       assert.match(first.error, /timed out after 2000 ms/);
       assert.equal(first.status_code, null);
@@ -266,17 +336,24 @@ describe('webhooks', () => {
       const lenient = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost' });
       let webhookId: string;
       try {
-        const reply = await call(lenient.url, 'POST', '/v1/webhooks', { key: account.key, body: { url: `https://localhost:${target.port}/hooks` } });
+        const reply = await call(lenient.url, 'POST', '/v1/webhooks', {
+          key: account.key,
+          body: { url: `https://localhost:${target.port}/hooks` },
+        });
         assert.equal(reply.status, 201, reply.text);
         webhookId = reply.body.webhook_id;
       } finally {
         await lenient.close();
       }
       await emit('document.signed', { ssrf: 'at delivery' });
-      const log = await waitFor('a refused attempt', async () => {
-        const reply = await deliveriesOf(webhookId);
-        return reply.body.data[0]?.attempts.length ? reply : undefined;
-      }, 15_000);
+      const log = await waitFor(
+        'a refused attempt',
+        async () => {
+          const reply = await deliveriesOf(webhookId);
+          return reply.body.data[0]?.attempts.length ? reply : undefined;
+        },
+        15_000,
+      );
       assert.match(log.body.data[0].attempts[0].error, /refused: .*non-public address, .* \(loopback\)/);
       assert.equal(target.received.length, 0);
     });
@@ -289,13 +366,20 @@ describe('webhooks', () => {
       assert.notEqual(rotated.body.secret, old);
       assert.ok(rotated.body.previous_secret_expires_at);
       const during = await emit('document.signed', { rotation: 'overlap' });
-      const [overlapping] = await waitFor('the overlapping delivery', () => (target.ofEvent(during).length ? target.ofEvent(during) : undefined), 15_000);
+      const [overlapping] = await waitFor(
+        'the overlapping delivery',
+        () => (target.ofEvent(during).length ? target.ofEvent(during) : undefined),
+        15_000,
+      );
       const header = String(overlapping.headers['x-webhook-signature']);
       assert.equal(header.match(/v1=/g)?.length, 2);
       assert.equal(verify(old, header, overlapping.body), true);
       assert.equal(verify(rotated.body.secret, header, overlapping.body), true);
 
-      const final = await call(stack.url, 'POST', `/v1/webhooks/${webhook_id}/rotate-secret`, { key: account.key, body: { overlap_seconds: 0 } });
+      const final = await call(stack.url, 'POST', `/v1/webhooks/${webhook_id}/rotate-secret`, {
+        key: account.key,
+        body: { overlap_seconds: 0 },
+      });
       const later = await emit('document.signed', { rotation: 'done' });
       const [after] = await waitFor('the later delivery', () => (target.ofEvent(later).length ? target.ofEvent(later) : undefined), 15_000);
       const laterHeader = String(after.headers['x-webhook-signature']);
@@ -309,7 +393,11 @@ describe('webhooks', () => {
       await target.stop();
       const ids: string[] = [];
       for (let i = 0; i < 20; i += 1) ids.push(await emit('document.signed', { batch: i }));
-      await waitFor('first attempts to fail', async () => (await Delivery.query(stack.deps.db).where({ target_id: webhook_id }).where('attempts', '>', 0)).length >= 10, 15_000);
+      await waitFor(
+        'first attempts to fail',
+        async () => (await Delivery.query(stack.deps.db).where({ target_id: webhook_id }).where('attempts', '>', 0)).length >= 10,
+        15_000,
+      );
       await target.start();
       await waitFor('every event', () => ids.every((id) => target.ofEvent(id).length > 0), 45_000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -321,17 +409,43 @@ describe('webhooks', () => {
       const target = await receiver();
       const { secret } = await register(target.url, { events: ['document.signed', 'document.completed'] });
       const { nda } = await seedSamples(stack, account);
-      const created = await createDocument(stack, account, { template_id: nda.id, name: 'Hooked NDA', signers: [{ name: 'Ann', email: 'ann-hook@example.test' }, { name: 'Bob', email: 'bob-hook@example.test' }], send: true });
+      const created = await createDocument(stack, account, {
+        template_id: nda.id,
+        name: 'Hooked NDA',
+        signers: [
+          { name: 'Ann', email: 'ann-hook@example.test' },
+          { name: 'Bob', email: 'bob-hook@example.test' },
+        ],
+        send: true,
+      });
       const titleId = nda.widgets.find((w) => w.role === 'Receiving Party' && w.type === 'text')!.id;
-      for (const [index, values] of [[0, {}], [1, { [titleId]: 'CFO' }]] as const) {
+      for (const [index, values] of [
+        [0, {}],
+        [1, { [titleId]: 'CFO' }],
+      ] as const) {
         const signer = created.body.signers[index];
         const session = await new SignerSession(stack, signer.sign_url, signer.email).verify();
-        assert.equal((await session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values })).status, 200);
+        assert.equal(
+          (
+            await session.request('POST', '/sign', {
+              consent: true,
+              signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+              values,
+            })
+          ).status,
+          200,
+        );
       }
-      const bodies = await waitFor('signed twice and completed', () => {
-        const mine = target.received.map((entry) => ({ entry, body: JSON.parse(entry.body) })).filter(({ body }) => body.data.document_id === created.body.document_id);
-        return mine.length === 3 ? mine : undefined;
-      }, 30_000);
+      const bodies = await waitFor(
+        'signed twice and completed',
+        () => {
+          const mine = target.received
+            .map((entry) => ({ entry, body: JSON.parse(entry.body) }))
+            .filter(({ body }) => body.data.document_id === created.body.document_id);
+          return mine.length === 3 ? mine : undefined;
+        },
+        30_000,
+      );
       assert.deepEqual(bodies.map(({ body }) => body.event).sort(), ['document.completed', 'document.signed', 'document.signed']);
       for (const { entry } of bodies) assert.equal(verify(secret, String(entry.headers['x-webhook-signature']), entry.body), true);
       const completed = bodies.find(({ body }) => body.event === 'document.completed')!.body;
@@ -343,13 +457,21 @@ describe('webhooks', () => {
       target.respond = () => 500;
       const { webhook_id } = await register(target.url);
       const eventId = await emit('document.signed', { deleted: true });
-      await waitFor('an attempt', async () => (await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId }))?.attempts, 15_000);
+      await waitFor(
+        'an attempt',
+        async () => (await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId }))?.attempts,
+        15_000,
+      );
       await call(stack.url, 'DELETE', `/v1/webhooks/${webhook_id}`, { key: account.key });
       target.respond = () => 200;
-      const delivery = await waitFor('the delivery to stop', async () => {
-        const row = await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId });
-        return row?.status === 'failed' ? row : undefined;
-      }, 15_000);
+      const delivery = await waitFor(
+        'the delivery to stop',
+        async () => {
+          const row = await Delivery.query(stack.deps.db).findOne({ target_id: webhook_id, event_id: eventId });
+          return row?.status === 'failed' ? row : undefined;
+        },
+        15_000,
+      );
       assert.equal(delivery.last_error, 'the webhook was deleted');
       assert.equal(target.ofEvent(eventId).length, 0);
       assert.ok((await Webhook.query(stack.deps.db).findById(webhook_id))?.deleted_at);

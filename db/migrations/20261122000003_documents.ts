@@ -39,7 +39,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('declined_at', { useTz: true });
     t.index(['tenant_id', 'created_at', 'id']);
   });
-  await knex.raw(`alter table documents add constraint documents_status_check check (status in ('draft', 'sent', 'completed', 'declined', 'voided'))`);
+  await knex.raw(
+    `alter table documents add constraint documents_status_check check (status in ('draft', 'sent', 'completed', 'declined', 'voided'))`,
+  );
 
   await knex.schema.createTable('document_signers', (t) => {
     t.text('id').primary();
@@ -61,7 +63,9 @@ export async function up(knex: Knex): Promise<void> {
     timestamps(knex, t);
     t.unique(['document_id', 'position']);
   });
-  await knex.raw(`alter table document_signers add constraint document_signers_status_check check (status in ('pending', 'signed', 'declined'))`);
+  await knex.raw(
+    `alter table document_signers add constraint document_signers_status_check check (status in ('pending', 'signed', 'declined'))`,
+  );
   await knex.raw('create index document_signers_email on document_signers (lower(email))');
 
   // Every sealed PDF a document has had: revision 0 is the original, one per apply, one at completion.
@@ -147,7 +151,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['one_time_codes', 'mail_outbox', 'audit_events', 'applies', 'document_revisions', 'document_signers', 'documents', 'templates']) {
+  for (const table of [
+    'one_time_codes',
+    'mail_outbox',
+    'audit_events',
+    'applies',
+    'document_revisions',
+    'document_signers',
+    'documents',
+    'templates',
+  ]) {
     await knex.schema.dropTable(table);
   }
 }

@@ -70,9 +70,13 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['document_id', 'api_key_id']);
   });
-  await knex.raw(`alter table sign_requests add constraint sign_requests_status_check check (status in ('open', 'confirming', 'applied', 'declined', 'expired', 'failed'))`);
+  await knex.raw(
+    `alter table sign_requests add constraint sign_requests_status_check check (status in ('open', 'confirming', 'applied', 'declined', 'expired', 'failed'))`,
+  );
   // SPEC: one open request per document and key; a second is 409 pending_exists.
-  await knex.raw(`create unique index sign_requests_one_open on sign_requests (document_id, api_key_id) where status in ('open', 'confirming')`);
+  await knex.raw(
+    `create unique index sign_requests_one_open on sign_requests (document_id, api_key_id) where status in ('open', 'confirming')`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

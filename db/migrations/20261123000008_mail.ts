@@ -11,7 +11,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('document_id');
     t.text('signer_id');
   });
-  await knex.raw(`alter table mail_outbox add constraint mail_outbox_status_check check (status in ('queued', 'stored', 'sent', 'failed'))`);
+  await knex.raw(
+    `alter table mail_outbox add constraint mail_outbox_status_check check (status in ('queued', 'stored', 'sent', 'failed'))`,
+  );
   // Mail stored before this migration kept codes and links in the clear: it is redacted now.
   await knex('mail_outbox').update({ text: '(redacted when secrets stopped being stored in the clear)', subject: '(redacted)' });
 }

@@ -68,27 +68,74 @@ export async function buildMaterial(stack: Stack): Promise<FuzzMaterial> {
   const spareKey = await createKey(db, { principalId: other.principalId, label: 'spare' });
   const spareMandate = await grantMandate(stack, { ...other, keyId: spareKey.apiKey.id }, { level: 'L2', name: 'spare' });
   const otherPrincipal = await principalOf(stack, other);
-  const pending = await startGrant(mandateDeps(stack.deps), otherPrincipal, { apiKeyId: spareKey.apiKey.id, name: 'pending', level: 'L1', mode: 'both', consentAccepted: true }, { type: 'principal', id: other.principalId, ip: '127.0.0.1' });
+  const pending = await startGrant(
+    mandateDeps(stack.deps),
+    otherPrincipal,
+    { apiKeyId: spareKey.apiKey.id, name: 'pending', level: 'L1', mode: 'both', consentAccepted: true },
+    { type: 'principal', id: other.principalId, ip: '127.0.0.1' },
+  );
   const sample = await buildSampleNda();
-  const foreignTemplate = await createTemplate(stack.deps, { tenantId: other.tenantId, pdf: sample.pdf, definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets }, createdBy: 'test' });
+  const foreignTemplate = await createTemplate(stack.deps, {
+    tenantId: other.tenantId,
+    pdf: sample.pdf,
+    definition: { name: sample.name, roles: sample.roles, widgets: sample.widgets },
+    createdBy: 'test',
+  });
   const free = await createAccount(db, { plan: 'free' });
   const revoked = await createAccount(db);
   const mainPrincipal = await principalOf(stack, main);
 
   const create = async (key: string, templateId: string, signers: Array<{ name: string; email: string }>, send: boolean) =>
-    ok(await call(stack.url, 'POST', '/v1/documents', { key, body: { template_id: templateId, name: 'Fuzz NDA', signers, send } }), 'create document').body;
+    ok(
+      await call(stack.url, 'POST', '/v1/documents', { key, body: { template_id: templateId, name: 'Fuzz NDA', signers, send } }),
+      'create document',
+    ).body;
   // L2 target: the fuzzing key's principal signs it.
-  const toSign = await create(main.key, nda.id, [{ name: mainPrincipal.name, email: mainPrincipal.email }, { name: 'Ext One', email: 'ext1@example.test' }], true);
+  const toSign = await create(
+    main.key,
+    nda.id,
+    [
+      { name: mainPrincipal.name, email: mainPrincipal.email },
+      { name: 'Ext One', email: 'ext1@example.test' },
+    ],
+    true,
+  );
   // Inbound to the app's principal, with an open L1 sign request: its confirm link.
-  const inbound = await create(main.key, nda.id, [{ name: otherPrincipal.name, email: otherPrincipal.email }, { name: 'Ext Two', email: 'ext2@example.test' }], true);
-  const request = ok(await call(stack.url, 'POST', `/v1/documents/${inbound.document_id}/sign-requests`, { key: other.key, body: { reason: 'fuzz' } }), 'sign request').body;
-  const ownRequest = ok(await call(stack.url, 'POST', `/v1/documents/${toSign.document_id}/sign-requests`, { key: main.key, body: { reason: 'fuzz' } }), 'own sign request').body;
+  const inbound = await create(
+    main.key,
+    nda.id,
+    [
+      { name: otherPrincipal.name, email: otherPrincipal.email },
+      { name: 'Ext Two', email: 'ext2@example.test' },
+    ],
+    true,
+  );
+  const request = ok(
+    await call(stack.url, 'POST', `/v1/documents/${inbound.document_id}/sign-requests`, { key: other.key, body: { reason: 'fuzz' } }),
+    'sign request',
+  ).body;
+  const ownRequest = ok(
+    await call(stack.url, 'POST', `/v1/documents/${toSign.document_id}/sign-requests`, { key: main.key, body: { reason: 'fuzz' } }),
+    'own sign request',
+  ).body;
   // A browser signer's document, and their verified session on its sign page.
-  const forSigner = await create(main.key, nda.id, [{ name: 'Ext Three', email: 'ext3@example.test' }, { name: 'Ext Four', email: 'ext4@example.test' }], true);
+  const forSigner = await create(
+    main.key,
+    nda.id,
+    [
+      { name: 'Ext Three', email: 'ext3@example.test' },
+      { name: 'Ext Four', email: 'ext4@example.test' },
+    ],
+    true,
+  );
   const session = await new SignerSession(stack, forSigner.signers[0].sign_url, 'ext3@example.test').verify();
   const draft = await create(main.key, nda.id, [{ name: 'Ext Five', email: 'ext5@example.test' }], false);
   const foreignDraft = await create(other.key, foreignTemplate.id, [{ name: 'Ext Six', email: 'ext6@example.test' }], false);
-  const webhook = async (key: string) => ok(await call(stack.url, 'POST', '/v1/webhooks', { key, body: { url: 'https://127.0.0.1:9/hook', events: ['transfer.released'] } }), 'webhook').body.webhook_id;
+  const webhook = async (key: string) =>
+    ok(
+      await call(stack.url, 'POST', '/v1/webhooks', { key, body: { url: 'https://127.0.0.1:9/hook', events: ['transfer.released'] } }),
+      'webhook',
+    ).body.webhook_id;
   const webhooks = [await webhook(main.key), await webhook(other.key)];
   const download = ok(await call(stack.url, 'GET', `/v1/documents/${toSign.document_id}/download`, { key: main.key }), 'download').body;
 
@@ -106,16 +153,42 @@ export async function buildMaterial(stack: Stack): Promise<FuzzMaterial> {
     keys: { business: main.key, l1: other.key, free: free.key, revoked: revoked.key },
     ids: [
       ...documents.map((document) => document.document_id),
-      nda.id, foreignTemplate.id, request.sign_request_id, ownRequest.sign_request_id,
-      mainMandate.id, l1Mandate.id, spareMandate.id, pending.id, ...webhooks, main.keyId, other.keyId, spareKey.apiKey.id,
-      main.principalId, other.principalId, main.tenantId, other.tenantId, ...signerIds.slice(0, 3),
+      nda.id,
+      foreignTemplate.id,
+      request.sign_request_id,
+      ownRequest.sign_request_id,
+      mainMandate.id,
+      l1Mandate.id,
+      spareMandate.id,
+      pending.id,
+      ...webhooks,
+      main.keyId,
+      other.keyId,
+      spareKey.apiKey.id,
+      main.principalId,
+      other.principalId,
+      main.tenantId,
+      other.tenantId,
+      ...signerIds.slice(0, 3),
     ],
     keyIds: [spareKey.apiKey.id, main.keyId, free.keyId, revoked.keyId],
     mandateIds: [spareMandate.id, pending.id, mainMandate.id, l1Mandate.id],
     signerIds,
     widgetIds: nda.widgets.map((widget) => widget.id),
-    emails: [mainPrincipal.email, otherPrincipal.email, free.email, 'ext1@example.test', 'ext3@example.test', 'new-signer@example.test', 'Upper.Case@Example.TEST'],
-    signTokens: [lastSegment(forSigner.signers[0].sign_url), lastSegment(toSign.signers[1].sign_url), ...draft.signers.map((signer: { sign_url: string }) => lastSegment(signer.sign_url))],
+    emails: [
+      mainPrincipal.email,
+      otherPrincipal.email,
+      free.email,
+      'ext1@example.test',
+      'ext3@example.test',
+      'new-signer@example.test',
+      'Upper.Case@Example.TEST',
+    ],
+    signTokens: [
+      lastSegment(forSigner.signers[0].sign_url),
+      lastSegment(toSign.signers[1].sign_url),
+      ...draft.signers.map((signer: { sign_url: string }) => lastSegment(signer.sign_url)),
+    ],
     confirmTokens: [lastSegment(request.confirm_url), lastSegment(ownRequest.confirm_url)],
     download: { file: downloadUrl.pathname.split('/').pop()!, token: downloadUrl.searchParams.get('token')! },
     app: { main: { cookie: app.cookie, csrf: await formToken(app) }, spare: { cookie: spare.cookie, csrf: await formToken(spare) } },

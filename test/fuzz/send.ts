@@ -36,13 +36,26 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Whether fetch would send this request unchanged; else it goes over a raw socket. */
 export function fetchable(request: FuzzRequest): boolean {
   // fetch upper-cases the standard methods: `get` must go as written.
-  if (request.raw || FETCH_REFUSES_METHOD.has(request.method.toUpperCase()) || !TOKEN.test(request.method) || request.method !== request.method.toUpperCase()) return false;
+  if (
+    request.raw ||
+    FETCH_REFUSES_METHOD.has(request.method.toUpperCase()) ||
+    !TOKEN.test(request.method) ||
+    request.method !== request.method.toUpperCase()
+  )
+    return false;
   if (request.body && (request.method === 'GET' || request.method === 'HEAD')) return false;
   // `//host/…` would be read as another host.
   if (request.path.startsWith('//')) return false;
   // The URL parser would resolve dot segments, re-encode or drop characters: the route would not get what we meant.
-  if (!/^\/[\x21-\x7e]*$/.test(request.path) || /(^|\/)(\.|%2e){1,2}(\/|\?|#|$)/i.test(request.path) || /[\\#]/.test(request.path)) return false;
-  return Object.entries(request.headers).every(([name, value]) => TOKEN.test(name) && !FETCH_REFUSES_HEADER.has(name.toLowerCase()) && /^[\x20-\x7e\x80-\xff\t]*$/.test(value) && value === value.trim());
+  if (!/^\/[\x21-\x7e]*$/.test(request.path) || /(^|\/)(\.|%2e){1,2}(\/|\?|#|$)/i.test(request.path) || /[\\#]/.test(request.path))
+    return false;
+  return Object.entries(request.headers).every(
+    ([name, value]) =>
+      TOKEN.test(name) &&
+      !FETCH_REFUSES_HEADER.has(name.toLowerCase()) &&
+      /^[\x20-\x7e\x80-\xff\t]*$/.test(value) &&
+      value === value.trim(),
+  );
 }
 
 function dechunk(body: Buffer): Buffer {
@@ -92,7 +105,9 @@ function sendRaw(base: URL, request: FuzzRequest, timeoutMs: number): Promise<Fu
     socket.on('data', (chunk) => received.push(chunk));
     socket.on('end', () => finish());
     socket.on('close', () => finish());
-    socket.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNRESET' || error.code === 'EPIPE' ? 'reset' : error.message));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish(error.code === 'ECONNRESET' || error.code === 'EPIPE' ? 'reset' : error.message),
+    );
     socket.on('connect', () => {
       const body = request.body ?? Buffer.alloc(0);
       const headers = { host: base.host, connection: 'close', ...request.headers };
@@ -100,7 +115,9 @@ function sendRaw(base: URL, request: FuzzRequest, timeoutMs: number): Promise<Fu
       const length = request.raw?.contentLength ?? (body.length > 0 || request.method !== 'GET' ? String(body.length) : undefined);
       const framed = Object.keys(request.headers).some((name) => /^(content-length|transfer-encoding)$/i.test(name));
       if (length !== undefined && !framed) lines.push(`content-length: ${length}`);
-      socket.write(Buffer.concat([Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`, 'utf8'), body]));
+      socket.write(
+        Buffer.concat([Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`, 'utf8'), body]),
+      );
       // A Content-Length that promises more than is sent: say there is no more, as a client that gave up would.
       if (request.cutShort) socket.end();
     });
@@ -121,7 +138,10 @@ async function sendFetch(base: URL, request: FuzzRequest, timeoutMs: number): Pr
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     if ((error as Error).name === 'TimeoutError') return { text: '', error: 'timeout' };
     const reset = cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
-    return { text: cause ? `${cause.code}: ${cause.message}` : '', error: reset ? 'reset' : `${(error as Error).message}${cause ? `: ${cause.code ?? cause.message}` : ''}` };
+    return {
+      text: cause ? `${cause.code}: ${cause.message}` : '',
+      error: reset ? 'reset' : `${(error as Error).message}${cause ? `: ${cause.code ?? cause.message}` : ''}`,
+    };
   }
 }
 
@@ -140,7 +160,11 @@ export async function send(baseUrl: string, request: FuzzRequest, timeoutMs: num
 }
 
 /** Sends every request, `concurrency` at a time, and answers each outcome beside its request. */
-export async function sendAll(baseUrl: string, requests: FuzzRequest[], options: { concurrency: number; timeoutMs: number }): Promise<Array<{ request: FuzzRequest; outcome: FuzzOutcome }>> {
+export async function sendAll(
+  baseUrl: string,
+  requests: FuzzRequest[],
+  options: { concurrency: number; timeoutMs: number },
+): Promise<Array<{ request: FuzzRequest; outcome: FuzzOutcome }>> {
   const results: Array<{ request: FuzzRequest; outcome: FuzzOutcome }> = new Array(requests.length);
   let next = 0;
   const lane = async () => {
@@ -179,7 +203,10 @@ function shown(value: string | Buffer | undefined, max = 300): string {
 }
 
 /** Failures grouped by route and outcome, one example each (at most `max` groups), to reproduce them. */
-export function describeFailures(failures: Array<{ request: FuzzRequest; outcome: FuzzOutcome }>, max = Number(process.env.FUZZ_GROUPS ?? 20)): string {
+export function describeFailures(
+  failures: Array<{ request: FuzzRequest; outcome: FuzzOutcome }>,
+  max = Number(process.env.FUZZ_GROUPS ?? 20),
+): string {
   const groups = new Map<string, Array<{ request: FuzzRequest; outcome: FuzzOutcome }>>();
   for (const failure of failures) {
     const key = `${failure.request.group} → ${failure.outcome.status ?? failure.outcome.error}`;
@@ -187,7 +214,9 @@ export function describeFailures(failures: Array<{ request: FuzzRequest; outcome
   }
   const lines = [...groups.entries()].slice(0, max).map(([key, members]) => {
     const { request, outcome } = members[0];
-    const headers = Object.entries(request.headers).filter(([name]) => NOTABLE.test(name)).map(([name, value]) => `${name}: ${shown(value, 120)}`);
+    const headers = Object.entries(request.headers)
+      .filter(([name]) => NOTABLE.test(name))
+      .map(([name, value]) => `${name}: ${shown(value, 120)}`);
     if (request.raw?.contentLength !== undefined) headers.push(`content-length (lying): ${request.raw.contentLength}`);
     return [
       `● ${key} (${members.length}×)`,

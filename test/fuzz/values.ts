@@ -2,27 +2,138 @@ import fc from 'fast-check';
 
 /** Strings that have broken parsers, decoders, databases and templates before. */
 const NASTY = [
-  '', ' ', '.', '..', '../../../etc/passwd', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\udc00y', '%00', '%ff', '%', '%zz', '%2e%2e',
-  '%2F', '\\', '/', '//', '?', '#', '&', '=', '\r\n', '\t', '\u0085', '\u2028', 'null', 'undefined', 'true', 'false', '0', '-1', '1e309', 'NaN', 'Infinity',
-  '[]', '{}', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '<script>alert(1)</script>', "' OR '1'='1", '"; DROP TABLE documents; --',
-  '${7*7}', '{{7*7}}', '\u202e', 'é', 'Ω', '😀', '\ufeff', '\uffff', '\u{10ffff}', '𝕏', 'ß'.repeat(50), 'a'.repeat(101), 'a'.repeat(201), 'a'.repeat(2001), 'a'.repeat(70_000),
-  'doc_', 'tpl_', 'svc_', 'sgn_', 'sgn_x.y', 'sr_', 'mdt_', 'wh_', 'doc_AAAAAAAAAAAAAAAAAAAA', 'sgn_AAAAAAAAAAAAAAAAAAAA.AAAA', 'x@y', 'a@b.c', '@', 'a@', '@b',
-  'data:image/png;base64,', 'data:image/png;base64,iVBORw0KGgo=', 'https://', 'https://127.0.0.1/', 'http://example.com/', 'javascript:alert(1)', 'file:///etc/passwd',
-  '9999-12-31', '0000-00-00', '2030-02-30', '+275760-09-13', '-000001-01-01', 'L1', 'L2', 'L3', 'both', 'inbound', 'outbound', 'accepted', '1', '000000', '123456',
+  '',
+  ' ',
+  '.',
+  '..',
+  '../../../etc/passwd',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '\udc00y',
+  '%00',
+  '%ff',
+  '%',
+  '%zz',
+  '%2e%2e',
+  '%2F',
+  '\\',
+  '/',
+  '//',
+  '?',
+  '#',
+  '&',
+  '=',
+  '\r\n',
+  '\t',
+  '\u0085',
+  '\u2028',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '<script>alert(1)</script>',
+  "' OR '1'='1",
+  '"; DROP TABLE documents; --',
+  '${7*7}',
+  '{{7*7}}',
+  '\u202e',
+  'é',
+  'Ω',
+  '😀',
+  '\ufeff',
+  '\uffff',
+  '\u{10ffff}',
+  '𝕏',
+  'ß'.repeat(50),
+  'a'.repeat(101),
+  'a'.repeat(201),
+  'a'.repeat(2001),
+  'a'.repeat(70_000),
+  'doc_',
+  'tpl_',
+  'svc_',
+  'sgn_',
+  'sgn_x.y',
+  'sr_',
+  'mdt_',
+  'wh_',
+  'doc_AAAAAAAAAAAAAAAAAAAA',
+  'sgn_AAAAAAAAAAAAAAAAAAAA.AAAA',
+  'x@y',
+  'a@b.c',
+  '@',
+  'a@',
+  '@b',
+  'data:image/png;base64,',
+  'data:image/png;base64,iVBORw0KGgo=',
+  'https://',
+  'https://127.0.0.1/',
+  'http://example.com/',
+  'javascript:alert(1)',
+  'file:///etc/passwd',
+  '9999-12-31',
+  '0000-00-00',
+  '2030-02-30',
+  '+275760-09-13',
+  '-000001-01-01',
+  'L1',
+  'L2',
+  'L3',
+  'both',
+  'inbound',
+  'outbound',
+  'accepted',
+  '1',
+  '000000',
+  '123456',
 ];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
-const anyUnit = fc.oneof(fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }), loneSurrogate, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+const anyUnit = fc.oneof(
+  fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }),
+  loneSurrogate,
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+);
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...NASTY) },
   // Names every object has: a lookup by a user's string in a plain object finds these.
-  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      'isPrototypeOf',
+      '__defineGetter__',
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: anyUnit, maxLength: 20 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme-composite', maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...NASTY), fc.string({ maxLength: 10 }), fc.constantFrom(...NASTY)).map((parts) => parts.join('')) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(...NASTY), fc.string({ maxLength: 10 }), fc.constantFrom(...NASTY)).map((parts) => parts.join('')),
+  },
 );
 
 /** `depth` arrays or objects inside each other. */
@@ -42,7 +153,12 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: hostileNumber },
   { weight: 1, arbitrary: fc.constantFrom(true, false, null) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.anything({ maxDepth: 2, maxKeys: 4, withObjectString: true, withNullPrototype: true }).map((value) => JSON.parse(JSON.stringify(value ?? null) ?? 'null')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .anything({ maxDepth: 2, maxKeys: 4, withObjectString: true, withNullPrototype: true })
+      .map((value) => JSON.parse(JSON.stringify(value ?? null) ?? 'null')),
+  },
   { weight: 1, arbitrary: fc.array(hostileString, { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.dictionary(hostileString, hostileString, { maxKeys: 4 }) },
   { weight: 1, arbitrary: fc.integer({ min: 2, max: 60 }).map((depth) => JSON.parse(nested(depth, 'array'))) },
@@ -95,7 +211,10 @@ export function plausible(schema: JsonSchema, material: Material, name = ''): fc
       return fc.record(model, { requiredKeys: (schema.required ?? []).filter((key) => key in model) });
     }
     case 'array':
-      return fc.array(schema.items ? plausible(schema.items, material, name) : hostileJson, { minLength: Math.min(schema.minItems ?? 0, 3), maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(schema.items ? plausible(schema.items, material, name) : hostileJson, {
+        minLength: Math.min(schema.minItems ?? 0, 3),
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
     case 'integer':
     case 'number':
       return fc.integer({ min: Math.max(schema.minimum ?? -1000, -1e9), max: Math.min(schema.maximum ?? 1000, 1e9) });
@@ -148,13 +267,19 @@ function applyMutation(root: unknown, { pick, action, key, value }: Mutation): u
   if (action === 'replace') parent[last] = value;
   else if (action === 'delete') Array.isArray(parent) ? parent.splice(Number(last), 1) : delete parent[last];
   else if (action === 'wrap') parent[last] = { [key]: parent[last] };
-  else if (parent && typeof parent === 'object' && !Array.isArray(parent)) Object.defineProperty(parent, key, { value, enumerable: true, configurable: true, writable: true });
+  else if (parent && typeof parent === 'object' && !Array.isArray(parent))
+    Object.defineProperty(parent, key, { value, enumerable: true, configurable: true, writable: true });
   return copy;
 }
 
 /** The schema's plausible value with up to three hostile mutations (none a quarter of the time). */
 export function mutated(schema: JsonSchema, material: Material): fc.Arbitrary<unknown> {
-  return fc.tuple(plausible(schema, material), fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) })).map(([value, mutations]) => mutations.reduce(applyMutation, value));
+  return fc
+    .tuple(
+      plausible(schema, material),
+      fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) }),
+    )
+    .map(([value, mutations]) => mutations.reduce(applyMutation, value));
 }
 
 /** Raw JSON texts a JSON.stringify would never write: duplicate keys, out-of-range numbers, broken syntax. */
@@ -162,9 +287,14 @@ export function jsonText(value: unknown, trick: string, extra: string): string {
   const json = JSON.stringify(value) ?? 'null';
   switch (trick) {
     case 'duplicate-key':
-      return json.startsWith('{') && json !== '{}' ? `${json.slice(0, -1)},${json.slice(1, json.indexOf(':'))}:${JSON.stringify(extra)}}` : `{"a":1,"a":${JSON.stringify(extra)}}`;
+      return json.startsWith('{') && json !== '{}'
+        ? `${json.slice(0, -1)},${json.slice(1, json.indexOf(':'))}:${JSON.stringify(extra)}}`
+        : `{"a":1,"a":${JSON.stringify(extra)}}`;
     case 'big-number':
-      return json.replace(/(:|\[|,)(-?\d+(\.\d+)?|true|false|null|"[^"]*")/, `$1${['1e309', '-1e309', '1e-400', '123456789012345678901234567890', '-0', '9007199254740993', '0.1e1'][extra.length % 7]}`);
+      return json.replace(
+        /(:|\[|,)(-?\d+(\.\d+)?|true|false|null|"[^"]*")/,
+        `$1${['1e309', '-1e309', '1e-400', '123456789012345678901234567890', '-0', '9007199254740993', '0.1e1'][extra.length % 7]}`,
+      );
     case 'truncated':
       return json.slice(0, Math.max(0, json.length - 1 - (extra.length % 5)));
     case 'trailing':
@@ -186,17 +316,57 @@ export function jsonText(value: unknown, trick: string, extra: string): string {
   }
 }
 
-export const JSON_TRICKS = ['duplicate-key', 'big-number', 'truncated', 'trailing', 'bom', 'single-quotes', 'escapes', 'garbage', 'deep-array', 'deep-object'] as const;
+export const JSON_TRICKS = [
+  'duplicate-key',
+  'big-number',
+  'truncated',
+  'trailing',
+  'bom',
+  'single-quotes',
+  'escapes',
+  'garbage',
+  'deep-array',
+  'deep-object',
+] as const;
 
 /** A path segment: percent-encoded as a client would, or left raw so the router sees what it sees. */
 export function segment(value: string, raw: boolean): string {
   if (raw) return value;
   // Buffer writes a lone surrogate as U+FFFD, where encodeURIComponent would throw.
-  return [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(value, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 /** Segments no well-behaved client sends: dot segments, broken or overlong escapes, encoded slashes. */
-export const RAW_SEGMENTS = ['', '.', '..', '%00', '%ff', '%', '%zz', '%2e%2e', '%2E', '%2F', 'a%2Fb', '%E2%82', '%C0%AE', '%ED%A0%80', '%F4%90%80%80', '%u0000', 'a%00b', '..%2F..', '%5C', ';', 'x;y=z', '*'];
+export const RAW_SEGMENTS = [
+  '',
+  '.',
+  '..',
+  '%00',
+  '%ff',
+  '%',
+  '%zz',
+  '%2e%2e',
+  '%2E',
+  '%2F',
+  'a%2Fb',
+  '%E2%82',
+  '%C0%AE',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%u0000',
+  'a%00b',
+  '..%2F..',
+  '%5C',
+  ';',
+  'x;y=z',
+  '*',
+];
 
 export interface FormPart {
   name: string;
@@ -211,15 +381,38 @@ export function multipartBody(parts: FormPart[], options: { boundary: string; fl
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name.replace(/"/g, '%22')}"${part.filename !== undefined ? `; filename="${part.filename.replace(/"/g, '%22')}"` : ''}`;
-    const headers = [`Content-Disposition: ${flaw === 'no-disposition' ? 'attachment' : disposition}`, ...(part.type ? [`Content-Type: ${part.type}`] : [])];
-    chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'utf8'), Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value, 'utf8'), Buffer.from('\r\n'));
+    const headers = [
+      `Content-Disposition: ${flaw === 'no-disposition' ? 'attachment' : disposition}`,
+      ...(part.type ? [`Content-Type: ${part.type}`] : []),
+    ];
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'utf8'),
+      Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value, 'utf8'),
+      Buffer.from('\r\n'),
+    );
   }
   if (flaw !== 'unterminated') chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  const type = flaw === 'no-boundary' ? 'multipart/form-data' : flaw === 'wrong-boundary' ? `multipart/form-data; boundary=${boundary}x` : flaw === 'quoted-boundary' ? `multipart/form-data; boundary="${boundary}"` : `multipart/form-data; boundary=${boundary}`;
+  const type =
+    flaw === 'no-boundary'
+      ? 'multipart/form-data'
+      : flaw === 'wrong-boundary'
+        ? `multipart/form-data; boundary=${boundary}x`
+        : flaw === 'quoted-boundary'
+          ? `multipart/form-data; boundary="${boundary}"`
+          : `multipart/form-data; boundary=${boundary}`;
   return { type, body: Buffer.concat(chunks) };
 }
 
-export const MULTIPART_FLAWS = ['none', 'none', 'none', 'unterminated', 'no-boundary', 'wrong-boundary', 'quoted-boundary', 'no-disposition'];
+export const MULTIPART_FLAWS = [
+  'none',
+  'none',
+  'none',
+  'unterminated',
+  'no-boundary',
+  'wrong-boundary',
+  'quoted-boundary',
+  'no-disposition',
+];
 
 /** A seeded pseudo-random generator (mulberry32), for shuffling the requests of one seed the same way. */
 export function seededRandom(seed: number): () => number {

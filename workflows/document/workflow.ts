@@ -4,7 +4,9 @@ import { applySignal, settledSignal, statusQuery, type DocumentWorkflowInput } f
 
 /** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
 function failureOf(error: ActivityFailure): { type?: string; message?: string } {
-  return error.cause instanceof ApplicationFailure ? { type: error.cause.type ?? undefined, message: error.cause.message } : { message: error.cause?.message };
+  return error.cause instanceof ApplicationFailure
+    ? { type: error.cause.type ?? undefined, message: error.cause.message }
+    : { message: error.cause?.message };
 }
 
 /**
@@ -74,7 +76,8 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     status = outcome.document_status;
     if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
     if (outcome.all_signed && status === 'sent') status = (await acts.completeDocument(input.documentId)).status;
-    else if (outcome.status === 'applied' && status === 'sent') await beside('inviting signers', () => acts.inviteSigners(input.documentId));
+    else if (outcome.status === 'applied' && status === 'sent')
+      await beside('inviting signers', () => acts.inviteSigners(input.documentId));
   }
   return { status: settled ? 'settled' : status };
 }

@@ -13,7 +13,10 @@ export async function mailWorkflow(input: MailWorkflowInput): Promise<{ status: 
     startToCloseTimeout: input.activityTimeoutMs,
     retry: { ...retry, maximumAttempts: input.attempts, nonRetryableErrorTypes: ['MailRefused'] },
   });
-  const record = proxyActivities<MailActivities>({ startToCloseTimeout: input.activityTimeoutMs, retry: { ...retry, maximumAttempts: 10 } });
+  const record = proxyActivities<MailActivities>({
+    startToCloseTimeout: input.activityTimeoutMs,
+    retry: { ...retry, maximumAttempts: 10 },
+  });
   try {
     await mail.deliverMail(input.mailId);
     return { status: 'sent' };

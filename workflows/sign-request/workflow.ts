@@ -12,7 +12,12 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
   const acts = proxyActivities<SignRequestActivities>({
     startToCloseTimeout: input.activityTimeoutMs,
     heartbeatTimeout: input.heartbeatMs,
-    retry: { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2, maximumAttempts: input.activityAttempts },
+    retry: {
+      initialInterval: input.retryInitialMs,
+      maximumInterval: input.retryMaxMs,
+      backoffCoefficient: 2,
+      maximumAttempts: input.activityAttempts,
+    },
   });
   let woken = false;
   setHandler(confirmSignal, () => {
@@ -29,7 +34,10 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
     if (!(error instanceof ActivityFailure)) throw error;
     // The request's transaction never committed: there is nothing to wait for.
     if (error.cause instanceof ApplicationFailure && error.cause.type === 'not_committed') return { status: 'abandoned' };
-    log.warn('the confirm mail could not be queued; the request stays open', { signRequestId: input.signRequestId, error: error.cause?.message });
+    log.warn('the confirm mail could not be queued; the request stays open', {
+      signRequestId: input.signRequestId,
+      error: error.cause?.message,
+    });
   }
   for (;;) {
     const remaining = deadline - Date.now();

@@ -12,6 +12,7 @@ describe('noticeFrom', () => {
   });
 
   it('shows nothing for any other value, names of Object.prototype included (a 500 before)', () => {
-    for (const done of ['constructor', 'hasOwnProperty', '__proto__', 'toString', 'nope', '', ['stored', 'stored'], undefined]) assert.equal(from(done), undefined, String(done));
+    for (const done of ['constructor', 'hasOwnProperty', '__proto__', 'toString', 'nope', '', ['stored', 'stored'], undefined])
+      assert.equal(from(done), undefined, String(done));
   });
 });

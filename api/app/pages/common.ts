@@ -34,7 +34,11 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
       if (!(error instanceof ServiceError)) throw error;
       ctx.set(error.headers);
       const back = `<p><a href="${escapeHtml(ctx.path)}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
-      sendPage(ctx, renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }), error.status);
+      sendPage(
+        ctx,
+        renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }),
+        error.status,
+      );
     }
   };
 }
@@ -42,7 +46,8 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
 /** A posted form of this session; one without the session's form token is refused with 400. */
 export async function postedForm(ctx: Context, deps: Deps, limit?: number): Promise<Form> {
   const form = await readForm(ctx, limit);
-  if (!checkForm(ctx, deps, form.fields._csrf)) throw new ServiceError('invalid_request', 'This form has expired or did not come from this app. Open the page again and retry.');
+  if (!checkForm(ctx, deps, form.fields._csrf))
+    throw new ServiceError('invalid_request', 'This form has expired or did not come from this app. Open the page again and retry.');
   return form;
 }
 
@@ -51,7 +56,14 @@ export function principalActor(ctx: Context, principal: Principal): Actor {
 }
 
 export function mandateDeps(deps: Deps): MandateDeps {
-  return { db: deps.db, secret: deps.secret, mailer: deps.mailer, codeLimits: deps.codeLimits, flags: deps.config.flags.values, codeTtlMs: deps.config.durations.oneTimeCodeMs };
+  return {
+    db: deps.db,
+    secret: deps.secret,
+    mailer: deps.mailer,
+    codeLimits: deps.codeLimits,
+    flags: deps.config.flags.values,
+    codeTtlMs: deps.config.durations.oneTimeCodeMs,
+  };
 }
 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */
@@ -94,11 +106,15 @@ export interface TableRow {
 
 /** A table that becomes one card per row on a phone: each cell names its column (data-label). */
 export function dataTable(testid: string, columns: string[], rows: TableRow[]): string {
-  const head = columns.map((column) => `<th scope="col">${column ? escapeHtml(column) : '<span class="visually-hidden">Actions</span>'}</th>`).join('');
+  const head = columns
+    .map((column) => `<th scope="col">${column ? escapeHtml(column) : '<span class="visually-hidden">Actions</span>'}</th>`)
+    .join('');
   const body = rows
     .map(({ attrs, cells }) => {
       const [first, ...rest] = cells;
-      const tds = rest.map((cell, index) => (columns[index + 1] ? `<td data-label="${escapeHtml(columns[index + 1])}">${cell}</td>` : `<td>${cell}</td>`)).join('');
+      const tds = rest
+        .map((cell, index) => (columns[index + 1] ? `<td data-label="${escapeHtml(columns[index + 1])}">${cell}</td>` : `<td>${cell}</td>`))
+        .join('');
       return `<tr${attrs ? ` ${attrs}` : ''}><th scope="row">${first}</th>${tds}</tr>`;
     })
     .join('');

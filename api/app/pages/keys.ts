@@ -13,12 +13,26 @@ const TITLE = 'API keys';
 function keyRows(appPath: string, keys: ApiKey[]): string {
   if (keys.length === 0) return '<p class="muted" data-testid="no-keys">You have no API keys yet.</p>';
   const rows = keys.map((key) => {
-    const scopes = key.scopes.map((scope) => `<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${escapeHtml(scope)}</code>`).join(' ');
-    const status = key.revoked_at ? `<span class="badge revoked">revoked</span> ${when(key.revoked_at)}` : '<span class="badge active">active</span>';
-    const action = key.revoked_at ? '' : `<a href="${appPath}/keys/${escapeHtml(key.id)}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
+    const scopes = key.scopes
+      .map((scope) => `<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${escapeHtml(scope)}</code>`)
+      .join(' ');
+    const status = key.revoked_at
+      ? `<span class="badge revoked">revoked</span> ${when(key.revoked_at)}`
+      : '<span class="badge active">active</span>';
+    const action = key.revoked_at
+      ? ''
+      : `<a href="${appPath}/keys/${escapeHtml(key.id)}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
     return {
       attrs: `data-testid="key-row" data-key-id="${escapeHtml(key.id)}"`,
-      cells: [escapeHtml(key.label), `<code>${escapeHtml(key.prefix)}…</code>`, when(key.created_at), when(key.last_used_at, 'never'), status, scopes, action],
+      cells: [
+        escapeHtml(key.label),
+        `<code>${escapeHtml(key.prefix)}…</code>`,
+        when(key.created_at),
+        when(key.last_used_at, 'never'),
+        status,
+        scopes,
+        action,
+      ],
     };
   });
   return dataTable('keys', ['Label', 'Key', 'Created', 'Last used', 'Status', 'Scopes', ''], rows);
@@ -40,11 +54,20 @@ ${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or highe
 
 /** The principal's own API keys: list, create (the raw key is shown once), revoke. */
 export function keyRoutes(router: Router, deps: Deps, appPath: string): void {
-  async function send(ctx: Context, principal: Principal, csrf: string, options: { notice?: PageOptions['notice']; label?: string; error?: ServiceError; status?: number } = {}) {
+  async function send(
+    ctx: Context,
+    principal: Principal,
+    csrf: string,
+    options: { notice?: PageOptions['notice']; label?: string; error?: ServiceError; status?: number } = {},
+  ) {
     const [tenant, keys] = await Promise.all([Tenant.query(deps.db).findById(principal.tenant_id), keysOfPrincipal(deps.db, principal.id)]);
     const body = `<p>Agents call the API with one of these keys in <code>Authorization: Bearer …</code>. Each acts for you; none is ever a party to a document.</p>
 ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
-    sendPage(ctx, renderPage({ title: TITLE, appPath, principal, csrf, body, notice: options.notice, current: '/keys' }), options.status ?? 200);
+    sendPage(
+      ctx,
+      renderPage({ title: TITLE, appPath, principal, csrf, body, notice: options.notice, current: '/keys' }),
+      options.status ?? 200,
+    );
   }
 
   async function ownKey(principal: Principal, id: string): Promise<ApiKey> {
@@ -53,43 +76,61 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
     return key;
   }
 
-  router.get(`${appPath}/keys`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
-    await send(ctx, principal, csrf, { notice: noticeFrom(ctx, { revoked: 'The key is revoked: it answers 401 from now on, and its mandates can no longer sign.' }) });
-  }));
+  router.get(
+    `${appPath}/keys`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      await send(ctx, principal, csrf, {
+        notice: noticeFrom(ctx, { revoked: 'The key is revoked: it answers 401 from now on, and its mandates can no longer sign.' }),
+      });
+    }),
+  );
 
-  router.post(`${appPath}/keys`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
-    let label = '';
-    try {
-      const { fields } = await postedForm(ctx, deps);
-      label = (fields.label ?? '').trim();
-      const { apiKey, secret } = await createOwnKey(deps.db, principal, label, principalActor(ctx, principal));
-      const body = `<div class="card key-once" data-testid="key-created">
+  router.post(
+    `${appPath}/keys`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      let label = '';
+      try {
+        const { fields } = await postedForm(ctx, deps);
+        label = (fields.label ?? '').trim();
+        const { apiKey, secret } = await createOwnKey(deps.db, principal, label, principalActor(ctx, principal));
+        const body = `<div class="card key-once" data-testid="key-created">
 <p><strong>Copy this key now.</strong> It is shown only this once: we keep only its SHA-256, so nobody (not even us) can show it again. If you lose it, revoke it and create another.</p>
 <p class="key-line"><code id="new-key" data-testid="new-key">${escapeHtml(secret)}</code> <button type="button" data-copy="new-key" hidden>Copy</button></p>
 <p role="status" class="hint" data-copy-status></p>
 <dl class="facts"><dt>Label</dt><dd>${escapeHtml(apiKey.label)}</dd><dt>Shown later as</dt><dd><code>${escapeHtml(apiKey.prefix)}…</code></dd><dt>Scopes</dt><dd>${apiKey.scopes.map((scope) => `<code class="scope">${escapeHtml(scope)}</code>`).join(' ')}</dd></dl>
 <p>To let this key sign for you, <a href="${appPath}/mandates/new?key=${escapeHtml(apiKey.id)}">grant it a mandate</a>.</p></div>
 <p><a href="${appPath}/keys">Back to your keys</a></p>`;
-      sendPage(ctx, renderPage({ title: 'Your new API key', appPath, principal, csrf, body, scripts: ['/static/app.js'], current: '/keys' }), 201);
-    } catch (error) {
-      const refused = refusal(error);
-      await send(ctx, principal, csrf, { label, error: refused, status: refused.status });
-    }
-  }));
+        sendPage(
+          ctx,
+          renderPage({ title: 'Your new API key', appPath, principal, csrf, body, scripts: ['/static/app.js'], current: '/keys' }),
+          201,
+        );
+      } catch (error) {
+        const refused = refusal(error);
+        await send(ctx, principal, csrf, { label, error: refused, status: refused.status });
+      }
+    }),
+  );
 
-  router.get(`${appPath}/keys/:id/revoke`, pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal, csrf }) => {
-    const key = await ownKey(principal, ctx.params.id);
-    const body = key.revoked_at
-      ? `<p>The key “${escapeHtml(key.label)}” was revoked ${when(key.revoked_at)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
-      : `<p>Revoke the key “<strong>${escapeHtml(key.label)}</strong>” (<code>${escapeHtml(key.prefix)}…</code>)?</p>
+  router.get(
+    `${appPath}/keys/:id/revoke`,
+    pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal, csrf }) => {
+      const key = await ownKey(principal, ctx.params.id);
+      const body = key.revoked_at
+        ? `<p>The key “${escapeHtml(key.label)}” was revoked ${when(key.revoked_at)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
+        : `<p>Revoke the key “<strong>${escapeHtml(key.label)}</strong>” (<code>${escapeHtml(key.prefix)}…</code>)?</p>
 <ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Mandates granted to it can no longer sign. Documents already signed stay signed.</li></ul>
 <form method="post" action="${appPath}/keys/${escapeHtml(key.id)}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
-    sendPage(ctx, renderPage({ title: 'Revoke an API key', appPath, principal, csrf, body, current: '/keys' }));
-  }));
+      sendPage(ctx, renderPage({ title: 'Revoke an API key', appPath, principal, csrf, body, current: '/keys' }));
+    }),
+  );
 
-  router.post(`${appPath}/keys/:id/revoke`, pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal }) => {
-    await postedForm(ctx, deps);
-    await revokeOwnKey(deps.db, principal, ctx.params.id, principalActor(ctx, principal));
-    ctx.redirect(`${appPath}/keys?done=revoked`);
-  }));
+  router.post(
+    `${appPath}/keys/:id/revoke`,
+    pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal }) => {
+      await postedForm(ctx, deps);
+      await revokeOwnKey(deps.db, principal, ctx.params.id, principalActor(ctx, principal));
+      ctx.redirect(`${appPath}/keys?done=revoked`);
+    }),
+  );
 }

@@ -2,7 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { keysOfPrincipal } from '../../../activities/accounts/accounts';
 import { ServiceError, type ErrorDetail } from '../../../activities/errors';
-import { CONSENT_TEXT, CONSENT_VERSION, confirmGrant, mandateStatus, sendGrantCode, startGrant } from '../../../activities/mandates/mandates';
+import {
+  CONSENT_TEXT,
+  CONSENT_VERSION,
+  confirmGrant,
+  mandateStatus,
+  sendGrantCode,
+  startGrant,
+} from '../../../activities/mandates/mandates';
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
 import type { Deps } from '../../../worker/deps';
 import { escapeHtml } from '../../http/html';
@@ -27,7 +34,9 @@ function endOfDay(value: string): Date | undefined {
   if (!value) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T23:59:59.999Z`) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new ServiceError('invalid_request', 'The expiry is not a date.', [{ path: 'expires_on', message: 'Enter a date such as 2030-12-31, or leave it empty.' }]);
+    throw new ServiceError('invalid_request', 'The expiry is not a date.', [
+      { path: 'expires_on', message: 'Enter a date such as 2030-12-31, or leave it empty.' },
+    ]);
   }
   return date;
 }
@@ -37,7 +46,8 @@ function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: Conf
   const details: ErrorDetail[] = [];
   if (!form.api_key_id) details.push({ path: 'api_key_id', message: 'Choose the API key this mandate is for.' });
   if (!form.name.trim()) details.push({ path: 'name', message: 'Give the mandate a name.' });
-  if (!levels.includes(form.level as ConfirmationLevel)) details.push({ path: 'level', message: `Choose a confirmation level (${levels.join(' or ')}).` });
+  if (!levels.includes(form.level as ConfirmationLevel))
+    details.push({ path: 'level', message: `Choose a confirmation level (${levels.join(' or ')}).` });
   if (!MODES.includes(form.mode as MandateMode)) details.push({ path: 'mode', message: 'Choose which documents the mandate covers.' });
   if (!form.consent) details.push({ path: 'consent', message: `Tick “I accept” to accept the terms (${CONSENT_VERSION}).` });
   let expiresAt: Date | undefined;
@@ -66,13 +76,26 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
     } else if (keys.length === 0) {
       body = `<p data-testid="no-keys">A mandate is granted to one of your API keys, and you have none. <a href="${appPath}/keys">Create an API key</a> first.</p>`;
     } else {
-      const keyOptions = keys.map((key) => `<option value="${escapeHtml(key.id)}"${key.id === form.api_key_id ? ' selected' : ''}>${escapeHtml(key.label)} (${escapeHtml(key.prefix)}…)</option>`).join('');
-      const levelChoices = levels
-        .map((level) => `<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span><strong>${level}</strong>: ${LEVEL_WORDS[level]}.</span></label>`)
+      const keyOptions = keys
+        .map(
+          (key) =>
+            `<option value="${escapeHtml(key.id)}"${key.id === form.api_key_id ? ' selected' : ''}>${escapeHtml(key.label)} (${escapeHtml(key.prefix)}…)</option>`,
+        )
         .join('');
-      const l2Note = flags.l2_signing ? '' : '<p class="hint" data-testid="l2-disabled">L2 (signing without asking each time) is turned off on this deployment, so only L1 is offered.</p>';
+      const levelChoices = levels
+        .map(
+          (level) =>
+            `<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span><strong>${level}</strong>: ${LEVEL_WORDS[level]}.</span></label>`,
+        )
+        .join('');
+      const l2Note = flags.l2_signing
+        ? ''
+        : '<p class="hint" data-testid="l2-disabled">L2 (signing without asking each time) is turned off on this deployment, so only L1 is offered.</p>';
       const l1Note = flags.l1_signing ? '' : '<p class="hint">L1 is turned off on this deployment.</p>';
-      const modeChoices = MODES.map((mode) => `<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span><strong>${mode}</strong>: ${MODE_WORDS[mode]}.</span></label>`).join('');
+      const modeChoices = MODES.map(
+        (mode) =>
+          `<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span><strong>${mode}</strong>: ${MODE_WORDS[mode]}.</span></label>`,
+      ).join('');
       body = `<p>Choose which key may sign for you, and how. Nothing is granted until you enter the code we e-mail you next.</p>
 <form method="post" action="${appPath}/mandates/new" class="stack" data-testid="grant-form" novalidate>${hiddenCsrf(csrf)}${formErrors(error, listed ? (detail) => detail.message : undefined)}
 <label for="grant-key">API key</label>
@@ -112,57 +135,104 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
     sendPage(ctx, renderPage({ title: 'Confirm the mandate', appPath, principal, csrf, body, notice, current: '/mandates' }), status);
   }
 
-  const blank = (ctx: Context): GrantForm => ({ api_key_id: typeof ctx.query.key === 'string' ? ctx.query.key : '', name: '', level: 'L1', mode: '', expires_on: '', consent: false });
+  const blank = (ctx: Context): GrantForm => ({
+    api_key_id: typeof ctx.query.key === 'string' ? ctx.query.key : '',
+    name: '',
+    level: 'L1',
+    mode: '',
+    expires_on: '',
+    consent: false,
+  });
 
-  router.get(`${appPath}/mandates/new`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => sendForm(ctx, principal, csrf, blank(ctx))));
+  router.get(
+    `${appPath}/mandates/new`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => sendForm(ctx, principal, csrf, blank(ctx))),
+  );
 
-  router.post(`${appPath}/mandates/new`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
-    let form = blank(ctx);
-    try {
-      const { fields } = await postedForm(ctx, deps);
-      form = { api_key_id: fields.api_key_id ?? '', name: fields.name ?? '', level: fields.level ?? '', mode: fields.mode ?? '', expires_on: (fields.expires_on ?? '').trim(), consent: fields.consent === 'accepted' };
-      // Terms accepted on a page older than the current text are not the terms in force.
-      if (form.consent && fields.consent_version !== CONSENT_VERSION) {
-        form.consent = false;
-        throw new ServiceError('invalid_request', `The terms changed to ${CONSENT_VERSION} since the page was opened; read them and accept again.`);
-      }
-      let grant: ReturnType<typeof checkGrant>;
+  router.post(
+    `${appPath}/mandates/new`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      let form = blank(ctx);
       try {
-        grant = checkGrant(form, [...levels]);
+        const { fields } = await postedForm(ctx, deps);
+        form = {
+          api_key_id: fields.api_key_id ?? '',
+          name: fields.name ?? '',
+          level: fields.level ?? '',
+          mode: fields.mode ?? '',
+          expires_on: (fields.expires_on ?? '').trim(),
+          consent: fields.consent === 'accepted',
+        };
+        // Terms accepted on a page older than the current text are not the terms in force.
+        if (form.consent && fields.consent_version !== CONSENT_VERSION) {
+          form.consent = false;
+          throw new ServiceError(
+            'invalid_request',
+            `The terms changed to ${CONSENT_VERSION} since the page was opened; read them and accept again.`,
+          );
+        }
+        let grant: ReturnType<typeof checkGrant>;
+        try {
+          grant = checkGrant(form, [...levels]);
+        } catch (error) {
+          return await sendForm(ctx, principal, csrf, form, refusal(error), true);
+        }
+        const { level, mode, expiresAt } = grant;
+        const mandate = await startGrant(
+          mandateDeps(deps),
+          principal,
+          { apiKeyId: form.api_key_id, name: form.name, level, mode, expiresAt, consentAccepted: form.consent },
+          principalActor(ctx, principal),
+        );
+        ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm`);
       } catch (error) {
-        return await sendForm(ctx, principal, csrf, form, refusal(error), true);
+        await sendForm(ctx, principal, csrf, form, refusal(error));
       }
-      const { level, mode, expiresAt } = grant;
-      const mandate = await startGrant(mandateDeps(deps), principal, { apiKeyId: form.api_key_id, name: form.name, level, mode, expiresAt, consentAccepted: form.consent }, principalActor(ctx, principal));
-      ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm`);
-    } catch (error) {
-      await sendForm(ctx, principal, csrf, form, refusal(error));
-    }
-  }));
+    }),
+  );
 
-  router.get(`${appPath}/mandates/:id/confirm`, pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
-    const mandate = await ownMandate(deps, principal, ctx.params.id);
-    await sendConfirm(ctx, principal, csrf, mandate, noticeFrom(ctx, { resent: 'A new code is on its way; the earlier one no longer works.' }));
-  }));
+  router.get(
+    `${appPath}/mandates/:id/confirm`,
+    pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
+      const mandate = await ownMandate(deps, principal, ctx.params.id);
+      await sendConfirm(
+        ctx,
+        principal,
+        csrf,
+        mandate,
+        noticeFrom(ctx, { resent: 'A new code is on its way; the earlier one no longer works.' }),
+      );
+    }),
+  );
 
-  router.post(`${appPath}/mandates/:id/confirm`, pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
-    const mandate = await ownMandate(deps, principal, ctx.params.id);
-    try {
-      await deps.codeLimits.consumeIp(ctx.ip);
-      const { fields } = await postedForm(ctx, deps);
-      if (fields.resend) {
-        if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
-        await sendGrantCode(mandateDeps(deps), principal, mandate);
-        return ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm?done=resent`);
+  router.post(
+    `${appPath}/mandates/:id/confirm`,
+    pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
+      const mandate = await ownMandate(deps, principal, ctx.params.id);
+      try {
+        await deps.codeLimits.consumeIp(ctx.ip);
+        const { fields } = await postedForm(ctx, deps);
+        if (fields.resend) {
+          if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
+          await sendGrantCode(mandateDeps(deps), principal, mandate);
+          return ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm?done=resent`);
+        }
+        const code = (fields.code ?? '').replace(/\s+/g, '');
+        if (!/^\d{6}$/.test(code)) throw new ServiceError('invalid_request', 'Enter the 6 digits from the e-mail.');
+        await confirmGrant(mandateDeps(deps), principal, mandate.id, code, principalActor(ctx, principal));
+        ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
+      } catch (error) {
+        const refused = refusal(error);
+        ctx.set(refused.headers);
+        await sendConfirm(
+          ctx,
+          principal,
+          csrf,
+          await ownMandate(deps, principal, mandate.id),
+          { kind: 'error', text: refused.message },
+          refused.status,
+        );
       }
-      const code = (fields.code ?? '').replace(/\s+/g, '');
-      if (!/^\d{6}$/.test(code)) throw new ServiceError('invalid_request', 'Enter the 6 digits from the e-mail.');
-      await confirmGrant(mandateDeps(deps), principal, mandate.id, code, principalActor(ctx, principal));
-      ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
-    } catch (error) {
-      const refused = refusal(error);
-      ctx.set(refused.headers);
-      await sendConfirm(ctx, principal, csrf, await ownMandate(deps, principal, mandate.id), { kind: 'error', text: refused.message }, refused.status);
-    }
-  }));
+    }),
+  );
 }

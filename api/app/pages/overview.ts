@@ -15,7 +15,10 @@ export function overviewRoutes(router: Router, deps: Deps, appPath: string): voi
       Tenant.query(deps.db).findById(principal.tenant_id),
       keysOfPrincipal(deps.db, principal.id),
       mandatesOfPrincipal(deps.db, principal.id),
-      SignRequest.query(deps.db).where({ principal_id: principal.id, status: 'open' }).where('expires_at', '>', new Date()).orderBy('created_at', 'desc'),
+      SignRequest.query(deps.db)
+        .where({ principal_id: principal.id, status: 'open' })
+        .where('expires_at', '>', new Date())
+        .orderBy('created_at', 'desc'),
     ]);
     const documents = requests.length ? await Document.query(deps.db).findByIds([...new Set(requests.map((r) => r.document_id))]) : [];
     const keyOf = new Map<string, ApiKey>(keys.map((key) => [key.id, key]));
@@ -45,7 +48,10 @@ export function overviewRoutes(router: Router, deps: Deps, appPath: string): voi
     const mandateList = mandates.length
       ? `<ul>${mandates
           .slice(0, 10)
-          .map((mandate) => `<li>${escapeHtml(mandate.name)} · ${mandate.confirmation_level} · ${escapeHtml(keyOf.get(mandate.api_key_id)?.label ?? '')} · <span class="badge ${mandateStatus(mandate)}">${mandateStatus(mandate)}</span></li>`)
+          .map(
+            (mandate) =>
+              `<li>${escapeHtml(mandate.name)} · ${mandate.confirmation_level} · ${escapeHtml(keyOf.get(mandate.api_key_id)?.label ?? '')} · <span class="badge ${mandateStatus(mandate)}">${mandateStatus(mandate)}</span></li>`,
+          )
           .join('')}</ul>`
       : '<p class="muted">No mandates: no agent can sign for you.</p>';
 

@@ -45,32 +45,56 @@ function renderSignature(appPath: string, principal: Principal, csrf: string): s
 /** The principal's stored signature appearance: see it, upload a PNG/JPEG, or draw one. */
 export function signatureRoutes(router: Router, deps: Deps, appPath: string): void {
   const send = (ctx: Context, principal: Principal, csrf: string, notice?: PageOptions['notice'], status = 200) =>
-    sendPage(ctx, renderPage({ title: 'Your signature', appPath, principal, csrf, body: renderSignature(appPath, principal, csrf), notice, scripts: ['/static/app.js'], current: '/signature' }), status);
+    sendPage(
+      ctx,
+      renderPage({
+        title: 'Your signature',
+        appPath,
+        principal,
+        csrf,
+        body: renderSignature(appPath, principal, csrf),
+        notice,
+        scripts: ['/static/app.js'],
+        current: '/signature',
+      }),
+      status,
+    );
 
-  router.get(`${appPath}/signature`, pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
-    send(ctx, principal, csrf, noticeFrom(ctx, { stored: 'Your signature is stored. Your mandates apply this one from now on.' }));
-  }));
+  router.get(
+    `${appPath}/signature`,
+    pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
+      send(ctx, principal, csrf, noticeFrom(ctx, { stored: 'Your signature is stored. Your mandates apply this one from now on.' }));
+    }),
+  );
 
   // The principal's own image only: the session decides whose, never the URL.
-  router.get(`${appPath}/signature/image`, pageHandler(appPath, 'Your signature', async ({ ctx, principal }) => {
-    if (!principal.signature_sha256) throw new ServiceError('not_found', 'No signature is stored yet.');
-    ctx.type = principal.signature_kind === 'jpeg' ? 'image/jpeg' : 'image/png';
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = await deps.blobs.get(principal.signature_sha256);
-  }));
+  router.get(
+    `${appPath}/signature/image`,
+    pageHandler(appPath, 'Your signature', async ({ ctx, principal }) => {
+      if (!principal.signature_sha256) throw new ServiceError('not_found', 'No signature is stored yet.');
+      ctx.type = principal.signature_kind === 'jpeg' ? 'image/jpeg' : 'image/png';
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = await deps.blobs.get(principal.signature_sha256);
+    }),
+  );
 
-  router.post(`${appPath}/signature`, pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
-    try {
-      const { fields, files } = await postedForm(ctx, deps, FORM_LIMIT).catch((error) => {
-        throw error instanceof ServiceError && error.code === 'payload_too_large' ? new ServiceError('payload_too_large', 'The image is larger than 2 MB; choose a smaller PNG or JPEG.') : error;
-      });
-      const bytes = files.image ? files.image.bytes : fields.drawn ? drawnBytes(fields.drawn) : undefined;
-      if (!bytes) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.');
-      await storeAppearance(deps, principal, bytes, principalActor(ctx, principal), files.image ? 'image' : 'drawn');
-      ctx.redirect(`${appPath}/signature?done=stored`);
-    } catch (error) {
-      const refused = refusal(error);
-      send(ctx, principal, csrf, { kind: 'error', text: refused.message }, refused.status);
-    }
-  }));
+  router.post(
+    `${appPath}/signature`,
+    pageHandler(appPath, 'Your signature', async ({ ctx, principal, csrf }) => {
+      try {
+        const { fields, files } = await postedForm(ctx, deps, FORM_LIMIT).catch((error) => {
+          throw error instanceof ServiceError && error.code === 'payload_too_large'
+            ? new ServiceError('payload_too_large', 'The image is larger than 2 MB; choose a smaller PNG or JPEG.')
+            : error;
+        });
+        const bytes = files.image ? files.image.bytes : fields.drawn ? drawnBytes(fields.drawn) : undefined;
+        if (!bytes) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.');
+        await storeAppearance(deps, principal, bytes, principalActor(ctx, principal), files.image ? 'image' : 'drawn');
+        ctx.redirect(`${appPath}/signature?done=stored`);
+      } catch (error) {
+        const refused = refusal(error);
+        send(ctx, principal, csrf, { kind: 'error', text: refused.message }, refused.status);
+      }
+    }),
+  );
 }

@@ -47,13 +47,17 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ServiceError('invalid_request', 'The widgets are not valid JSON.', [{ path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` }]);
+    throw new ServiceError('invalid_request', 'The widgets are not valid JSON.', [
+      { path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` },
+    ]);
   }
   // "\u0000" in the JSON text becomes a NUL only here, after the form's own check.
   assertStorableJson(parsed, Array.isArray(parsed) ? 'widgets' : undefined);
   if (Array.isArray(parsed)) return { widgets: parsed };
   if (parsed && typeof parsed === 'object' && 'widgets' in parsed) return parsed as { widgets: unknown; roles?: unknown };
-  throw new ServiceError('invalid_request', 'The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
+  throw new ServiceError('invalid_request', 'The widgets must be a JSON list.', [
+    { path: 'widgets', message: 'Expected a list [ … ] of widgets.' },
+  ]);
 }
 
 function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors: string): string {
@@ -63,7 +67,14 @@ function renderTemplates(appPath: string, csrf: string, templates: Template[], f
         ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id'],
         templates.map((template) => ({
           attrs: 'data-testid="template-row"',
-          cells: [escapeHtml(template.name), String(template.page_count), template.roles.map(escapeHtml).join(', '), String(template.widgets.length), when(template.created_at), `<code>${escapeHtml(template.id)}</code>`],
+          cells: [
+            escapeHtml(template.name),
+            String(template.page_count),
+            template.roles.map(escapeHtml).join(', '),
+            String(template.widgets.length),
+            when(template.created_at),
+            `<code>${escapeHtml(template.id)}</code>`,
+          ],
         })),
       )
     : '<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>';
@@ -98,34 +109,93 @@ ${list}
 
 /** The tenant's templates: list, and add one from a PDF and its widgets. */
 export function templateRoutes(router: Router, deps: Deps, appPath: string): void {
-  async function send(ctx: Context, principal: Principal, csrf: string, form: TemplateForm, errors = '', status = 200, notice?: ReturnType<typeof noticeFrom>) {
-    const templates = await Template.query(deps.db).where({ tenant_id: principal.tenant_id }).orderBy('created_at', 'desc').orderBy('id', 'desc');
-    sendPage(ctx, renderPage({ title: TITLE, appPath, principal, csrf, body: renderTemplates(appPath, csrf, templates, form, errors), notice, current: '/templates' }), status);
+  async function send(
+    ctx: Context,
+    principal: Principal,
+    csrf: string,
+    form: TemplateForm,
+    errors = '',
+    status = 200,
+    notice?: ReturnType<typeof noticeFrom>,
+  ) {
+    const templates = await Template.query(deps.db)
+      .where({ tenant_id: principal.tenant_id })
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc');
+    sendPage(
+      ctx,
+      renderPage({
+        title: TITLE,
+        appPath,
+        principal,
+        csrf,
+        body: renderTemplates(appPath, csrf, templates, form, errors),
+        notice,
+        current: '/templates',
+      }),
+      status,
+    );
   }
 
-  router.get(`${appPath}/templates`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
-    await send(ctx, principal, csrf, { name: '', roles: '', widgets: '' }, '', 200, noticeFrom(ctx, { created: 'The template is added. Agents can use it now.' }));
-  }));
+  router.get(
+    `${appPath}/templates`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      await send(
+        ctx,
+        principal,
+        csrf,
+        { name: '', roles: '', widgets: '' },
+        '',
+        200,
+        noticeFrom(ctx, { created: 'The template is added. Agents can use it now.' }),
+      );
+    }),
+  );
 
-  router.post(`${appPath}/templates`, pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
-    const form: TemplateForm = { name: '', roles: '', widgets: '' };
-    let widgets: unknown;
-    try {
-      const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
-        throw error instanceof ServiceError && error.code === 'payload_too_large' ? new ServiceError('payload_too_large', 'The PDF is larger than 20 MB.') : error;
-      });
-      Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '' });
-      if (!files.pdf) throw new ServiceError('invalid_request', 'Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
-      const parsed = parseWidgets(form.widgets);
-      widgets = parsed.widgets;
-      const roles = form.roles.trim() ? form.roles.split(',').map((role) => role.trim()).filter(Boolean) : parsed.roles;
-      // The rule checks the shape; the page only passes on what was typed.
-      const definition = { name: form.name, widgets, ...(roles === undefined ? {} : { roles }) };
-      await createTemplate(deps, { tenantId: principal.tenant_id, pdf: files.pdf.bytes, definition: definition as TemplateDefinition, createdBy: principal.id });
-      ctx.redirect(`${appPath}/templates?done=created`);
-    } catch (error) {
-      const refused = refusal(error);
-      await send(ctx, principal, csrf, form, formErrors(refused, (detail) => describe(detail, widgets)), refused.status);
-    }
-  }));
+  router.post(
+    `${appPath}/templates`,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      const form: TemplateForm = { name: '', roles: '', widgets: '' };
+      let widgets: unknown;
+      try {
+        const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
+          throw error instanceof ServiceError && error.code === 'payload_too_large'
+            ? new ServiceError('payload_too_large', 'The PDF is larger than 20 MB.')
+            : error;
+        });
+        Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '' });
+        if (!files.pdf)
+          throw new ServiceError('invalid_request', 'Choose the PDF of the template.', [
+            { path: 'pdf', message: 'Choose the PDF of the template.' },
+          ]);
+        const parsed = parseWidgets(form.widgets);
+        widgets = parsed.widgets;
+        const roles = form.roles.trim()
+          ? form.roles
+              .split(',')
+              .map((role) => role.trim())
+              .filter(Boolean)
+          : parsed.roles;
+        // The rule checks the shape; the page only passes on what was typed.
+        const definition = { name: form.name, widgets, ...(roles === undefined ? {} : { roles }) };
+        await createTemplate(deps, {
+          tenantId: principal.tenant_id,
+          pdf: files.pdf.bytes,
+          definition: definition as TemplateDefinition,
+          createdBy: principal.id,
+        });
+        ctx.redirect(`${appPath}/templates?done=created`);
+      } catch (error) {
+        const refused = refusal(error);
+        await send(
+          ctx,
+          principal,
+          csrf,
+          form,
+          formErrors(refused, (detail) => describe(detail, widgets)),
+          refused.status,
+        );
+      }
+    }),
+  );
 }

@@ -56,15 +56,30 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     return view;
   }
 
-  const actorOf = (ctx: Context, signer: DocumentSigner): Actor => ({ type: 'signer', id: signer.id, ip: ctx.ip, userAgent: ctx.get('user-agent') });
+  const actorOf = (ctx: Context, signer: DocumentSigner): Actor => ({
+    type: 'signer',
+    id: signer.id,
+    ip: ctx.ip,
+    userAgent: ctx.get('user-agent'),
+  });
 
   router.get(base, async (ctx) => {
-    ctx.set('Content-Security-Policy', "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data: blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; form-action 'self'");
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data: blob:; worker-src 'self' blob:; style-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    );
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'html';
     try {
       const { signer, document } = await resolve(ctx);
-      ctx.body = renderSignPage({ token: ctx.params.token, appPath, documentName: document.name, signerName: signer.name, maskedEmail: maskEmail(signer.email), verified: verified(ctx, signer) });
+      ctx.body = renderSignPage({
+        token: ctx.params.token,
+        appPath,
+        documentName: document.name,
+        signerName: signer.name,
+        maskedEmail: maskEmail(signer.email),
+        verified: verified(ctx, signer),
+      });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       ctx.status = 404;
@@ -85,7 +100,13 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
       tenantId: document.tenant_id,
       secrets: [code],
     });
-    await recordAudit(deps.db, { tenantId: document.tenant_id, documentId: document.id, actor: actorOf(ctx, signer), action: 'sign.code_sent', data: { signer_id: signer.id } });
+    await recordAudit(deps.db, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: actorOf(ctx, signer),
+      action: 'sign.code_sent',
+      data: { signer_id: signer.id },
+    });
     ctx.body = { sent_to: maskEmail(signer.email) };
   });
 
@@ -93,9 +114,27 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     await deps.codeLimits.consumeIp(ctx.ip);
     const { signer, document } = await resolve(ctx);
     const { code } = parseOrThrow(SignVerifySchema, await readJsonBody(ctx, 4096));
-    await verifyCode(deps, { purpose: 'sign', subject: signer.id, code, owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` } });
-    setSignedCookie(ctx, deps.secret, { name: cookieName(signer.id), purpose: 'sign-session', payload: { s: signer.id }, ttlMs: deps.config.durations.signSessionMs, path: `${appPath}/sign/`, secure: secureCookies(ctx, deps.config) });
-    await recordAudit(deps.db, { tenantId: document.tenant_id, documentId: document.id, actor: actorOf(ctx, signer), action: 'sign.email_verified', data: { signer_id: signer.id, email: signer.email } });
+    await verifyCode(deps, {
+      purpose: 'sign',
+      subject: signer.id,
+      code,
+      owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` },
+    });
+    setSignedCookie(ctx, deps.secret, {
+      name: cookieName(signer.id),
+      purpose: 'sign-session',
+      payload: { s: signer.id },
+      ttlMs: deps.config.durations.signSessionMs,
+      path: `${appPath}/sign/`,
+      secure: secureCookies(ctx, deps.config),
+    });
+    await recordAudit(deps.db, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: actorOf(ctx, signer),
+      action: 'sign.email_verified',
+      data: { signer_id: signer.id, email: signer.email },
+    });
     ctx.body = { verified: true };
   });
 
@@ -108,8 +147,22 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      document: { id: document.id, name: document.name, status: document.status, page_count: document.page_count, strict_order: document.strict_order, sha256: document.current_sha256 },
-      signer: { id: signer.id, name: signer.name, email: signer.email, role: signer.role, status: signer.status, signed_at: signer.signed_at?.toISOString() ?? null },
+      document: {
+        id: document.id,
+        name: document.name,
+        status: document.status,
+        page_count: document.page_count,
+        strict_order: document.strict_order,
+        sha256: document.current_sha256,
+      },
+      signer: {
+        id: signer.id,
+        name: signer.name,
+        email: signer.email,
+        role: signer.role,
+        status: signer.status,
+        signed_at: signer.signed_at?.toISOString() ?? null,
+      },
       signers: signers.map((s) => ({ name: s.name, role: s.role, status: s.status })),
       widgets: document.widgets.map((widget) => ({ ...widget, mine: widget.role === signer.role })),
       can_sign: document.status === 'sent' && signer.status === 'pending' && !blocked,
@@ -120,14 +173,23 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
 
   router.get(`${base}/document.pdf`, async (ctx) => {
     const { signer, document } = await resolveVerified(ctx);
-    await recordAudit(deps.db, { tenantId: document.tenant_id, documentId: document.id, actor: actorOf(ctx, signer), action: 'document.viewed', data: { signer_id: signer.id, sha256: document.current_sha256 } });
+    await recordAudit(deps.db, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: actorOf(ctx, signer),
+      action: 'document.viewed',
+      data: { signer_id: signer.id, sha256: document.current_sha256 },
+    });
     sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256, 'inline');
   });
 
   router.post(`${base}/sign`, async (ctx) => {
     const { signer, document } = await resolveVerified(ctx);
     const body = parseOrThrow(SignSubmitSchema, await readJsonBody(ctx, SIGN_BODY_LIMIT));
-    checkValues(document.widgets.filter((widget) => widget.role === signer.role), body.values);
+    checkValues(
+      document.widgets.filter((widget) => widget.role === signer.role),
+      body.values,
+    );
     const apply = await recordApply(deps, {
       signer,
       kind: 'browser',
@@ -140,7 +202,11 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
     if (outcome.status === 'rejected') throw rejectionOf(outcome);
     ctx.status = outcome.status === 'pending' ? 202 : 200;
-    ctx.body = { status: outcome.status === 'pending' ? 'processing' : 'signed', document_status: documentStatusAfter(outcome), document_hash: outcome.document_hash ?? null };
+    ctx.body = {
+      status: outcome.status === 'pending' ? 'processing' : 'signed',
+      document_status: documentStatusAfter(outcome),
+      document_hash: outcome.document_hash ?? null,
+    };
   });
 
   router.post(`${base}/decline`, async (ctx) => {
@@ -151,4 +217,3 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     ctx.body = { status: 'declined', document_status: declined.status };
   });
 }
-

@@ -28,7 +28,10 @@ const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
 /** The bytes of a `data:image/png|jpeg;base64,…` URL within the image limits; 400 naming the field otherwise. */
 export function decodeImage(dataUrl: string, path: string): Buffer {
   const match = DATA_URL.exec(dataUrl);
-  if (!match) throw new ServiceError('invalid_request', 'The image must be a PNG or JPEG data URL.', [{ path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' }]);
+  if (!match)
+    throw new ServiceError('invalid_request', 'The image must be a PNG or JPEG data URL.', [
+      { path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' },
+    ]);
   const bytes = Buffer.from(match[2], 'base64');
   // From the header alone: the whole-file check (recordApply) then inflates only what is within the limits.
   const tooLarge = imageSizeProblem(bytes);
@@ -45,7 +48,9 @@ export function checkValues(widgets: Widget[], values: Record<string, string | b
     if (!widget || AUTO_FILLED.has(widget.type)) details.push({ path, message: 'not a field you fill' });
     else if (widget.type === 'checkbox' && typeof value !== 'boolean') details.push({ path, message: 'expected true or false' });
     else if (widget.type !== 'checkbox' && typeof value !== 'string') details.push({ path, message: 'expected text' });
-    else if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value as string)) details.push({ path, message: `expected one of ${widget.options?.join(', ')}` });
+    else if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value as string))
+      details.push({ path, message: `expected one of ${widget.options?.join(', ')}` });
   }
-  if (details.length > 0) throw new ServiceError('invalid_request', `Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+  if (details.length > 0)
+    throw new ServiceError('invalid_request', `Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
 }

@@ -30,19 +30,27 @@ describe('signing at a sign link', () => {
       template_id: nda.id,
       name: options.name ?? 'NDA',
       strict_order: options.strict ?? false,
-      signers: [{ name: 'Ann Able', email: `ann-${Date.now()}@example.test` }, { name: 'Bob Baker', email: `bob-${Date.now()}@example.test` }],
+      signers: [
+        { name: 'Ann Able', email: `ann-${Date.now()}@example.test` },
+        { name: 'Bob Baker', email: `bob-${Date.now()}@example.test` },
+      ],
       send: true,
     });
     assert.equal(created.status, 201, created.text);
     const [first, second] = created.body.signers as Array<{ sign_url: string; email: string }>;
-    return { id: created.body.document_id as string, first: new SignerSession(stack, first.sign_url, first.email), second: new SignerSession(stack, second.sign_url, second.email) };
+    return {
+      id: created.body.document_id as string,
+      first: new SignerSession(stack, first.sign_url, first.email),
+      second: new SignerSession(stack, second.sign_url, second.email),
+    };
   }
 
   async function documentOf(id: string) {
     return (await call(stack.url, 'GET', `/v1/documents/${id}`, { key: owner.key })).body;
   }
 
-  const waitForStatus = (id: string, status: string) => waitForDocument(stack, owner.key, id, (d) => d.status === status, `document ${id} to reach ${status}`);
+  const waitForStatus = (id: string, status: string) =>
+    waitForDocument(stack, owner.key, id, (d) => d.status === status, `document ${id} to reach ${status}`);
 
   describe('the e-mailed code', () => {
     it('is required before the document can be read or signed', async () => {
@@ -67,7 +75,8 @@ describe('signing at a sign link', () => {
 
       await first.request('POST', '/code');
       const fresh = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
-      for (let i = 0; i < 4; i += 1) assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
+      for (let i = 0; i < 4; i += 1)
+        assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
       assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 429, 'rate_limited');
       assertErrorCode(await first.request('POST', '/verify', { code: fresh }), 429, 'rate_limited');
     });
@@ -75,7 +84,10 @@ describe('signing at a sign link', () => {
     it('binds the session to one signer: another signer’s link needs its own code', async () => {
       const { first, second } = await sentNda();
       await first.verify();
-      second.cookie = first.cookie.replace(/^svc_sign_sgn_[^=]+/, `svc_sign_${new URL(second.signUrl).pathname.split('/').pop()!.split('.')[0]}`);
+      second.cookie = first.cookie.replace(
+        /^svc_sign_sgn_[^=]+/,
+        `svc_sign_${new URL(second.signUrl).pathname.split('/').pop()!.split('.')[0]}`,
+      );
       assertErrorCode(await second.request('GET', '/state'), 401, 'unauthorized');
     });
 
@@ -94,7 +106,8 @@ describe('signing at a sign link', () => {
       const { id, first } = await sentNda();
       await first.verify();
       const replies = await Promise.all([0, 1, 2].map(() => first.request('POST', '/sign', { consent: true, signature, values: {} })));
-      for (const reply of replies) assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
+      for (const reply of replies)
+        assert.ok(reply.status === 200 || (reply.status === 409 && reply.body.error.code === 'already_signed'), reply.text);
       assert.ok(replies.some((reply) => reply.status === 200));
       const applies = await stack.deps.db('applies').where({ document_id: id });
       assert.equal(applies.length, 1, 'one apply row');
@@ -109,7 +122,11 @@ describe('signing at a sign link', () => {
       const state = await second.request('GET', '/state');
       assert.equal(state.body.can_sign, false);
       assert.match(state.body.blocked_reason, /Ann Able/);
-      assertErrorCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'strict_order');
+      assertErrorCode(
+        await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }),
+        409,
+        'strict_order',
+      );
       await first.verify();
       assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
       const signed = await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
@@ -122,7 +139,10 @@ describe('signing at a sign link', () => {
       await second.verify();
       const reply = await second.request('POST', '/sign', { consent: true, signature, values: {} });
       assertErrorCode(reply, 422, 'unfilled_fields');
-      assert.deepEqual(reply.body.error.details.map((d: { path: string }) => d.path), [`values.${titleId}`]);
+      assert.deepEqual(
+        reply.body.error.details.map((d: { path: string }) => d.path),
+        [`values.${titleId}`],
+      );
     });
 
     it('already_signed: a second signature by the same signer is refused', async () => {
@@ -147,9 +167,21 @@ describe('signing at a sign link', () => {
         },
         createdBy: 'test',
       });
-      const created = await createDocument(stack, owner, { template_id: witness.id, name: 'Witnessed', signers: [{ name: 'P', email: 'p@example.test' }, { name: 'W', email: 'w@example.test' }], send: true });
+      const created = await createDocument(stack, owner, {
+        template_id: witness.id,
+        name: 'Witnessed',
+        signers: [
+          { name: 'P', email: 'p@example.test' },
+          { name: 'W', email: 'w@example.test' },
+        ],
+        send: true,
+      });
       const witnessSession = await new SignerSession(stack, created.body.signers[1].sign_url, 'w@example.test').verify();
-      assertErrorCode(await witnessSession.request('POST', '/sign', { consent: true, signature, values: {} }), 422, 'missing_signature_fields');
+      assertErrorCode(
+        await witnessSession.request('POST', '/sign', { consent: true, signature, values: {} }),
+        422,
+        'missing_signature_fields',
+      );
     });
 
     it('invalid_state: nobody can sign a declined document', async () => {
@@ -159,8 +191,15 @@ describe('signing at a sign link', () => {
       assert.equal(declined.status, 200, declined.text);
       assert.equal((await documentOf(id)).status, 'declined');
       await second.verify();
-      assertErrorCode(await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }), 409, 'invalid_state');
-      const event = await Event.query(stack.deps.db).where({ event: 'document.declined' }).whereRaw(`data->>'document_id' = ?`, [id]).first();
+      assertErrorCode(
+        await second.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } }),
+        409,
+        'invalid_state',
+      );
+      const event = await Event.query(stack.deps.db)
+        .where({ event: 'document.declined' })
+        .whereRaw(`data->>'document_id' = ?`, [id])
+        .first();
       assert.equal((event?.data as { reason: string }).reason, 'Wrong counterparty');
     });
 
@@ -170,9 +209,21 @@ describe('signing at a sign link', () => {
       const foreign = await first.request('POST', '/sign', { consent: true, signature, values: { [titleId]: 'CTO' } });
       assertErrorCode(foreign, 400, 'invalid_request');
       assert.equal(foreign.body.error.details[0].path, `values.${titleId}`);
-      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: 'data:image/gif;base64,R0lGOD' }, values: {} }), 400, 'invalid_request');
+      assertErrorCode(
+        await first.request('POST', '/sign', {
+          consent: true,
+          signature: { method: 'drawn', image: 'data:image/gif;base64,R0lGOD' },
+          values: {},
+        }),
+        400,
+        'invalid_request',
+      );
       const corrupt = dataUrl(signaturePng().subarray(0, 60));
-      assertErrorCode(await first.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: corrupt }, values: {} }), 422, 'missing_appearance');
+      assertErrorCode(
+        await first.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: corrupt }, values: {} }),
+        422,
+        'missing_appearance',
+      );
       assertErrorCode(await first.request('POST', '/sign', { consent: false, signature, values: {} }), 400, 'invalid_request');
     });
   });
@@ -183,7 +234,11 @@ describe('signing at a sign link', () => {
       await Promise.all([first.verify(), second.verify()]);
       const [a, b] = await Promise.all([
         first.request('POST', '/sign', { consent: true, signature, values: {} }),
-        second.request('POST', '/sign', { consent: true, signature: { method: 'typed', image: dataUrl(signaturePng(90, 30)) }, values: { [titleId]: 'General Counsel' } }),
+        second.request('POST', '/sign', {
+          consent: true,
+          signature: { method: 'typed', image: dataUrl(signaturePng(90, 30)) },
+          values: { [titleId]: 'General Counsel' },
+        }),
       ]);
       assert.equal(a.status, 200, a.text);
       assert.equal(b.status, 200, b.text);
@@ -192,11 +247,17 @@ describe('signing at a sign link', () => {
       const document = await documentOf(id);
       assert.ok(document.signers.every((s: { status: string }) => s.status === 'signed'));
       const revisions = await DocumentRevision.query(stack.deps.db).where({ document_id: id }).orderBy('revision');
-      assert.deepEqual(revisions.map((r) => r.kind), ['original', 'apply', 'apply', 'completion']);
+      assert.deepEqual(
+        revisions.map((r) => r.kind),
+        ['original', 'apply', 'apply', 'completion'],
+      );
       assert.equal(revisions[3].sealed_sha256, document.document_hash);
 
       const events = await Event.query(stack.deps.db).whereRaw(`data->>'document_id' = ?`, [id]).orderBy('created_at');
-      assert.deepEqual(events.map((e) => e.event), ['document.signed', 'document.signed', 'document.completed']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['document.signed', 'document.signed', 'document.completed'],
+      );
       const signed = events.filter((e) => e.event === 'document.signed').map((e) => e.data as Record<string, any>);
       assert.deepEqual(signed.map((d) => d.principal.email).sort(), document.signers.map((s: { email: string }) => s.email).sort());
       // The chain of hashes: each apply's pre_sign_hash is the PDF the previous step left, its document_hash the next.
@@ -213,7 +274,15 @@ describe('signing at a sign link', () => {
       assert.equal(completed.signers.length, 2);
 
       const actions = (await AuditEvent.query(stack.deps.db).where({ document_id: id }).orderBy('created_at')).map((a) => a.action);
-      for (const action of ['document.created', 'document.sent', 'sign.code_sent', 'sign.email_verified', 'signature.submitted', 'document.signed', 'document.completed']) {
+      for (const action of [
+        'document.created',
+        'document.sent',
+        'sign.code_sent',
+        'sign.email_verified',
+        'signature.submitted',
+        'document.signed',
+        'document.completed',
+      ]) {
         assert.ok(actions.includes(action), `audit trail lacks ${action}: ${actions.join(', ')}`);
       }
       assertErrorCode(await first.request('POST', '/sign', { consent: true, signature, values: {} }), 409, 'already_signed');

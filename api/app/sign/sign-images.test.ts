@@ -26,7 +26,10 @@ describe('images a signer submits on the sign page', () => {
     const created = await createDocument(stack, owner, {
       template_id: nda.id,
       name: 'NDA',
-      signers: [{ name: 'Ann Able', email: `ann-${tag}@example.test` }, { name: 'Bob Baker', email: `bob-${tag}@example.test` }],
+      signers: [
+        { name: 'Ann Able', email: `ann-${tag}@example.test` },
+        { name: 'Bob Baker', email: `bob-${tag}@example.test` },
+      ],
       send: true,
     });
     assert.equal(created.status, 201, created.text);
@@ -40,7 +43,12 @@ describe('images a signer submits on the sign page', () => {
     assertErrorCode(big, 400, 'invalid_request');
     assert.equal(big.body.error.details[0].path, 'signature.image');
     assert.match(big.body.error.message, /5000×5000 pixels .* the limit is 4 megapixels and 16 MiB/);
-    const initials = await signer.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, initials: { image: bomb }, values: {} });
+    const initials = await signer.request('POST', '/sign', {
+      consent: true,
+      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+      initials: { image: bomb },
+      values: {},
+    });
     assertErrorCode(initials, 400, 'invalid_request');
     assert.equal(initials.body.error.details[0].path, 'initials.image');
     assert.equal((await stack.deps.db('applies').where({ document_id: id })).length, 0);
@@ -50,12 +58,20 @@ describe('images a signer submits on the sign page', () => {
     const { signer } = await firstSigner();
     const corrupt = signaturePng();
     corrupt[45] ^= 0xff;
-    assertErrorCode(await signer.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: dataUrl(corrupt) }, values: {} }), 422, 'missing_appearance');
+    assertErrorCode(
+      await signer.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: dataUrl(corrupt) }, values: {} }),
+      422,
+      'missing_appearance',
+    );
   });
 
   it('signs with an image at the limit: 2000×2000 RGBA, stamped by the worker', async () => {
     const { id, signer } = await firstSigner();
-    const signed = await signer.request('POST', '/sign', { consent: true, signature: { method: 'uploaded', image: dataUrl(blankPng(2000, 2000)) }, values: {} });
+    const signed = await signer.request('POST', '/sign', {
+      consent: true,
+      signature: { method: 'uploaded', image: dataUrl(blankPng(2000, 2000)) },
+      values: {},
+    });
     assert.ok(signed.status === 200 || signed.status === 202, signed.text);
     await waitForDocument(stack, owner.key, id, (document) => document.signers[0].status === 'signed', 'the first signer to be signed');
   });

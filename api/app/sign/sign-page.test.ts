@@ -52,7 +52,13 @@ async function sendNda(options: { strictOrder?: boolean } = {}): Promise<{ id: s
     { name: 'Dana Discloser', email: `dana-${tag}@example.test` },
     { name: 'Rey Receiver', email: `rey-${tag}@example.test` },
   ];
-  const created = await createDocument(stack, owner, { template_id: nda.id, name: `NDA ${tag}`, signers, send: true, ...(options.strictOrder ? { strict_order: true } : {}) });
+  const created = await createDocument(stack, owner, {
+    template_id: nda.id,
+    name: `NDA ${tag}`,
+    signers,
+    send: true,
+    ...(options.strictOrder ? { strict_order: true } : {}),
+  });
   assert.ok(created.status < 300, created.text);
   return { id: created.body.document_id, signers: created.body.signers };
 }
@@ -108,7 +114,9 @@ async function drawOn(page: Page): Promise<void> {
   await page.mouse.move(box.x + 30, box.y + box.height * 0.6);
   await page.mouse.down();
   for (let step = 1; step <= 24; step += 1) {
-    await page.mouse.move(box.x + 30 + (step * (box.width - 60)) / 24, box.y + box.height * (0.55 - 0.25 * Math.sin(step / 2.5)), { steps: 3 });
+    await page.mouse.move(box.x + 30 + (step * (box.width - 60)) / 24, box.y + box.height * (0.55 - 0.25 * Math.sin(step / 2.5)), {
+      steps: 3,
+    });
   }
   await page.mouse.up();
 }
@@ -172,7 +180,10 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   await consentAndSign(second);
 
   const final = await documentStatus(doc.id, 'completed');
-  assert.deepEqual(final.signers.map((signer: { status: string }) => signer.status), ['signed', 'signed']);
+  assert.deepEqual(
+    final.signers.map((signer: { status: string }) => signer.status),
+    ['signed', 'signed'],
+  );
   const download = await call(stack.url, 'GET', `/v1/documents/${doc.id}/download`, { key: owner.key });
   assert.equal(download.status, 200, download.text);
   const url = new URL(download.body.url);
@@ -186,7 +197,8 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   assert.match(sig.out, /Total document signed/, sig.out);
   assert.equal(run('qpdf', ['--check', file]).status, 0);
   const text = run('pdftotext', [file, '-']).out;
-  for (const expected of ['Certificate of Completion', 'Dana Discloser', dana.email, 'Rey Receiver', rey.email, 'Chief Counsel', '2 years']) assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
+  for (const expected of ['Certificate of Completion', 'Dana Discloser', dana.email, 'Rey Receiver', rey.email, 'Chief Counsel', '2 years'])
+    assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
   assert.match(text, /browser \(drawn\)/);
   assert.match(text, /browser \(typed\)/);
 });
@@ -225,7 +237,10 @@ it('a wrong code shows the error, the right one opens the document, and an uploa
   assert.equal(copy.headers()['content-type'], 'application/pdf');
   assert.equal((await copy.body()).subarray(0, 5).toString(), '%PDF-');
   const after = await documentStatus(doc.id, 'sent');
-  assert.deepEqual(after.signers.map((signer: { status: string }) => signer.status), ['signed', 'pending']);
+  assert.deepEqual(
+    after.signers.map((signer: { status: string }) => signer.status),
+    ['signed', 'pending'],
+  );
 });
 
 it('a signer declines from the page and the document is declined', async () => {
@@ -282,7 +297,7 @@ it('the 50-page agreement renders pages as they come into view, and drawn initia
   const page = await openSignPage(cleo);
   await verify(page, cleo.email);
   await page.getByTestId('page-50').waitFor({ state: 'attached' });
-  assert.equal(await page.locator('.page[data-rendered]').count() < 10, true, 'only the pages near the viewport are drawn');
+  assert.equal((await page.locator('.page[data-rendered]').count()) < 10, true, 'only the pages near the viewport are drawn');
   assert.equal(await page.getByTestId('widget-client-initials-p7').innerText(), 'CC');
   assert.match(await page.getByTestId('initials-preview').innerText(), /letters “CC”/);
 

@@ -11,7 +11,10 @@ function drawForm() {
   const form = document.getElementById('draw-form');
   if (!section || !form) return;
   const problem = form.querySelector('[data-testid="draw-problem"]');
-  const pad = createSignaturePad({ label: 'Drawing area for your signature. Without a mouse or touch screen, upload an image instead.', onChange: () => (problem.textContent = '') });
+  const pad = createSignaturePad({
+    label: 'Drawing area for your signature. Without a mouse or touch screen, upload an image instead.',
+    onChange: () => (problem.textContent = ''),
+  });
   pad.canvas.setAttribute('aria-describedby', 'draw-help');
   form.querySelector('[data-pad]').append(pad.canvas);
   form.querySelector('[data-pad-clear]').addEventListener('click', () => pad.clear());
@@ -39,7 +42,8 @@ function uploadCheck() {
     if (!file) return;
     let message = '';
     if (file.type && !IMAGE_TYPES.includes(file.type)) message = `“${file.name}” is not a PNG or JPEG image. Choose a .png or .jpg file.`;
-    else if (file.size > MAX_IMAGE_BYTES) message = `“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`;
+    else if (file.size > MAX_IMAGE_BYTES)
+      message = `“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`;
     if (!message) return;
     problem.textContent = message;
     input.setAttribute('aria-invalid', 'true');

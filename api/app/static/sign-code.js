@@ -6,7 +6,17 @@ import { api, clearError, root, say, showError, view } from './sign-context.js';
 /** The code form; `onVerified` opens the document once the code is confirmed. */
 export function renderVerify(onVerified) {
   const email = root.dataset.email;
-  const input = h('input', { id: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '6', pattern: '[0-9]{6}', required: true, 'aria-describedby': 'code-help', testid: 'code-input' });
+  const input = h('input', {
+    id: 'code',
+    type: 'text',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    maxlength: '6',
+    pattern: '[0-9]{6}',
+    required: true,
+    'aria-describedby': 'code-help',
+    testid: 'code-input',
+  });
   const confirm = h('button', { type: 'submit', class: 'primary', testid: 'verify' }, 'Confirm');
   const resend = h('button', { type: 'button', class: 'link', testid: 'resend-code', onclick: () => send(resend) }, 'Send a new code');
   const form = h(

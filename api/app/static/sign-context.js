@@ -78,6 +78,7 @@ export function initialsOf(name) {
 
 export function isFilled(widget, value) {
   if (widget.type === 'checkbox') return value === true;
-  if (widget.type === 'dropdown') return typeof value === 'string' && (widget.options?.length ? widget.options.includes(value) : value.trim() !== '');
+  if (widget.type === 'dropdown')
+    return typeof value === 'string' && (widget.options?.length ? widget.options.includes(value) : value.trim() !== '');
   return typeof value === 'string' && value.trim() !== '';
 }

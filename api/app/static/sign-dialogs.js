@@ -58,11 +58,28 @@ export function openSignatureDialog(kind) {
   let active = 0;
 
   const tabButtons = tabs.map((tab, index) =>
-    h('button', { type: 'button', role: 'tab', id: `tab-${tab.id}`, 'aria-controls': `panel-${tab.id}`, testid: `tab-${tab.id}`, onclick: () => select(index) }, tab.label),
+    h(
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        id: `tab-${tab.id}`,
+        'aria-controls': `panel-${tab.id}`,
+        testid: `tab-${tab.id}`,
+        onclick: () => select(index),
+      },
+      tab.label,
+    ),
   );
-  const panels = tabs.map((tab) => h('div', { role: 'tabpanel', id: `panel-${tab.id}`, 'aria-labelledby': `tab-${tab.id}`, class: 'tabpanel' }, tab.content));
+  const panels = tabs.map((tab) =>
+    h('div', { role: 'tabpanel', id: `panel-${tab.id}`, 'aria-labelledby': `tab-${tab.id}`, class: 'tabpanel' }, tab.content),
+  );
   const tablist = h('div', { role: 'tablist', 'aria-label': 'How to make it', class: 'tabs', onkeydown: arrows }, tabButtons);
-  const apply = h('button', { type: 'button', class: 'primary', testid: 'signature-apply', onclick: use }, signature ? 'Use this signature' : 'Use these initials');
+  const apply = h(
+    'button',
+    { type: 'button', class: 'primary', testid: 'signature-apply', onclick: use },
+    signature ? 'Use this signature' : 'Use these initials',
+  );
   const dialog = modal(
     signature ? 'Add your signature' : 'Add your initials',
     'signature-dialog',
@@ -125,7 +142,14 @@ function drawTab(signature) {
 }
 
 function typeTab(text) {
-  const input = h('input', { id: 'typed-name', type: 'text', maxlength: '100', autocomplete: 'off', testid: 'typed-name', oninput: () => draw() });
+  const input = h('input', {
+    id: 'typed-name',
+    type: 'text',
+    maxlength: '100',
+    autocomplete: 'off',
+    testid: 'typed-name',
+    oninput: () => draw(),
+  });
   input.value = text;
   const canvas = h('canvas', { class: 'typed', width: '1000', height: '260', 'aria-hidden': 'true' });
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
@@ -178,7 +202,8 @@ function uploadTab(problem) {
       input.value = '';
     };
     if (!UPLOAD_TYPES.includes(file.type)) return refuse(`“${file.name}” is not a PNG or JPEG image. Choose a .png or .jpg file.`);
-    if (file.size > MAX_UPLOAD_BYTES) return refuse(`“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`);
+    if (file.size > MAX_UPLOAD_BYTES)
+      return refuse(`“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`);
     const url = await new Promise((resolve, reject) => {
       const reader = new FileReader();
       reader.onload = () => resolve(reader.result);
@@ -187,7 +212,12 @@ function uploadTab(problem) {
     }).catch(() => null);
     const image = new Image();
     image.src = url ?? '';
-    const readable = url && (await image.decode().then(() => true, () => false));
+    const readable =
+      url &&
+      (await image.decode().then(
+        () => true,
+        () => false,
+      ));
     if (!readable) return refuse(`“${file.name}” could not be read as an image.`);
     dataUrl = url;
     preview.src = url;

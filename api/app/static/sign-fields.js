@@ -48,10 +48,21 @@ function editableWidget(widget) {
   switch (widget.type) {
     case 'signature':
     case 'initials':
-      control = h('button', { type: 'button', 'aria-label': `${label}: ${widget.type === 'signature' ? 'add your signature' : 'your initials'}`, onclick: () => openSignatureDialog(widget.type) });
+      control = h('button', {
+        type: 'button',
+        'aria-label': `${label}: ${widget.type === 'signature' ? 'add your signature' : 'your initials'}`,
+        onclick: () => openSignatureDialog(widget.type),
+      });
       break;
     case 'text':
-      control = h('input', { type: 'text', maxlength: '1000', 'aria-label': label, required: widget.required, placeholder: label, oninput: () => remember(control.value) });
+      control = h('input', {
+        type: 'text',
+        maxlength: '1000',
+        'aria-label': label,
+        required: widget.required,
+        placeholder: label,
+        oninput: () => remember(control.value),
+      });
       control.value = S.values[widget.id] ?? '';
       break;
     case 'checkbox':

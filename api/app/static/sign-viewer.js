@@ -42,9 +42,18 @@ export async function renderPdf(container) {
     const page = await pdf.getPage(number);
     if (viewer.destroyed) return;
     const { width, height } = page.getViewport({ scale: 1 });
-    const overlay = h('div', { class: 'overlay' }, S.state.widgets.filter((widget) => widget.page === number).map((widget) => widgetElement(widget, width, height)));
+    const overlay = h(
+      'div',
+      { class: 'overlay' },
+      S.state.widgets.filter((widget) => widget.page === number).map((widget) => widgetElement(widget, width, height)),
+    );
     const canvas = h('canvas', { 'aria-hidden': 'true' });
-    const el = h('div', { class: 'page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `page-${number}` }, canvas, overlay);
+    const el = h(
+      'div',
+      { class: 'page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `page-${number}` },
+      canvas,
+      overlay,
+    );
     el.style.aspectRatio = `${width} / ${height}`;
     container.append(el);
     viewer.add({ number, page, width, height, el, canvas, renderedWidth: 0 });

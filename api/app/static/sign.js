@@ -4,7 +4,23 @@
 // come from sign.css and element.style (never a style attribute).
 
 import { h, nodes } from './dom.js';
-import { ApiError, FILLABLE, S, api, base, clearError, initialsOf, isFilled, labelOf, resetUi, root, say, showError, ui, view } from './sign-context.js';
+import {
+  ApiError,
+  FILLABLE,
+  S,
+  api,
+  base,
+  clearError,
+  initialsOf,
+  isFilled,
+  labelOf,
+  resetUi,
+  root,
+  say,
+  showError,
+  ui,
+  view,
+} from './sign-context.js';
 import { renderVerify } from './sign-code.js';
 import { openDeclineDialog, openSignatureDialog } from './sign-dialogs.js';
 import { focusWidget, nextField } from './sign-fields.js';
@@ -62,28 +78,56 @@ function signersList() {
     h(
       'ul',
       { class: 'signers', testid: 'signers' },
-      S.state.signers.map((signer) => h('li', null, h('span', null, `${signer.name}, ${signer.role}`), h('span', { class: `badge ${signer.status}` }, signer.status))),
+      S.state.signers.map((signer) =>
+        h('li', null, h('span', null, `${signer.name}, ${signer.role}`), h('span', { class: `badge ${signer.status}` }, signer.status)),
+      ),
     ),
   ];
 }
 
-const downloadLink = () => h('a', { href: `${base}/document.pdf`, download: `${S.state.document.name}.pdf`, class: 'button', testid: 'download' }, 'Download the PDF');
+const downloadLink = () =>
+  h(
+    'a',
+    { href: `${base}/document.pdf`, download: `${S.state.document.name}.pdf`, class: 'button', testid: 'download' },
+    'Download the PDF',
+  );
 
 function renderPanel(panel) {
   const { state } = S;
   if (!state.can_sign) return renderClosedPanel(panel);
   const mine = state.widgets.filter((widget) => widget.mine);
   ui.sigPreview = h('div', { class: 'sig-preview', testid: 'signature-preview' });
-  ui.sigOpen = h('button', { type: 'button', testid: 'signature-open', onclick: () => openSignatureDialog('signature') }, 'Add your signature');
+  ui.sigOpen = h(
+    'button',
+    { type: 'button', testid: 'signature-open', onclick: () => openSignatureDialog('signature') },
+    'Add your signature',
+  );
   ui.todo = h('ul', { class: 'todo', testid: 'missing' });
-  ui.consent = h('input', { type: 'checkbox', id: 'consent', testid: 'consent', onchange: () => ((S.consent = ui.consent.checked), refresh()) });
+  ui.consent = h('input', {
+    type: 'checkbox',
+    id: 'consent',
+    testid: 'consent',
+    onchange: () => ((S.consent = ui.consent.checked), refresh()),
+  });
   ui.consent.checked = S.consent;
-  ui.submit = h('button', { type: 'button', class: 'primary wide', testid: 'sign-submit', 'aria-describedby': 'todo-title', onclick: submit }, 'Sign');
+  ui.submit = h(
+    'button',
+    { type: 'button', class: 'primary wide', testid: 'sign-submit', 'aria-describedby': 'todo-title', onclick: submit },
+    'Sign',
+  );
   const initials = mine.some((widget) => widget.type === 'initials');
   if (initials) {
     ui.initialsPreview = h('div', { class: 'sig-preview initials', testid: 'initials-preview' });
-    ui.initialsOpen = h('button', { type: 'button', testid: 'initials-open', onclick: () => openSignatureDialog('initials') }, 'Draw your initials');
-    ui.initialsReset = h('button', { type: 'button', class: 'link', testid: 'initials-reset', onclick: () => ((S.initials = null), refresh()) }, 'Use the letters instead');
+    ui.initialsOpen = h(
+      'button',
+      { type: 'button', testid: 'initials-open', onclick: () => openSignatureDialog('initials') },
+      'Draw your initials',
+    );
+    ui.initialsReset = h(
+      'button',
+      { type: 'button', class: 'link', testid: 'initials-reset', onclick: () => ((S.initials = null), refresh()) },
+      'Use the letters instead',
+    );
   }
   panel.replaceChildren(
     ...nodes(
@@ -101,7 +145,11 @@ function renderPanel(panel) {
         'div',
         { class: 'row secondary' },
         h('button', { type: 'button', testid: 'next-field', onclick: nextField }, 'Next field'),
-        h('button', { type: 'button', class: 'danger-link', testid: 'decline-open', onclick: () => openDeclineDialog(openDocument) }, 'Decline to sign'),
+        h(
+          'button',
+          { type: 'button', class: 'danger-link', testid: 'decline-open', onclick: () => openDeclineDialog(openDocument) },
+          'Decline to sign',
+        ),
       ),
       downloadLink(),
       signersList(),
@@ -119,7 +167,11 @@ function renderClosedPanel(panel) {
     title = 'Signed';
     const everyone = state.signers.every((signer) => signer.status === 'signed');
     text = `Signed. Your signature was applied${state.signer.signed_at ? ` on ${state.signer.signed_at.slice(0, 10)}` : ''}. ${
-      state.document.status === 'completed' ? 'Everyone has signed: the document is complete.' : everyone ? 'Everyone has signed: the document is being completed.' : 'The other signers are asked next.'
+      state.document.status === 'completed'
+        ? 'Everyone has signed: the document is complete.'
+        : everyone
+          ? 'Everyone has signed: the document is being completed.'
+          : 'The other signers are asked next.'
     }`;
   } else if (state.signer.status === 'declined') {
     title = 'Declined';
@@ -134,7 +186,15 @@ function renderClosedPanel(panel) {
     extra = h('button', { type: 'button', testid: 'recheck', onclick: openDocument }, 'Check again');
   }
   say(text);
-  panel.replaceChildren(...nodes(h('h2', { id: 'panel-title' }, title), h('p', { class: 'blocked', testid: 'closed-reason' }, text), extra, downloadLink(), signersList()));
+  panel.replaceChildren(
+    ...nodes(
+      h('h2', { id: 'panel-title' }, title),
+      h('p', { class: 'blocked', testid: 'closed-reason' }, text),
+      extra,
+      downloadLink(),
+      signersList(),
+    ),
+  );
 }
 
 /** The remaining steps before Sign is enabled, each with a way to go there. */
@@ -154,10 +214,14 @@ function refresh() {
   if (!S.state?.can_sign || !ui.submit) return;
   const name = S.state.signer.name;
   const letters = initialsOf(name);
-  ui.sigPreview.replaceChildren(S.signature ? h('img', { src: S.signature.image, alt: 'Your signature' }) : h('span', { class: 'hint' }, 'No signature yet.'));
+  ui.sigPreview.replaceChildren(
+    S.signature ? h('img', { src: S.signature.image, alt: 'Your signature' }) : h('span', { class: 'hint' }, 'No signature yet.'),
+  );
   ui.sigOpen.textContent = S.signature ? 'Change your signature' : 'Add your signature';
   if (ui.initialsPreview) {
-    ui.initialsPreview.replaceChildren(S.initials ? h('img', { src: S.initials, alt: 'Your initials' }) : h('span', null, `Your initials will be the letters “${letters}”.`));
+    ui.initialsPreview.replaceChildren(
+      S.initials ? h('img', { src: S.initials, alt: 'Your initials' }) : h('span', null, `Your initials will be the letters “${letters}”.`),
+    );
     ui.initialsReset.hidden = !S.initials;
   }
   for (const widget of S.state.widgets.filter((candidate) => candidate.mine)) {
@@ -165,7 +229,8 @@ function refresh() {
     if (!control) continue;
     if (widget.type === 'signature') control.replaceChildren(S.signature ? h('img', { src: S.signature.image, alt: '' }) : 'Sign here');
     if (widget.type === 'initials') control.replaceChildren(S.initials ? h('img', { src: S.initials, alt: '' }) : letters);
-    if (widget.type === 'signature' || widget.type === 'initials') control.classList.toggle('done', widget.type === 'signature' ? !!S.signature : true);
+    if (widget.type === 'signature' || widget.type === 'initials')
+      control.classList.toggle('done', widget.type === 'signature' ? !!S.signature : true);
   }
   const items = todoItems();
   ui.todo.replaceChildren(
