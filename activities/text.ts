@@ -1,6 +1,7 @@
 import { ServiceError } from './errors';
 
 // PostgreSQL refuses NUL in text and jsonb, and a UTF-16 half without its pair in jsonb ("\ud800").
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what PostgreSQL refuses
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 

@@ -53,7 +53,7 @@ async function main() {
           body: {
             template_id: template.id,
             name: `bench ${round}`,
-            signers: template.roles.map((role, i) => ({ name: `Signer ${i}`, email: `s${i}-${round}-${Date.now()}@example.test` })),
+            signers: template.roles.map((_role, i) => ({ name: `Signer ${i}`, email: `s${i}-${round}-${Date.now()}@example.test` })),
             send: true,
           },
         });

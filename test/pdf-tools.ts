@@ -21,7 +21,8 @@ let scratch: Promise<string> | undefined;
 
 /** Writes bytes to a file the tools can read. */
 export async function writeTemp(name: string, bytes: Uint8Array): Promise<string> {
-  const file = path.join(await (scratch ??= tempDir()), name);
+  scratch ??= tempDir();
+  const file = path.join(await scratch, name);
   await fs.writeFile(file, bytes);
   return file;
 }

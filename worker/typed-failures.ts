@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../activities/errors';
 
+// biome-ignore lint/suspicious/noExplicitAny: any activity, whatever its parameters (unknown[] would refuse narrower ones)
 type AnyActivity = (...args: any[]) => Promise<unknown>;
 
 /**

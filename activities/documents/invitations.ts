@@ -14,7 +14,7 @@ const inviteKey = (signerId: string) => `sign-invite:${signerId}`;
  */
 export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buffer }, documentId: string): Promise<number> {
   const document = await Document.query(deps.db).findById(documentId);
-  if (!document || document.status !== 'sent') return 0;
+  if (document?.status !== 'sent') return 0;
   const owner = (await Principal.query(deps.db).findById(document.owner_principal_id))!;
   const pending = (await signersOf(deps.db, documentId)).filter((signer) => signer.status === 'pending');
   const eligible = document.strict_order ? pending.slice(0, 1) : pending;

@@ -8,7 +8,7 @@ import { queueMail, type MailQueueDeps } from '../mail/queue';
  */
 export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db }, applyId: string): Promise<boolean> {
   const apply = await Apply.query(deps.db).findById(applyId);
-  if (!apply || apply.status !== 'applied' || apply.kind !== 'mandate' || apply.confirmation_level !== 'l2') return false;
+  if (apply?.status !== 'applied' || apply.kind !== 'mandate' || apply.confirmation_level !== 'l2') return false;
   const [document, mandate, key] = await Promise.all([
     Document.query(deps.db).findById(apply.document_id),
     Mandate.query(deps.db).findById(apply.mandate_id!),

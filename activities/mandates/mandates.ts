@@ -5,7 +5,7 @@ import type { CodeLimits } from '../codes/limits';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
 import type { FlagSnapshot } from '../config/flags';
 import type { Db } from '../../db/connect';
-import { ApiKey, Mandate, Principal, Tenant, type ConfirmationLevel, type MandateMode } from '../../db/models';
+import { ApiKey, Mandate, type Principal, Tenant, type ConfirmationLevel, type MandateMode } from '../../db/models';
 import { ServiceError } from '../errors';
 import { newId } from '../ids';
 import type { Mailer } from '../mail/mailer';

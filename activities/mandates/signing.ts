@@ -4,7 +4,7 @@ import { recordAudit, type Actor } from '../audit/audit';
 import type { Config } from '../config/config';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { Document, Mandate, Principal, SignRequest, type DocumentSigner } from '../../db/models';
+import { type Document, Mandate, Principal, SignRequest, type DocumentSigner } from '../../db/models';
 import type { TemporalDeps } from '../../worker/deps';
 import { checkApplicable, recordApply, rejectionOf, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';

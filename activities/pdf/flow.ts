@@ -85,14 +85,17 @@ export class TextFlow {
   paragraph(text: string, style: LineStyle, lead?: { text: string; font: PDFFont }): void {
     const width = this.width - (style.indent ?? 0);
     const leadWidth = lead ? lead.font.widthOfTextAtSize(lead.text, style.size) : 0;
-    wrap(text, style.font, style.size, width, width - leadWidth).forEach((line, index) => {
-      if (index > 0 || !lead) return this.line(line, style);
+    for (const [index, line] of wrap(text, style.font, style.size, width, width - leadWidth).entries()) {
+      if (index > 0 || !lead) {
+        this.line(line, style);
+        continue;
+      }
       this.advance(style);
       const x = this.margins.left + (style.indent ?? 0);
       const color = style.color ?? rgb(0, 0, 0);
       this.page.drawText(lead.text, { x, y: this.y, size: style.size, font: lead.font, color });
       this.page.drawText(line, { x: x + leadWidth, y: this.y, size: style.size, font: style.font, color });
-    });
+    }
   }
 }
 

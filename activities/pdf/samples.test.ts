@@ -80,7 +80,7 @@ describe('buildSampleServicesAgreement', () => {
     const text = await pdfText(agreement.pdf);
     const pages = text.split('\f').filter((page) => page.trim());
     assert.equal(pages.length, 50);
-    pages.forEach((page, index) => assert.ok(page.includes(`Page ${index + 1} of 50`), `page ${index + 1} is numbered`));
+    for (const [index, page] of pages.entries()) assert.ok(page.includes(`Page ${index + 1} of 50`), `page ${index + 1} is numbered`);
     for (const section of ['1. DEFINITIONS AND INTERPRETATION', '15. CONFIDENTIALITY', '21. LIMITATION OF LIABILITY', 'SIGNATURES']) {
       assert.ok(text.includes(section), section);
     }

@@ -4,7 +4,7 @@ import { Principal } from '../../db/models';
 import { createAccount, type Account } from '../../test/factories';
 import { blankPng, signaturePng } from '../../test/images';
 import { startStack, type Stack } from '../../test/stack';
-import { ServiceError } from '../errors';
+import type { ServiceError } from '../errors';
 import { storedAppearance } from '../mandates/signing';
 import { storeAppearance } from './appearance';
 

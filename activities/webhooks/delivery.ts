@@ -109,7 +109,7 @@ export function payloadOf(event: Event): string {
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, attempt: number): Promise<AttemptResult> {
   const delivery = await Delivery.query(deps.db).findById(deliveryId);
-  if (!delivery || delivery.status !== 'pending') return { done: true, delivered: delivery?.status === 'delivered' };
+  if (delivery?.status !== 'pending') return { done: true, delivered: delivery?.status === 'delivered' };
   const webhook = delivery.target_kind === 'webhook' ? await Webhook.query(deps.db).findById(delivery.target_id) : undefined;
   if (delivery.target_kind === 'webhook' && (!webhook || webhook.deleted_at)) {
     await Delivery.query(deps.db)

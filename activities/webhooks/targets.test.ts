@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ServiceError } from '../errors';
+import type { ServiceError } from '../errors';
 import { classifyAddress, isPublicAddress, resolveTarget, type Resolve } from './targets';
 
 /** Each address with the reason it is refused; every IPv4-embedding form carries a private or loopback IPv4. */

@@ -13,7 +13,7 @@ function print(stream: NodeJS.WriteStream, value: unknown) {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let command;
+  let command: ReturnType<typeof parseCommand>;
   try {
     command = parseCommand(argv);
   } catch (error) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomBase62 } from '../../activities/ids';
-import { createDocument, latestMail, seedSamples } from '../../test/documents';
+import { latestMail, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';

@@ -152,7 +152,14 @@ describe('a multipart form that ends inside a file', () => {
     const boundary = 'cut-file-3b1f';
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
     const bytes = Buffer.concat([Buffer.from(head), Buffer.alloc(fileBytes, 65), Buffer.from(closed ? `\r\n--${boundary}--\r\n` : '')]);
-    const body = streamed ? new ReadableStream({ start: (controller) => (controller.enqueue(bytes), controller.close()) }) : bytes;
+    const body = streamed
+      ? new ReadableStream({
+          start: (controller) => {
+            controller.enqueue(bytes);
+            controller.close();
+          },
+        })
+      : bytes;
     const response = await fetch(`${stack.url}${path('/keys')}`, {
       method: 'POST',
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: app.cookie },

@@ -39,7 +39,7 @@ function locate(key: string): string | undefined {
   const dir = slash < 0 ? '' : key.slice(0, slash);
   const folder = Object.hasOwn(FOLDERS, dir) ? FOLDERS[dir] : undefined;
   const name = key.slice(slash + 1);
-  return folder && folder.name.test(name) ? path.join(folder.directory, name) : undefined;
+  return folder?.name.test(name) ? path.join(folder.directory, name) : undefined;
 }
 
 export function staticRoutes(router: Router): void {

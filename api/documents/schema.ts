@@ -41,13 +41,10 @@ export const DocumentSignerSchema = z.object({
   status: z.enum(['pending', 'signed', 'declined']),
   signed_at: Time,
   sign_url: z.string().optional().meta({ description: 'The signer’s personal link; shown to the sending account only.' }),
-  signed_as: z
-    .object({ name: z.string(), email: z.string() })
-    .nullable()
-    .meta({
-      description:
-        'Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave.',
-    }),
+  signed_as: z.object({ name: z.string(), email: z.string() }).nullable().meta({
+    description:
+      'Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave.',
+  }),
   invitation: z
     .object({ status: z.enum(['queued', 'stored', 'sent', 'failed']), error: z.string().nullable() })
     .nullable()

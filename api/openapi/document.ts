@@ -62,10 +62,10 @@ function operation(route: RegisteredRoute) {
   const { spec } = route;
   const keyed = (spec.auth ?? 'key') === 'key';
   const codes = new Set<ErrorCode>(['invalid_request', ...(spec.errors ?? [])]);
-  if (keyed) ['unauthorized', 'plan_required'].forEach((code) => codes.add(code as ErrorCode));
+  if (keyed) for (const code of ['unauthorized', 'plan_required'] as const) codes.add(code);
   if (spec.scope) codes.add('insufficient_scope');
   if (spec.flag) codes.add('feature_disabled');
-  if (spec.body) ['payload_too_large', 'unsupported_media_type'].forEach((code) => codes.add(code as ErrorCode));
+  if (spec.body) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   if (!route.implemented) codes.add('not_implemented');
 
   const byStatus = new Map<number, ErrorCode[]>();

@@ -2,13 +2,10 @@ import { z } from 'zod';
 import { EVENT_NAMES } from '../../activities/events/outbox';
 
 export const WebhookCreateSchema = z.strictObject({
-  url: z
-    .string()
-    .max(2000)
-    .meta({
-      description:
-        'https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4).',
-    }),
+  url: z.string().max(2000).meta({
+    description:
+      'https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4).',
+  }),
   events: z
     .array(z.string().min(1).max(100))
     .min(1)

@@ -12,7 +12,6 @@ import {
   multipartBody,
   MULTIPART_FLAWS,
   mutated,
-  plausible,
   RAW_SEGMENTS,
   segment,
   type FormPart,
@@ -68,7 +67,7 @@ export class Arbitraries {
       dataUrl(m.images.bomb),
       dataUrl(TINY_JPEG, 'image/jpeg'),
       `data:image/png;base64,${m.images.png.subarray(0, 60).toString('base64')}`,
-      'data:image/gif;base64,' + TINY_GIF.toString('base64'),
+      `data:image/gif;base64,${TINY_GIF.toString('base64')}`,
     ];
     this.values = {
       ids: m.ids,
@@ -259,15 +258,13 @@ export class Arbitraries {
       },
       {
         weight: 1,
-        arbitrary: fc
-          .tuple(value, fc.constantFrom('ok', 'ok', 'bad-size', 'extension', 'no-end'))
-          .map(
-            ([v, how]): Body => ({
-              bytes: chunked(JSON.stringify(v) ?? 'null', how),
-              type: 'application/json',
-              chunked: { cutShort: how === 'no-end' },
-            }),
-          ),
+        arbitrary: fc.tuple(value, fc.constantFrom('ok', 'ok', 'bad-size', 'extension', 'no-end')).map(
+          ([v, how]): Body => ({
+            bytes: chunked(JSON.stringify(v) ?? 'null', how),
+            type: 'application/json',
+            chunked: { cutShort: how === 'no-end' },
+          }),
+        ),
       },
       {
         weight: 1,
@@ -562,25 +559,21 @@ export class Arbitraries {
       { weight: 1, arbitrary: fc.constantFrom<Body>({}, { bytes: Buffer.alloc(0), type: 'application/x-www-form-urlencoded' }) },
       {
         weight: 1,
-        arbitrary: fc
-          .tuple(fields, fc.constantFrom(limit - 200, limit + 1))
-          .map(
-            ([pairs, size]): Body => ({
-              bytes: Buffer.from(`${new URLSearchParams(pairs)}&pad=${'x'.repeat(size)}`),
-              type: 'application/x-www-form-urlencoded',
-            }),
-          ),
+        arbitrary: fc.tuple(fields, fc.constantFrom(limit - 200, limit + 1)).map(
+          ([pairs, size]): Body => ({
+            bytes: Buffer.from(`${new URLSearchParams(pairs)}&pad=${'x'.repeat(size)}`),
+            type: 'application/x-www-form-urlencoded',
+          }),
+        ),
       },
       {
         weight: 1,
-        arbitrary: fc
-          .tuple(urlencoded, fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constantFrom('abc', '-1', '')))
-          .map(
-            ([body, lie]): Body => ({
-              ...body,
-              contentLength: typeof lie === 'number' ? String(Math.max(0, body.bytes!.length + lie)) : lie,
-            }),
-          ),
+        arbitrary: fc.tuple(urlencoded, fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constantFrom('abc', '-1', ''))).map(
+          ([body, lie]): Body => ({
+            ...body,
+            contentLength: typeof lie === 'number' ? String(Math.max(0, body.bytes!.length + lie)) : lie,
+          }),
+        ),
       },
     );
   }
@@ -601,8 +594,7 @@ export function request(group: string, method: string, path: string, headers: Re
   if (body.chunked) return { group, method, path, headers: all, body: body.bytes, raw: {}, cutShort: body.chunked.cutShort };
   // As Node reads the header: surrounding whitespace, and a list of equal values, are taken.
   const declared = body.contentLength?.split(',').map((part) => part.trim());
-  const cutShort =
-    declared !== undefined && declared.every((part) => /^\d+$/.test(part)) && Number(declared[0]) > (body.bytes?.length ?? 0);
+  const cutShort = declared?.every((part) => /^\d+$/.test(part)) && Number(declared[0]) > (body.bytes?.length ?? 0);
   return {
     group,
     method,
@@ -631,12 +623,10 @@ export function segments(values: string[], weight = 6): fc.Arbitrary<Segment> {
     { weight, arbitrary: fc.constantFrom(...values).map((text) => ({ text, raw: false })) },
     {
       weight: 1,
-      arbitrary: fc
-        .tuple(fc.constantFrom(...values), fc.nat(), fc.constantFrom('A', '.', '_', ''))
-        .map(([text, at, char]) => ({
-          text: `${text.slice(0, at % (text.length + 1))}${char}${text.slice((at % (text.length + 1)) + 1)}`,
-          raw: false,
-        })),
+      arbitrary: fc.tuple(fc.constantFrom(...values), fc.nat(), fc.constantFrom('A', '.', '_', '')).map(([text, at, char]) => ({
+        text: `${text.slice(0, at % (text.length + 1))}${char}${text.slice((at % (text.length + 1)) + 1)}`,
+        raw: false,
+      })),
     },
     { weight: 2, arbitrary: hostileString.map((text) => ({ text, raw: false })) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_SEGMENTS).map((text) => ({ text, raw: true })) },

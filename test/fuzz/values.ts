@@ -49,6 +49,7 @@ const NASTY = [
   '<script>alert(1)</script>',
   "' OR '1'='1",
   '"; DROP TABLE documents; --',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, meant literally
   '${7*7}',
   '{{7*7}}',
   '\u202e',
@@ -238,7 +239,7 @@ type Path = Array<string | number>;
 
 function pathsOf(value: unknown, path: Path = [], out: Path[] = []): Path[] {
   out.push(path);
-  if (Array.isArray(value)) value.forEach((item, index) => pathsOf(item, [...path, index], out));
+  if (Array.isArray(value)) for (const [index, item] of value.entries()) pathsOf(item, [...path, index], out);
   else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) pathsOf(item, [...path, key], out);
   return out;
 }

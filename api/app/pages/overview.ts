@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { isBusinessPlus, keysOfPrincipal } from '../../../activities/accounts/accounts';
 import { mandateStatus, mandatesOfPrincipal } from '../../../activities/mandates/mandates';
 import { confirmUrl } from '../../../activities/mandates/signing';
-import { ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
+import { type ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
 import type { Deps } from '../../../worker/deps';
 import { escapeHtml } from '../../http/html';
 import { renderPage, sendPage } from '../layout';

@@ -200,7 +200,7 @@ describe('signing at a sign link', () => {
         .where({ event: 'document.declined' })
         .whereRaw(`data->>'document_id' = ?`, [id])
         .first();
-      assert.equal((event?.data as { reason: string }).reason, 'Wrong counterparty');
+      assert.equal((event?.data as { reason: string } | undefined)?.reason, 'Wrong counterparty');
     });
 
     it('refuses values for fields that are not the signer’s, a bad image and no consent', async () => {

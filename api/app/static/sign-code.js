@@ -21,7 +21,15 @@ export function renderVerify(onVerified) {
   const resend = h('button', { type: 'button', class: 'link', testid: 'resend-code', onclick: () => send(resend) }, 'Send a new code');
   const form = h(
     'form',
-    { class: 'code-form', hidden: true, novalidate: true, onsubmit: (event) => (event.preventDefault(), verify()) },
+    {
+      class: 'code-form',
+      hidden: true,
+      novalidate: true,
+      onsubmit: (event) => {
+        event.preventDefault();
+        verify();
+      },
+    },
     h('label', { for: 'code' }, 'Code from the e-mail'),
     h('p', { id: 'code-help', class: 'hint' }, '6 digits. It works once and for a few minutes.'),
     h('div', { class: 'row' }, input, confirm),

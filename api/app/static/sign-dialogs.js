@@ -113,7 +113,10 @@ export function openSignatureDialog(kind) {
     apply.disabled = true;
     try {
       const image = await tabs[active].result();
-      if (!image) return void (problem.textContent = tabs[active].empty);
+      if (!image) {
+        problem.textContent = tabs[active].empty;
+        return;
+      }
       if (signature) S.signature = { method: tabs[active].method, image };
       else S.initials = image;
       dialog.close();

@@ -107,7 +107,10 @@ function renderPanel(panel) {
     type: 'checkbox',
     id: 'consent',
     testid: 'consent',
-    onchange: () => ((S.consent = ui.consent.checked), refresh()),
+    onchange: () => {
+      S.consent = ui.consent.checked;
+      refresh();
+    },
   });
   ui.consent.checked = S.consent;
   ui.submit = h(
@@ -125,7 +128,15 @@ function renderPanel(panel) {
     );
     ui.initialsReset = h(
       'button',
-      { type: 'button', class: 'link', testid: 'initials-reset', onclick: () => ((S.initials = null), refresh()) },
+      {
+        type: 'button',
+        class: 'link',
+        testid: 'initials-reset',
+        onclick: () => {
+          S.initials = null;
+          refresh();
+        },
+      },
       'Use the letters instead',
     );
   }
