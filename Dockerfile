@@ -9,4 +9,4 @@ COPY . .
 RUN mkdir -p /data && chown node:node /data
 USER node
 # node, not npm, as PID 1: npm exits on SIGTERM without waiting for the graceful stop.
-CMD ["node", "--import", "tsx", "api/main.ts"]
+CMD ["node", "--import", "tsx", "runtime/api.ts"]

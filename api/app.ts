@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
-import type { Deps } from '../worker/deps';
+import { errors } from '../lib/errors';
+import type { Services } from '../lib/services';
+import { devMailRoutes } from './app/dev-mail';
+import { fileRoutes } from './app/files';
+import { appRoutes } from './app/router';
+import { appSession } from './app/session';
+import { signRoutes } from './app/sign/router';
+import { staticRoutes } from './app/static';
 import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
-import { errors } from './errors';
 import { errorMiddleware } from './http/errors-middleware';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
@@ -19,14 +25,8 @@ import { systemRoutes } from './system/router';
 import { templateRoutes } from './templates/router';
 import { transferRoutes } from './transfers/router';
 import { webhookRoutes } from './webhooks/router';
-import { devMailRoutes } from './app/dev-mail';
-import { fileRoutes } from './app/files';
-import { appRoutes } from './app/router';
-import { appSession } from './app/session';
-import { signRoutes } from './app/sign/router';
-import { staticRoutes } from './app/static';
 
-function requestContext(deps: Deps) {
+function requestContext(deps: Services) {
   const log = deps.log.child({ component: 'api' });
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
@@ -58,9 +58,9 @@ function unmatched(router: Router) {
     const matched = router.match(ctx.path, ctx.method);
     if (!matched.route && matched.path.length > 0) {
       const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((method) => method !== 'HEAD');
-      throw errors.methodNotAllowed(allowed);
+      throw errors.methodNotAllowed(`This path takes ${allowed.join(', ')}.`, undefined, { Allow: allowed.join(', ') });
     }
-    throw errors.notFound(`endpoint ${ctx.method} ${ctx.path}`);
+    throw errors.notFound(`No such endpoint ${ctx.method} ${ctx.path}.`);
   };
 }
 
@@ -70,7 +70,7 @@ export function appPath(appUrl: string): string {
 }
 
 /** The Koa application: the /v1 API, the principal app pages and the error documentation page. */
-export function createApp(deps: Deps) {
+export function createApp(deps: Services) {
   const app = new Koa({ proxy: deps.config.trustProxy });
   const v1 = new Router({ prefix: '/v1' });
   const routes = new Routes(v1, deps);

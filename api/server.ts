@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Deps } from '../worker/deps';
+import type { Services } from '../lib/services';
 import { createApp } from './app';
 
 export interface RunningServer {
@@ -10,7 +10,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startHttpServer(deps: Deps, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+export async function startHttpServer(deps: Services, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const { app } = createApp(deps);
   const server = http.createServer(app.callback());
   server.requestTimeout = 120_000;

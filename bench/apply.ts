@@ -1,11 +1,12 @@
 // `npm run bench -- apply`: one apply (stamp + seal) on the 1-page and the 50-page sample, in
 // process and end to end through HTTP (sign page → workflow → worker → commit), with their ratio.
+
+import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from '../lib/pdf/samples';
+import { stampWidgets } from '../lib/pdf/stamp';
+import { SignerSession, seedSamples } from '../test/documents';
 import { createAccount } from '../test/factories';
-import { seedSamples, SignerSession } from '../test/documents';
 import { call } from '../test/http';
 import { dataUrl, signaturePng } from '../test/images';
-import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from '../activities/pdf/samples';
-import { stampWidgets } from '../activities/pdf/stamp';
 import { median, ms, startHarness } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

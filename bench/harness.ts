@@ -1,18 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../activities/config/config';
-import { createLogger } from '../activities/log';
-import { startHttpServer, type RunningServer } from '../api/server';
+import { type RunningServer, startHttpServer } from '../api/server';
 import { migrateLatest } from '../db/migrate';
-import { closeDeps, createDeps, type Deps } from '../worker/deps';
-import { startDevServer, type DevServer } from '../worker/dev-server';
-import { ensureTemporalCli } from '../worker/temporal-cli';
-import { startWorker, type RunningWorker } from '../worker/worker';
+import { loadConfig } from '../lib/config/config';
+import { createLogger } from '../lib/log';
+import type { Services } from '../lib/services';
+import { type DevServer, startDevServer } from '../runtime/dev-server';
+import { closeServices, createServices } from '../runtime/services';
+import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { freePort } from '../test/ports';
+import { type RunningWorker, startWorker } from '../worker/worker';
 
 export interface Harness {
-  deps: Deps;
+  deps: Services;
   url: string;
   close(): Promise<void>;
 }
@@ -41,7 +42,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     LOG_LEVEL: 'error',
     ...env,
   });
-  const deps = createDeps(config, { log: createLogger(config.logLevel) });
+  const deps = createServices(config, { log: createLogger(config.logLevel) });
   await migrateLatest(deps.db);
   const worker: RunningWorker = await startWorker(deps);
   const http: RunningServer = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
@@ -51,7 +52,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async close() {
       await http.stop();
       await worker.stop();
-      await closeDeps(deps);
+      await closeServices(deps);
       await devServer?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
-import type { Logger } from '../activities/log';
+import type { Logger } from '../lib/log';
 
 export type Db = Knex;
 export type DbDriver = 'postgres' | 'pglite';

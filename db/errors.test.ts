@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Principal } from './models';
 import { createTestDatabase, type TestDatabase } from '../test/db';
 import { isUniqueViolation } from './errors';
+import { Principal } from './models';
 
 describe('isUniqueViolation', () => {
   let database: TestDatabase;

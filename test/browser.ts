@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Where the system Chromium is; CHROMIUM_PATH names another one. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import knexFactory from 'knex';
-import { randomBase62 } from '../activities/ids';
 import { connectDb, type Db } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
+import { randomBase62 } from '../lib/ids';
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;

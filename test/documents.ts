@@ -1,9 +1,9 @@
 import { createTemplate } from '../activities/templates/templates';
-import { buildSampleNda, buildSampleServicesAgreement } from '../activities/pdf/samples';
 import type { Template } from '../db/models';
-import type { ReceivedMail } from './smtp';
+import { buildSampleNda, buildSampleServicesAgreement } from '../lib/pdf/samples';
 import type { Account } from './factories';
 import { call, type Reply } from './http';
+import type { ReceivedMail } from './smtp';
 import type { Stack } from './stack';
 import { waitFor } from './wait';
 

@@ -1,7 +1,7 @@
 import { createKey, createPrincipal } from '../activities/accounts/accounts';
-import { randomBase62 } from '../activities/ids';
 import type { Db } from '../db/connect';
 import type { Plan } from '../db/models';
+import { randomBase62 } from '../lib/ids';
 
 export interface Account {
   tenantId: string;

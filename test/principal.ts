@@ -1,7 +1,7 @@
-import { startGrant, confirmGrant } from '../activities/mandates/mandates';
-import { mandateDeps } from '../api/app/pages/common';
+import { confirmGrant, startGrant } from '../activities/mandates/mandates';
 import { storeAppearance } from '../activities/principals/appearance';
-import { type Mandate, Principal, type ConfirmationLevel, type MandateMode } from '../db/models';
+import { mandateDeps } from '../api/app/pages/common';
+import { type ConfirmationLevel, type Mandate, type MandateMode, Principal } from '../db/models';
 import { latestMail } from './documents';
 import type { Account } from './factories';
 import { signaturePng } from './images';

@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDevServer } from '../worker/dev-server';
-import { ensureTemporalCli } from '../worker/temporal-cli';
+import { startDevServer } from '../runtime/dev-server';
+import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { bundleWorkflows } from '../worker/worker';
 import { freePort } from './ports';
 

@@ -1,20 +1,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBase62 } from '../activities/ids';
-import { loadConfig, type Config } from '../activities/config/config';
-import { createLogger, type Logger } from '../activities/log';
-import { startHttpServer, type RunningServer } from '../api/server';
-import { closeDeps, createDeps, type Deps } from '../worker/deps';
-import { startWorker, type RunningWorker } from '../worker/worker';
+import { type RunningServer, startHttpServer } from '../api/server';
+import { type Config, loadConfig } from '../lib/config/config';
+import { randomBase62 } from '../lib/ids';
+import { createLogger, type Logger } from '../lib/log';
+import type { Services } from '../lib/services';
+import { closeServices, createServices } from '../runtime/services';
+import { type RunningWorker, startWorker } from '../worker/worker';
 import { createTestDatabase, type TestDatabase } from './db';
-import { startSmtpListener, type SmtpListener } from './smtp';
+import { type SmtpListener, startSmtpListener } from './smtp';
 
 export interface Stack {
   url: string;
   /** The stack's environment (for processes that must share its database, task queue and data dir). */
   env: Record<string, string | undefined>;
-  deps: Deps;
+  deps: Services;
   config: Config;
   database: TestDatabase;
   /** The stack's own SMTP listener (unless the test gave SMTP_URL): every mail the service sends lands here. */
@@ -44,9 +45,9 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
 async function startApi(
   env: Record<string, string | undefined>,
   log?: Logger,
-): Promise<{ deps: Deps; config: Config; http: RunningServer }> {
+): Promise<{ deps: Services; config: Config; http: RunningServer }> {
   const config = loadConfig(env);
-  const deps = createDeps(config, { log: log ?? createLogger(config.logLevel) });
+  const deps = createServices(config, { log: log ?? createLogger(config.logLevel) });
   const http = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
   return { deps, config, http };
 }
@@ -79,7 +80,7 @@ export async function startStack(
       const extra = await startApi({ ...env, ...overrides });
       const close = async () => {
         await extra.http.stop();
-        await closeDeps(extra.deps);
+        await closeServices(extra.deps);
       };
       extras.push(close);
       return { url: extra.http.url, close };
@@ -88,7 +89,7 @@ export async function startStack(
       for (const close of extras) await close().catch(() => undefined);
       await http.stop();
       await worker?.stop();
-      await closeDeps(deps);
+      await closeServices(deps);
       await database.drop();
       await smtp?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -3,11 +3,11 @@ import { createHealthActivities } from '../activities/health/health';
 import { createMailActivities } from '../activities/mail/activities';
 import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
-import type { Deps } from './deps';
+import type { Services } from '../lib/services';
 import { withTypedFailures } from './typed-failures';
 
 /** Every activity the worker registers, built over the process's dependencies. */
-export function createActivities(deps: Deps) {
+export function createActivities(deps: Services) {
   return withTypedFailures({
     ...createHealthActivities({ db: deps.db }),
     ...createDocumentActivities(deps),

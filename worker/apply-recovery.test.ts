@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Apply, DocumentRevision, Event, type Template } from '../db/models';
-import { documentWorkflowId } from '../workflows/document/shared';
-import { spawnNpm, stopGroup, waitFor, type Spawned } from '../test/cli';
-import { createDocument, downloadPdf, seedSamples, SignerSession } from '../test/documents';
-import { pdfsig } from '../test/pdf-tools';
-import { sha256Hex } from '../activities/ids';
-import { createAccount, type Account } from '../test/factories';
+import { sha256Hex } from '../lib/ids';
+import { type Spawned, spawnNpm, stopGroup, waitFor } from '../test/cli';
+import { createDocument, downloadPdf, SignerSession, seedSamples } from '../test/documents';
+import { type Account, createAccount } from '../test/factories';
 import { dataUrl, signaturePng } from '../test/images';
-import { startStack, type Stack } from '../test/stack';
+import { pdfsig } from '../test/pdf-tools';
+import { type Stack, startStack } from '../test/stack';
+import { documentWorkflowId } from '../workflows/document/shared';
 
 /**
  * A worker killed in the middle of an apply: the apply's activity times out on its heartbeat, runs

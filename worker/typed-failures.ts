@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ServiceError } from '../activities/errors';
+import { ServiceError } from '../lib/errors';
 
 // biome-ignore lint/suspicious/noExplicitAny: any activity, whatever its parameters (unknown[] would refuse narrower ones)
 type AnyActivity = (...args: any[]) => Promise<unknown>;

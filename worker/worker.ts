@@ -1,17 +1,17 @@
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from './activities';
-import type { Deps } from './deps';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Services } from '../lib/services';
 import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
 import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
+import { createActivities } from './activities';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
 /** Temporal's core logs through our logger at warn and above, so the console stays readable. */
-function installRuntime(deps: Deps): void {
+function installRuntime(deps: Services): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const log = deps.log.child({ component: 'temporal' });
@@ -50,7 +50,7 @@ export interface RunningWorker {
 }
 
 /** The outbox relay of this task queue: started by every worker, joined when it already runs. */
-async function startRelay(deps: Deps): Promise<void> {
+async function startRelay(deps: Services): Promise<void> {
   await deps.temporal.client.workflow.start<typeof outboxRelayWorkflow>(RELAY_WORKFLOW, {
     workflowId: relayWorkflowId(deps.temporal.taskQueue),
     taskQueue: deps.temporal.taskQueue,
@@ -60,7 +60,7 @@ async function startRelay(deps: Deps): Promise<void> {
 }
 
 /** Starts polling the task queue with every workflow and activity; `stop()` drains and closes. */
-export async function startWorker(deps: Deps): Promise<RunningWorker> {
+export async function startWorker(deps: Services): Promise<RunningWorker> {
   installRuntime(deps);
   const connection = await NativeConnection.connect({ address: deps.temporal.address });
   const bundle = deps.config.temporal.workflowBundle;

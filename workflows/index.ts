@@ -1,7 +1,7 @@
 // Every workflow the worker runs; the worker bundles this file.
 export { documentWorkflow } from './document/workflow';
+export { mailWorkflow } from './mail/workflow';
+export { outboxRelayWorkflow } from './outbox/relay';
 export { ping } from './ping/workflow';
 export { signRequestWorkflow } from './sign-request/workflow';
-export { outboxRelayWorkflow } from './outbox/relay';
 export { webhookDeliveryWorkflow } from './webhook/delivery';
-export { mailWorkflow } from './mail/workflow';

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { ApiKey, PLANS, Principal, Tenant, type Plan } from '../../db/models';
-import { newId, randomBase62, sha256Hex } from '../ids';
-import { recordAudit, type Actor } from '../audit/audit';
-import { ServiceError } from '../errors';
+import { ApiKey, PLANS, type Plan, Principal, Tenant } from '../../db/models';
+import { errors } from '../../lib/errors';
+import { newId, randomBase62, sha256Hex } from '../../lib/ids';
+import { type Actor, recordAudit } from '../audit/audit';
 
 /** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
 export const DEFAULT_SCOPES = [
@@ -41,19 +41,16 @@ export interface CreatePrincipalInput {
 
 export async function createPrincipal(db: Db, input: CreatePrincipalInput) {
   const email = normalizeEmail(input.email);
-  const taken = () => new ServiceError('conflict', `A principal with e-mail ${email} already exists.`);
+  const taken = () => errors.conflict(`A principal with e-mail ${email} already exists.`);
   return db
     .transaction(async (trx) => {
       if (await Principal.query(trx).whereRaw('lower(email) = ?', [email]).first()) throw taken();
       let tenant: Tenant;
       if (input.tenantId) {
         const existing = await Tenant.query(trx).findById(input.tenantId);
-        if (!existing) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
+        if (!existing) throw errors.notFound(`No tenant ${input.tenantId}.`);
         if (input.plan && input.plan !== existing.plan) {
-          throw new ServiceError(
-            'invalid_request',
-            `Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`,
-          );
+          throw errors.invalidRequest(`Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`);
         }
         tenant = existing;
       } else {
@@ -84,7 +81,7 @@ export async function createKey(db: Db, input: { email?: string; principalId?: s
   const principal = input.principalId
     ? await query.findById(input.principalId)
     : await query.whereRaw('lower(email) = ?', [normalizeEmail(input.email ?? '')]).first();
-  if (!principal) throw new ServiceError('not_found', `No principal ${input.principalId ?? normalizeEmail(input.email ?? '')}.`);
+  if (!principal) throw errors.notFound(`No principal ${input.principalId ?? normalizeEmail(input.email ?? '')}.`);
   const secret = `${KEY_PREFIX}${randomBase62(KEY_RANDOM_LENGTH)}`;
   const apiKey = await ApiKey.query(db).insertAndFetch({
     id: newId('key'),
@@ -100,15 +97,15 @@ export async function createKey(db: Db, input: { email?: string; principalId?: s
 
 export async function revokeKey(db: Db, keyId: string): Promise<ApiKey> {
   const apiKey = await ApiKey.query(db).findById(keyId);
-  if (!apiKey) throw new ServiceError('not_found', `No API key ${keyId}.`);
+  if (!apiKey) throw errors.notFound(`No API key ${keyId}.`);
   if (apiKey.revoked_at) return apiKey;
   return apiKey.$query(db).patchAndFetch({ revoked_at: new Date() });
 }
 
 export async function setPlan(db: Db, input: { tenantId: string; plan: Plan }): Promise<Tenant> {
-  if (!PLANS.includes(input.plan)) throw new ServiceError('invalid_request', `Plan must be one of ${PLANS.join(', ')}.`);
+  if (!PLANS.includes(input.plan)) throw errors.invalidRequest(`Plan must be one of ${PLANS.join(', ')}.`);
   const tenant = await Tenant.query(db).patchAndFetchById(input.tenantId, { plan: input.plan, updated_at: new Date() });
-  if (!tenant) throw new ServiceError('not_found', `No tenant ${input.tenantId}.`);
+  if (!tenant) throw errors.notFound(`No tenant ${input.tenantId}.`);
   return tenant;
 }
 
@@ -153,8 +150,8 @@ export async function keysOfPrincipal(db: Db, principalId: string): Promise<ApiK
 export async function createOwnKey(db: Db, principal: Principal, label: string, actor: Actor): Promise<CreatedKey> {
   const tenant = (await Tenant.query(db).findById(principal.tenant_id))!;
   if (!isBusinessPlus(tenant.plan))
-    throw new ServiceError('plan_required', `API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
-  if (!label.trim()) throw new ServiceError('invalid_request', 'Give the key a label.', [{ path: 'label', message: 'required' }]);
+    throw errors.planRequired(`API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
+  if (!label.trim()) throw errors.invalidRequest('Give the key a label.', [{ path: 'label', message: 'required' }]);
   const created = await createKey(db, { principalId: principal.id, label: label.slice(0, 200) });
   await recordAudit(db, {
     tenantId: principal.tenant_id,
@@ -168,7 +165,7 @@ export async function createOwnKey(db: Db, principal: Principal, label: string, 
 /** The principal revokes one of their own keys; another principal's key is 404. */
 export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<ApiKey> {
   const key = await ApiKey.query(db).findById(keyId).where({ principal_id: principal.id });
-  if (!key) throw new ServiceError('not_found', 'No such API key of yours.');
+  if (!key) throw errors.notFound('No such API key of yours.');
   const revoked = await revokeKey(db, key.id);
   await recordAudit(db, { tenantId: principal.tenant_id, actor, action: 'key.revoked', data: { api_key_id: key.id, label: key.label } });
   return revoked;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { AuditEvent, type ActorType } from '../../db/models';
-import { newId } from '../ids';
+import { type ActorType, AuditEvent } from '../../db/models';
+import { newId } from '../../lib/ids';
 
 export interface Actor {
   type: ActorType;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Mandate } from '../../db/models';
-import { createDocument, latestMail, seedSamples, SignerSession } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { createDocument, latestMail, SignerSession, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode } from '../../test/http';
 import { AppClient } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 const codeOf = (text: string | undefined) => /\b(\d{6})\b/.exec(text ?? '')?.[1] ?? '';
 const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');

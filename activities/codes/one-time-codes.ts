@@ -1,12 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { OneTimeCode } from '../../db/models';
+import { type CodeLimits, retryAfter } from '../../lib/code-limits';
+import { errors, type ServiceError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Mailer } from '../../lib/mail';
+import { mac, verifyMac } from '../../lib/secrets/signed';
 import { recordAudit } from '../audit/audit';
-import { ServiceError } from '../errors';
-import { newId } from '../ids';
-import type { Mailer } from '../mail/mailer';
-import { mac, verifyMac } from '../secrets/signed';
-import { retryAfter, type CodeLimits } from './limits';
+import { sendNow } from '../mail/send';
 
 /** DESIGN: 6 digits, 10 minutes (an input), 5 tries, stored only as a keyed hash. */
 export const CODE_ATTEMPTS = 5;
@@ -41,17 +42,16 @@ function message(purpose: string, subject: string, code: string) {
 
 /** The one answer to a refused code, for login, the sign page and the mandate grant alike. */
 export function codeRefusal(result: Exclude<CodeCheck, 'ok'> | 'locked', lockedMs = 0): ServiceError {
-  if (result === 'expired') return new ServiceError('expired', 'The code has expired; ask for a new one.');
-  if (result === 'exhausted') return new ServiceError('rate_limited', 'Too many wrong codes; ask for a new one.');
+  if (result === 'expired') return errors.expired('The code has expired; ask for a new one.');
+  if (result === 'exhausted') return errors.rateLimited('Too many wrong codes; ask for a new one.');
   if (result === 'locked') {
-    return new ServiceError(
-      'rate_limited',
+    return errors.rateLimited(
       'Too many wrong codes were entered, so no code is sent or accepted here for now; try again later.',
       undefined,
       retryAfter(lockedMs),
     );
   }
-  return new ServiceError('invalid_request', 'That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  return errors.invalidRequest('That code is not right.', [{ path: 'code', message: 'wrong code' }]);
 }
 
 /** Refuses (429) while the subject is locked: no code is sent or accepted then. */
@@ -69,12 +69,7 @@ export async function issueCode(deps: CodeDeps, input: CodeSubject & { ttlMs: nu
     .where('created_at', '>', new Date(now.getTime() - input.ttlMs))
     .resultSize();
   if (recent >= CODES_PER_WINDOW) {
-    throw new ServiceError(
-      'rate_limited',
-      'Too many codes were requested; wait a few minutes and try again.',
-      undefined,
-      retryAfter(input.ttlMs),
-    );
+    throw errors.rateLimited('Too many codes were requested; wait a few minutes and try again.', undefined, retryAfter(input.ttlMs));
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await OneTimeCode.query(deps.db).insert({
@@ -142,19 +137,17 @@ async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject
     action: 'code.locked',
     data: { purpose: input.purpose, subject: input.subject, until },
   });
-  // The lock holds whether or not this mail gets out; the mailer records a failed delivery itself.
-  await deps.mailer
-    .send({
-      to: owner.email,
-      subject: `Too many wrong codes: no code works until ${until} UTC`,
-      text: [
-        `Too many wrong codes were entered to ${owner.what}.`,
-        '',
-        `To protect you, no new code is sent and no code is accepted for this until ${until} UTC.`,
-        'If this was you, wait until then and ask for a new code. If it was not, someone may be trying to get in: nothing was opened with a wrong code, and you need do nothing else.',
-      ].join('\n'),
-      purpose: 'code-locked',
-      tenantId: owner.tenantId,
-    })
-    .catch(() => undefined);
+  // The lock holds whether or not this mail gets out; a failed delivery is recorded by sendNow.
+  await sendNow(deps, {
+    to: owner.email,
+    subject: `Too many wrong codes: no code works until ${until} UTC`,
+    text: [
+      `Too many wrong codes were entered to ${owner.what}.`,
+      '',
+      `To protect you, no new code is sent and no code is accepted for this until ${until} UTC.`,
+      'If this was you, wait until then and ask for a new code. If it was not, someone may be trying to get in: nothing was opened with a wrong code, and you need do nothing else.',
+    ].join('\n'),
+    purpose: 'code-locked',
+    tenantId: owner.tenantId,
+  }).catch(() => undefined);
 }

@@ -1,14 +1,14 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document } from '../../db/models';
-import type { Deps } from '../../worker/deps';
-import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../errors';
+import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { applySignature, rejectApply } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
 import { notifyPrincipalOfApply } from './notify';
 
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
-export function createDocumentActivities(deps: Deps) {
+export function createDocumentActivities(deps: Services) {
   return {
     /**
      * The document's status once it has left draft. The workflow may start inside the transaction
@@ -31,8 +31,7 @@ export function createDocumentActivities(deps: Deps) {
       const error =
         failure.type && failure.type in ERROR_CATALOGUE
           ? new ServiceError(failure.type as ErrorCode, failure.message ?? 'The signature could not be applied.')
-          : new ServiceError(
-              'sign_failed',
+          : errors.signFailed(
               'The signature could not be applied (the signing step kept failing); nothing was applied. Try again later, or decline.',
             );
       return rejectApply(deps.db, applyId, error);

@@ -3,25 +3,26 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../config/config';
-import { loadSealCertificate } from '../pdf/seal-certificate';
 import { Apply, DocumentRevision, type Template } from '../../db/models';
-import { closeDeps, createDeps, type Deps } from '../../worker/deps';
-import { startWorker, type RunningWorker } from '../../worker/worker';
-import { documentWorkflowId } from '../../workflows/document/shared';
+import { loadConfig } from '../../lib/config/config';
+import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
+import type { Services } from '../../lib/services';
+import { closeServices, createServices } from '../../runtime/services';
 import { createDocument, downloadPdf, seedSamples } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+import { type RunningWorker, startWorker } from '../../worker/worker';
+import { documentWorkflowId } from '../../workflows/document/shared';
 import { l2AppliesToday } from '../mandates/cap';
 import { signalApply } from './orchestration';
 
 describe('an apply always ends: bounded attempts, typed rejections, a seal that loads again', () => {
   let stack: Stack;
-  let workerDeps: Deps;
+  let workerDeps: Services;
   let worker: RunningWorker;
   let p12Path: string;
   let goodP12: Buffer;
@@ -40,7 +41,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     p12Path = path.join(scratch, 'worker-seal.p12');
     await fs.writeFile(p12Path, 'not a PKCS#12 file');
     // The worker seals with SVC_SIGNING_P12, which is broken until a test mends it.
-    workerDeps = createDeps(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), {
+    workerDeps = createServices(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), {
       log: stack.deps.log,
     });
     worker = await startWorker(workerDeps);
@@ -51,7 +52,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
   });
   after(async () => {
     await worker.stop();
-    await closeDeps(workerDeps);
+    await closeServices(workerDeps);
     await stack.close();
   });
 

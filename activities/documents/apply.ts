@@ -1,31 +1,31 @@
 import type { Knex } from 'knex';
-import type { Faults } from '../config/config';
-import { recordAudit, type Actor } from '../audit/audit';
-import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import {
-  Apply,
   ApiKey,
+  Apply,
+  type ApplyInput,
+  type ApplyKind,
   Document,
   DocumentRevision,
   DocumentSigner,
   Mandate,
   Principal,
-  type ApplyInput,
-  type ApplyKind,
 } from '../../db/models';
-import { ServiceError } from '../errors';
+import type { BlobStore } from '../../lib/blobs';
+import type { Faults } from '../../lib/config/config';
+import { errors, ServiceError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { readableImageKind } from '../../lib/pdf/image';
+import type { Sealer } from '../../lib/pdf/seal';
+import { stampWidgets } from '../../lib/pdf/stamp';
+import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
+import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
-import { newId } from '../ids';
 import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
-import { readableImageKind } from '../pdf/image';
-import type { Sealer } from '../pdf/seal';
-import { stampWidgets } from '../pdf/stamp';
-import { pdfStep } from './pdf-errors';
-import { unfilledWidgets, type Widget } from '../pdf/widgets';
-import { certificateEntry, certificateSigner, certify, recordCompletion, sha256Hex, type Certified } from './complete';
+import { type Certified, certificateEntry, certificateSigner, certify, recordCompletion, sha256Hex } from './complete';
 import { signersOf } from './documents';
+import { pdfStep } from './pdf-errors';
 
 export interface ApplyDeps {
   db: Db;
@@ -59,25 +59,24 @@ export function widgetsOf(document: Document, signer: DocumentSigner): Widget[] 
  * have values. The same check runs before an apply is accepted and again when it is applied.
  */
 export function checkApplicable(document: Document, signers: DocumentSigner[], signer: DocumentSigner, values: ApplyInput['values']): void {
-  if (signer.status === 'signed') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
+  if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
   if (document.status !== 'sent') {
     const why = document.status === 'draft' ? 'it has not been sent yet' : `it is ${document.status}`;
-    throw new ServiceError('invalid_state', `This document cannot be signed: ${why}.`);
+    throw errors.invalidState(`This document cannot be signed: ${why}.`);
   }
-  if (signer.status === 'declined') throw new ServiceError('invalid_state', `${signer.name} declined this document.`);
+  if (signer.status === 'declined') throw errors.invalidState(`${signer.name} declined this document.`);
   if (document.strict_order) {
     const waitingFor = signers.filter((other) => other.position < signer.position && other.status !== 'signed');
     if (waitingFor.length > 0)
-      throw new ServiceError('strict_order', `Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
+      throw errors.strictOrder(`Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
   }
   const widgets = widgetsOf(document, signer);
   if (!widgets.some((widget) => widget.type === 'signature')) {
-    throw new ServiceError('missing_signature_fields', `The document has no signature field for ${signer.name} (role ${signer.role}).`);
+    throw errors.missingSignatureFields(`The document has no signature field for ${signer.name} (role ${signer.role}).`);
   }
   const unfilled = unfilledWidgets(widgets, values);
   if (unfilled.length > 0) {
-    throw new ServiceError(
-      'unfilled_fields',
+    throw errors.unfilledFields(
       `Required fields are not filled: ${unfilled.map((w) => w.label ?? w.id).join(', ')}.`,
       unfilled.map((widget) => ({ path: `values.${widget.id}`, message: `required ${widget.type}` })),
     );
@@ -131,15 +130,15 @@ export interface NewApply {
  */
 export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
   const document = await Document.query(deps.db).findById(request.signer.document_id);
-  if (!document) throw new ServiceError('not_found', 'No such document.');
+  if (!document) throw errors.notFound('No such document.');
   const signers = await signersOf(deps.db, document.id);
   const signer = signers.find((s) => s.id === request.signer.id)!;
   checkApplicable(document, signers, signer, request.input.values);
   if (!(await readableImageKind(request.signatureImage))) {
-    throw new ServiceError('missing_appearance', 'The signature image is not a readable PNG or JPEG.');
+    throw errors.missingAppearance('The signature image is not a readable PNG or JPEG.');
   }
   if (request.initialsImage && !(await readableImageKind(request.initialsImage))) {
-    throw new ServiceError('missing_appearance', 'The initials image is not a readable PNG or JPEG.');
+    throw errors.missingAppearance('The initials image is not a readable PNG or JPEG.');
   }
   const signatureSha256 = await deps.blobs.put(request.signatureImage);
   const initialsSha256 = request.initialsImage ? await deps.blobs.put(request.initialsImage) : null;
@@ -175,7 +174,7 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const live = await Apply.query(deps.db).where({ signer_id: signer.id }).whereIn('status', ['pending', 'applied']).first();
-    if (live?.status === 'applied') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
+    if (live?.status === 'applied') throw errors.alreadySigned(`${signer.name} already signed this document.`);
     if (live) return live;
     throw error;
   }
@@ -184,7 +183,7 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
 /** A mandate apply stops the moment its mandate is revoked or expires (SPEC: Mandate states). */
 async function checkMandateInForce(db: Db, mandateId: string): Promise<void> {
   const mandate = await Mandate.query(db).findById(mandateId);
-  if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or has expired.');
+  if (!mandate?.isInForce()) throw errors.mandateInactive('The mandate was revoked or has expired.');
 }
 
 /** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
@@ -203,7 +202,7 @@ async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Pr
   if (!apply.mandate_id) return { name: signer.name, email: signer.email, tenantId: signer.tenant_id };
   const mandate = await Mandate.query(db).findById(apply.mandate_id);
   const principal = mandate ? await Principal.query(db).findById(mandate.principal_id) : undefined;
-  if (!principal) throw new ServiceError('mandate_inactive', 'The mandate of this apply no longer exists.');
+  if (!principal) throw errors.mandateInactive('The mandate of this apply no longer exists.');
   return { name: principal.name, email: principal.email, tenantId: principal.tenant_id };
 }
 
@@ -259,7 +258,7 @@ type Commit = { kind: 'done'; outcome: ApplyOutcome } | { kind: 'conflict' };
 export async function applySignature(deps: ApplyDeps, applyId: string, progress: Progress = () => undefined): Promise<ApplyOutcome> {
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const apply = await Apply.query(deps.db).findById(applyId);
-    if (!apply) throw new ServiceError('not_found', `No apply ${applyId}.`);
+    if (!apply) throw errors.notFound(`No apply ${applyId}.`);
     const document = (await Document.query(deps.db).findById(apply.document_id))!;
     const signers = await signersOf(deps.db, document.id);
     if (apply.status !== 'pending') return outcomeOf(apply, document, signers);
@@ -275,11 +274,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     }
     const signatureImage = await deps.blobs.get(apply.signature_sha256!);
     if (!(await readableImageKind(signatureImage))) {
-      return (await rejectApply(
-        deps.db,
-        apply.id,
-        new ServiceError('missing_appearance', 'The stored signature is not a readable PNG or JPEG.'),
-      ))!;
+      return (await rejectApply(deps.db, apply.id, errors.missingAppearance('The stored signature is not a readable PNG or JPEG.')))!;
     }
     const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
     const signedAt = new Date();
@@ -436,13 +431,12 @@ export async function applyOutcome(db: Db, applyId: string): Promise<ApplyOutcom
 export async function declineDocument(db: Db, input: { signerId: string; reason?: string; actor: Actor }): Promise<Document> {
   return db.transaction(async (trx) => {
     const signer = await DocumentSigner.query(trx).findById(input.signerId).forUpdate();
-    if (!signer) throw new ServiceError('not_found', 'No such signer.');
+    if (!signer) throw errors.notFound('No such signer.');
     const document = (await Document.query(trx).findById(signer.document_id).forUpdate())!;
-    if (signer.status === 'signed') throw new ServiceError('already_signed', `${signer.name} already signed this document.`);
-    if (document.status !== 'sent')
-      throw new ServiceError('invalid_state', `This document is ${document.status}; it can no longer be declined.`);
+    if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
+    if (document.status !== 'sent') throw errors.invalidState(`This document is ${document.status}; it can no longer be declined.`);
     const pending = await Apply.query(trx).where({ signer_id: signer.id, status: 'pending' }).first();
-    if (pending) throw new ServiceError('invalid_state', 'A signature of this signer is being applied.');
+    if (pending) throw errors.invalidState('A signature of this signer is being applied.');
     const now = new Date();
     await signer.$query(trx).patch({ status: 'declined', declined_at: now, decline_reason: input.reason ?? null });
     const declined = await document.$query(trx).patchAndFetch({ status: 'declined', declined_at: now });

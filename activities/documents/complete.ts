@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../db/models';
+import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
 import { recordAudit } from '../audit/audit';
-import { Document, DocumentRevision, Mandate, type DocumentSigner } from '../../db/models';
 import { emitEvent } from '../events/outbox';
-import { appendCertificatePage, type CertificateSigner } from '../pdf/certificate';
 import type { ApplyDeps, Progress } from './apply';
 import { signersOf } from './documents';
 import { pdfStep } from './pdf-errors';

@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import type { Caller } from '../accounts/accounts';
-import { normalizeEmail } from '../accounts/accounts';
-import { recordAudit, type Actor } from '../audit/audit';
-import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { Document, DocumentRevision, DocumentSigner } from '../../db/models';
-import { ServiceError } from '../errors';
-import { newId } from '../ids';
-import { page } from '../paging';
-import type { Sealer } from '../pdf/seal';
+import type { BlobStore } from '../../lib/blobs';
+import { errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { page } from '../../lib/paging';
+import type { Sealer } from '../../lib/pdf/seal';
+import type { Caller } from '../accounts/accounts';
+import { normalizeEmail } from '../accounts/accounts';
+import { type Actor, recordAudit } from '../audit/audit';
 import { findTemplate } from '../templates/templates';
 import { pdfStep } from './pdf-errors';
 
@@ -38,8 +38,7 @@ export async function signersOf(db: Db | Knex.Transaction, documentId: string): 
 
 function checkSignerCount(existing: number, adding: number, roles: string[]): void {
   if (existing + adding > roles.length) {
-    throw new ServiceError(
-      'invalid_request',
+    throw errors.invalidRequest(
       `The document has ${roles.length} signer role(s) (${roles.join(', ')}); ${existing + adding} signers do not fit.`,
       [{ path: 'signers', message: `at most ${roles.length - existing} more` }],
     );
@@ -121,7 +120,7 @@ export async function createDocument(
 /** The caller's own document, locked for a change; 404 for any other id. */
 async function lockOwned(trx: Knex.Transaction, caller: Caller, id: string): Promise<Document> {
   const document = await Document.query(trx).findById(id).where({ tenant_id: caller.tenant.id }).forUpdate();
-  if (!document) throw new ServiceError('not_found', 'No such document.');
+  if (!document) throw errors.notFound('No such document.');
   return document;
 }
 
@@ -129,7 +128,7 @@ export async function addSigners(db: Db, caller: Caller, id: string, signers: Si
   return db.transaction(async (trx) => {
     const document = await lockOwned(trx, caller, id);
     if (document.status !== 'draft')
-      throw new ServiceError('invalid_state', `Signers can be added only to a draft; this document is ${document.status}.`);
+      throw errors.invalidState(`Signers can be added only to a draft; this document is ${document.status}.`);
     const existing = await signersOf(trx, id);
     checkSignerCount(existing.length, signers.length, document.roles);
     const rows = signerRows(document, signers, existing.length);
@@ -166,13 +165,11 @@ async function markSent(
   actor: Actor,
   start: (document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
-  if (document.status !== 'draft')
-    throw new ServiceError('invalid_state', `Only a draft can be sent; this document is ${document.status}.`);
+  if (document.status !== 'draft') throw errors.invalidState(`Only a draft can be sent; this document is ${document.status}.`);
   const signers = await signersOf(trx, document.id);
   if (signers.length < document.roles.length) {
     const missing = document.roles.slice(signers.length);
-    throw new ServiceError(
-      'invalid_state',
+    throw errors.invalidState(
       `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${document.id}/signers.`,
     );
   }
@@ -197,7 +194,7 @@ export async function findVisibleDocument(db: Db, caller: Caller, id: string): P
     const isSigner = signers.some((signer) => signer.email === normalizeEmail(caller.principal.email));
     if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };
   }
-  throw new ServiceError('not_found', 'No such document.');
+  throw errors.notFound('No such document.');
 }
 
 export async function listDocuments(

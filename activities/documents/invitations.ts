@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect';
 import { Document, Principal } from '../../db/models';
-import { queueMail, type MailQueueDeps } from '../mail/queue';
-import { mailStates, type MailState } from '../mail/status';
+import { type MailQueueDeps, queueMail } from '../mail/queue';
+import { type MailState, mailStates } from '../mail/status';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
 

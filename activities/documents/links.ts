@@ -1,4 +1,4 @@
-import { idFromToken, idToken, readToken, signToken } from '../secrets/signed';
+import { idFromToken, idToken, readToken, signToken } from '../../lib/secrets/signed';
 
 /** A signer's sign link token: the signer id and its MAC (see idToken). */
 export function signerToken(secret: Buffer, signerId: string): string {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, Mandate, Principal } from '../../db/models';
-import { queueMail, type MailQueueDeps } from '../mail/queue';
+import { type MailQueueDeps, queueMail } from '../mail/queue';
 
 /**
  * SPEC apply step 9: after an L2 apply the principal is told by e-mail what was signed, by which

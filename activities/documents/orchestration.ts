@@ -1,49 +1,21 @@
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import type { Config } from '../config/config';
 import type { Db } from '../../db/connect';
-import type { TemporalDeps } from '../../worker/deps';
-import type { documentWorkflow } from '../../workflows/document/workflow';
+import type { Apply } from '../../db/models';
+import type { Config } from '../../lib/config/config';
+import { errors, ServiceError } from '../../lib/errors';
+import { pollUntil } from '../../lib/poll';
+import { type TemporalDeps, temporalCall } from '../../lib/temporal';
 import {
   applySignal,
   DOCUMENT_WORKFLOW,
+  type DocumentWorkflowInput,
   documentWorkflowId,
   settledSignal,
-  type DocumentWorkflowInput,
 } from '../../workflows/document/shared';
+import type { documentWorkflow } from '../../workflows/document/workflow';
 import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
 import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
-import { ServiceError } from '../errors';
-import { pollUntil } from '../poll';
-import type { Apply } from '../../db/models';
-import { applyOutcome, rejectApply, type ApplyOutcome } from './apply';
-
-// gRPC status codes that mean "not reachable now": CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE.
-const UNAVAILABLE = new Set([1, 4, 8, 10, 14]);
-
-function isUnreachable(error: unknown): boolean {
-  for (
-    let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    cause && depth < 5;
-    cause = cause.cause as typeof cause, depth += 1
-  ) {
-    if (typeof cause.code === 'number' && UNAVAILABLE.has(cause.code)) return true;
-  }
-  return false;
-}
-
-/**
- * One call to Temporal from a request: bounded by SVC_TEMPORAL_CALL_TIMEOUT_MS, and answered as 503
- * service_unavailable when Temporal cannot be reached (never a 500, never a request left hanging).
- */
-export async function temporalCall<T>(temporal: TemporalDeps, config: Config, call: () => Promise<T>): Promise<T> {
-  try {
-    return await temporal.connection.withDeadline(Date.now() + config.durations.temporalCallMs, call);
-  } catch (error) {
-    if (isUnreachable(error))
-      throw new ServiceError('service_unavailable', 'The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
-    throw error;
-  }
-}
+import { type ApplyOutcome, applyOutcome, rejectApply } from './apply';
 
 function workflowInput(config: Config, documentId: string): DocumentWorkflowInput {
   const { durations } = config;
@@ -94,7 +66,7 @@ export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; conf
     const reason =
       error instanceof ServiceError
         ? error
-        : new ServiceError('service_unavailable', 'The signature could not be handed over; nothing was applied. Retry later.');
+        : errors.serviceUnavailable('The signature could not be handed over; nothing was applied. Retry later.');
     await rejectApply(deps.db, apply.id, reason);
     throw error;
   }

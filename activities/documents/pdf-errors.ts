@@ -1,5 +1,5 @@
-import { ServiceError } from '../errors';
-import { PdfError } from '../pdf/errors';
+import { errors, ServiceError } from '../../lib/errors';
+import { PdfError } from '../../lib/pdf/errors';
 
 /**
  * The API's answer to a PDF engine failure: what the signer can act on keeps its own code, anything
@@ -11,9 +11,9 @@ export function pdfFailure(error: PdfError): ServiceError {
     case 'missing_appearance':
       return new ServiceError(error.reason, error.message);
     case 'invalid_value':
-      return new ServiceError('invalid_request', error.message);
+      return errors.invalidRequest(error.message);
     default:
-      return new ServiceError('sign_failed', `The document could not be stamped and sealed: ${error.message}`);
+      return errors.signFailed(`The document could not be stamped and sealed: ${error.message}`);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { Event } from '../../db/models';
-import { newId } from '../ids';
+import { newId } from '../../lib/ids';
 
 /** Event names of SPEC's Events table (plus document.declined), the only ones the service emits. */
 export const EVENT_NAMES = [

@@ -1,6 +1,7 @@
 import protos from '@temporalio/proto';
 import type { Db } from '../../db/connect';
-import type { Deps, TemporalDeps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
+import type { TemporalDeps } from '../../lib/temporal';
 
 export interface ComponentHealth {
   ok: boolean;
@@ -58,7 +59,7 @@ async function workflowPollers(temporal: TemporalDeps): Promise<number> {
  * Reachability of the database and Temporal, and whether any worker polls the task queue. Only
  * yes/no and timings are reported: the endpoint is open, so no addresses or error texts leave it.
  */
-export async function checkHealth(deps: Pick<Deps, 'db' | 'dbDriver' | 'temporal' | 'log'>): Promise<HealthReport> {
+export async function checkHealth(deps: Pick<Services, 'db' | 'dbDriver' | 'temporal' | 'log'>): Promise<HealthReport> {
   const { temporal } = deps;
   let pollers = 0;
   const [database, temporalHealth] = await Promise.all([

@@ -1,13 +1,15 @@
-import type { Mailer } from './mailer';
+import type { Db } from '../../db/connect';
+import type { Mailer } from '../../lib/mail';
+import { failQueuedMail } from './send';
 
 /** The mail workflow's activities. */
-export function createMailActivities(deps: { mailer: Mailer }) {
+export function createMailActivities(deps: { db: Db; mailer: Mailer }) {
   return {
     async deliverMail(mailId: string): Promise<void> {
       await deps.mailer.deliver(mailId);
     },
     async recordMailFailure(mailId: string, reason: string): Promise<void> {
-      await deps.mailer.fail(mailId, reason);
+      await failQueuedMail(deps, mailId, reason);
     },
   };
 }

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuditEvent, MailMessage, type Template } from '../../db/models';
-import { createDocument, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { createLogger } from '../../lib/log';
+import { createMailer, MailRefused } from '../../lib/mail';
+import { createDocument, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { freePort } from '../../test/ports';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
-import { createLogger } from '../log';
-import { createMailer, MailRefused } from './mailer';
+import { sendNow } from './send';
 
 describe('mail never blocks signing', () => {
   let stack: Stack;
@@ -139,14 +140,17 @@ describe('mail never blocks signing', () => {
     try {
       const code = '424242';
       await assert.rejects(
-        mailer.send({
-          to: 'down@example.test',
-          subject: `Code ${code}`,
-          text: `Your code is ${code}`,
-          purpose: 'login-code',
-          tenantId: account.tenantId,
-          secrets: [code],
-        }),
+        sendNow(
+          { db: stack.deps.db, mailer },
+          {
+            to: 'down@example.test',
+            subject: `Code ${code}`,
+            text: `Your code is ${code}`,
+            purpose: 'login-code',
+            tenantId: account.tenantId,
+            secrets: [code],
+          },
+        ),
         (error: Error & { code?: string }) => error.code === 'service_unavailable',
       );
       const stored = await MailMessage.query(stack.deps.db).where({ to_address: 'down@example.test' }).first();

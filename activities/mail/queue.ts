@@ -1,10 +1,10 @@
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import type { Config } from '../config/config';
-import type { TemporalDeps } from '../../worker/deps';
 import type { MailMessage } from '../../db/models';
-import { MAIL_WORKFLOW, mailWorkflowId, type MailWorkflowInput } from '../../workflows/mail/shared';
+import type { Config } from '../../lib/config/config';
+import type { Mailer, OutgoingMail } from '../../lib/mail';
+import type { TemporalDeps } from '../../lib/temporal';
+import { MAIL_WORKFLOW, type MailWorkflowInput, mailWorkflowId } from '../../workflows/mail/shared';
 import type { mailWorkflow } from '../../workflows/mail/workflow';
-import type { Mailer, OutgoingMail } from './mailer';
 
 export interface MailQueueDeps {
   mailer: Mailer;

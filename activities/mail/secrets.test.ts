@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MailMessage } from '../../db/models';
+import { createLogger } from '../../lib/log';
+import { createMailer } from '../../lib/mail';
 import { createDocument, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
-import { createLogger } from '../log';
-import { createMailer } from './mailer';
 
 const SIX_DIGITS = /\b\d{6}\b/;
 

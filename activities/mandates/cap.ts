@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { ServiceError } from '../errors';
+import { errors, type ServiceError } from '../../lib/errors';
 
 /** SPEC: at most 25 L2 applies per mandate per UTC day. */
 export const DAILY_L2_CAP = 25;
@@ -15,7 +15,7 @@ function secondsToNextUtcDay(now: Date): number {
 }
 
 export function capReached(now = new Date()): ServiceError {
-  return new ServiceError('rate_limited', `This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, {
+  return errors.rateLimited(`This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, {
     'Retry-After': String(secondsToNextUtcDay(now)),
   });
 }

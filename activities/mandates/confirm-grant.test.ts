@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mandateDeps } from '../../api/app/pages/common';
 import { ApiKey, Mandate } from '../../db/models';
+import { ServiceError } from '../../lib/errors';
 import { latestMail } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { SIGN_SCOPE } from '../accounts/accounts';
-import { ServiceError } from '../errors';
 import { confirmGrant, startGrant } from './mandates';
 
 let stack: Stack;

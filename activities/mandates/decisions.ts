@@ -1,8 +1,8 @@
-import { recordAudit, type Actor } from '../audit/audit';
 import type { Db } from '../../db/connect';
-import { Document, SignRequest, type Principal } from '../../db/models';
-import { ServiceError } from '../errors';
-import { pollUntil } from '../poll';
+import { Document, type Principal, SignRequest } from '../../db/models';
+import { errors } from '../../lib/errors';
+import { pollUntil } from '../../lib/poll';
+import { type Actor, recordAudit } from '../audit/audit';
 
 /** A sign request of this principal, by id; 404 for anyone else's (the link alone proves nothing). */
 export async function principalsSignRequest(
@@ -11,7 +11,7 @@ export async function principalsSignRequest(
   id: string,
 ): Promise<{ request: SignRequest; document: Document }> {
   const request = await SignRequest.query(db).findById(id).where({ principal_id: principal.id });
-  if (!request) throw new ServiceError('not_found', 'No such sign request for you.');
+  if (!request) throw errors.notFound('No such sign request for you.');
   return { request, document: (await Document.query(db).findById(request.document_id))! };
 }
 
@@ -29,11 +29,8 @@ export async function beginConfirm(db: Db, principal: Principal, id: string, act
     .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
   if (claimed === 0) {
     const current = (await SignRequest.query(db).findById(id))!;
-    if (current.status === 'open') throw new ServiceError('expired', 'This sign request has expired.');
-    throw new ServiceError(
-      'invalid_state',
-      `This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`,
-    );
+    if (current.status === 'open') throw errors.expired('This sign request has expired.');
+    throw errors.invalidState(`This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
   }
   await recordAudit(db, {
     tenantId: request.tenant_id,
@@ -52,8 +49,7 @@ export async function declineRequest(db: Db, principal: Principal, id: string, a
     .findById(id)
     .where({ status: 'open' })
     .patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
-  if (declined === 0)
-    throw new ServiceError('invalid_state', `This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
+  if (declined === 0) throw errors.invalidState(`This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
   await recordAudit(db, {
     tenantId: request.tenant_id,
     documentId: request.document_id,

@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
-import { isBusinessPlus, SIGN_SCOPE } from '../accounts/accounts';
-import { recordAudit, type Actor } from '../audit/audit';
-import type { CodeLimits } from '../codes/limits';
-import { issueCode, verifyCode } from '../codes/one-time-codes';
-import type { FlagSnapshot } from '../config/flags';
 import type { Db } from '../../db/connect';
-import { ApiKey, Mandate, type Principal, Tenant, type ConfirmationLevel, type MandateMode } from '../../db/models';
-import { ServiceError } from '../errors';
-import { newId } from '../ids';
-import type { Mailer } from '../mail/mailer';
+import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type Principal, Tenant } from '../../db/models';
+import type { CodeLimits } from '../../lib/code-limits';
+import type { FlagSnapshot } from '../../lib/config/flags';
+import { errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Mailer } from '../../lib/mail';
+import { isBusinessPlus, SIGN_SCOPE } from '../accounts/accounts';
+import { type Actor, recordAudit } from '../audit/audit';
+import { issueCode, verifyCode } from '../codes/one-time-codes';
+import { sendNow } from '../mail/send';
 
 /** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
 export const CONSENT_VERSION = 'mandate-consent-v2';
@@ -47,7 +48,7 @@ export function mandateStatus(mandate: Mandate, now = new Date()): 'pending' | '
 
 async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId: string): Promise<ApiKey> {
   const key = await ApiKey.query(db).findById(apiKeyId).where({ principal_id: principal.id }).whereNull('revoked_at');
-  if (!key) throw new ServiceError('not_found', 'No such API key of yours.');
+  if (!key) throw errors.notFound('No such API key of yours.');
   return key;
 }
 
@@ -57,17 +58,15 @@ async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId:
  */
 export async function startGrant(deps: MandateDeps, principal: Principal, input: GrantInput, actor: Actor): Promise<Mandate> {
   if (!input.consentAccepted)
-    throw new ServiceError('invalid_request', 'Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
-  if (input.level === 'L2' && !deps.flags.l2_signing)
-    throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
-  if (input.level === 'L1' && !deps.flags.l1_signing)
-    throw new ServiceError('feature_disabled', 'L1 signing is disabled for this deployment.');
+    throw errors.invalidRequest('Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
+  if (input.level === 'L2' && !deps.flags.l2_signing) throw errors.featureDisabled('L2 signing is disabled for this deployment.');
+  if (input.level === 'L1' && !deps.flags.l1_signing) throw errors.featureDisabled('L1 signing is disabled for this deployment.');
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-    throw new ServiceError('invalid_request', 'The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
+    throw errors.invalidRequest('The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
   }
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
   if (!isBusinessPlus(tenant.plan))
-    throw new ServiceError('plan_required', `Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
+    throw errors.planRequired(`Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
   const key = await ownKey(deps.db, principal, input.apiKeyId);
   const mandate = await deps.db.transaction(async (trx) => {
     const created = await Mandate.query(trx).insertAndFetch({
@@ -106,7 +105,7 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
 export async function sendGrantCode(deps: MandateDeps, principal: Principal, mandate: Mandate, key?: ApiKey): Promise<void> {
   const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
   const code = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, ttlMs: deps.codeTtlMs });
-  await deps.mailer.send({
+  await sendNow(deps, {
     to: principal.email,
     subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
     text: [
@@ -130,8 +129,8 @@ export async function confirmGrant(
   actor: Actor,
 ): Promise<Mandate> {
   const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
-  if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
-  if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
+  if (!mandate) throw errors.notFound('No such mandate.');
+  if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
   await verifyCode(deps, {
     purpose: 'mandate-grant',
     subject: mandate.id,
@@ -141,7 +140,7 @@ export async function confirmGrant(
   return deps.db.transaction(async (trx) => {
     // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
     const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
-    if (current.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(current)}.`);
+    if (current.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(current)}.`);
     const active = await current.$query(trx).patchAndFetch({ status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
     const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
     if (!key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: [...key.scopes, SIGN_SCOPE] });
@@ -170,7 +169,7 @@ export async function confirmGrant(
 export async function revokeMandate(db: Db, principal: Principal, mandateId: string, actor: Actor): Promise<Mandate> {
   return db.transaction(async (trx) => {
     const mandate = await Mandate.query(trx).findById(mandateId).where({ principal_id: principal.id }).forUpdate();
-    if (!mandate) throw new ServiceError('not_found', 'No such mandate.');
+    if (!mandate) throw errors.notFound('No such mandate.');
     if (mandate.status === 'revoked') return mandate;
     const revoked = await mandate.$query(trx).patchAndFetch({ status: 'revoked', revoked_at: new Date(), revoked_ip: actor.ip ?? null });
     const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;

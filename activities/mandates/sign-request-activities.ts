@@ -1,15 +1,15 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
-import { recordAudit } from '../audit/audit';
 import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import { errors, ServiceError } from '../../lib/errors';
+import type { Services } from '../../lib/services';
+import { recordAudit } from '../audit/audit';
 import { recordApply, rejectionOf } from '../documents/apply';
 import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
-import { ServiceError } from '../errors';
 import { queueMail } from '../mail/queue';
 import { confirmMailKey, confirmUrl, signRequestToken, storedAppearance } from './signing';
 
-async function settle(deps: Deps, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
+async function settle(deps: Services, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
   await SignRequest.query(deps.db)
     .findById(id)
     .whereIn('status', ['open', 'confirming'])
@@ -21,12 +21,12 @@ async function settle(deps: Deps, id: string, status: SignRequestStatus, error?:
  * through the document's workflow, with the mandate re-checked now (a revoke since the request
  * stops it). Idempotent by the recorded apply.
  */
-async function applyConfirmed(deps: Deps, confirmed: SignRequest): Promise<SignRequestStatus> {
+async function applyConfirmed(deps: Services, confirmed: SignRequest): Promise<SignRequestStatus> {
   let request = confirmed;
   if (!request.apply_id) {
     try {
       const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
-      if (!mandate?.isInForce()) throw new ServiceError('mandate_inactive', 'The mandate was revoked or expired before the confirmation.');
+      if (!mandate?.isInForce()) throw errors.mandateInactive('The mandate was revoked or expired before the confirmation.');
       const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
       const apply = await recordApply(deps, {
         signer,
@@ -65,7 +65,7 @@ async function applyConfirmed(deps: Deps, confirmed: SignRequest): Promise<SignR
 }
 
 /** The sign request workflow's activities; each is safe to run twice. */
-export function createSignRequestActivities(deps: Deps) {
+export function createSignRequestActivities(deps: Services) {
   return {
     /**
      * Queues the confirm mail. The workflow starts in the transaction that inserts the request, so

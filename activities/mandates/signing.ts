@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
-import { normalizeEmail, type Caller } from '../accounts/accounts';
-import { recordAudit, type Actor } from '../audit/audit';
-import type { Config } from '../config/config';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
-import { type Document, Mandate, Principal, SignRequest, type DocumentSigner } from '../../db/models';
-import type { TemporalDeps } from '../../worker/deps';
-import { checkApplicable, recordApply, rejectionOf, type ApplyDeps, type ApplyOutcome } from '../documents/apply';
+import { type Document, type DocumentSigner, Mandate, Principal, SignRequest } from '../../db/models';
+import type { Config } from '../../lib/config/config';
+import { errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { readableImageKind } from '../../lib/pdf/image';
+import { idFromToken, idToken } from '../../lib/secrets/signed';
+import type { TemporalDeps } from '../../lib/temporal';
+import { type Caller, normalizeEmail } from '../accounts/accounts';
+import { type Actor, recordAudit } from '../audit/audit';
+import { type ApplyDeps, type ApplyOutcome, checkApplicable, recordApply, rejectionOf } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
 import { handOverApply, waitForApply } from '../documents/orchestration';
-import { ServiceError } from '../errors';
-import { newId } from '../ids';
-import { readableImageKind } from '../pdf/image';
-import { idFromToken, idToken } from '../secrets/signed';
 import { utcDay } from './cap';
 import { mandatesInForce } from './mandates';
 
@@ -40,34 +40,26 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
   if (inForce.length === 0) {
     const granted = await Mandate.query(db).where({ api_key_id: caller.apiKey.id }).whereNot('status', 'pending').resultSize();
     if (granted > 0)
-      throw new ServiceError(
-        'mandate_inactive',
-        'The mandate of this key is revoked or expired; the principal can grant a new one in the app.',
-      );
-    throw new ServiceError('mandate_required', 'This key has no signing mandate; the principal can grant one in the app.');
+      throw errors.mandateInactive('The mandate of this key is revoked or expired; the principal can grant a new one in the app.');
+    throw errors.mandateRequired('This key has no signing mandate; the principal can grant one in the app.');
   }
   if (level === 'L2' && !inForce.some((mandate) => mandate.confirmation_level === 'L2')) {
-    throw new ServiceError(
-      'confirmation_required',
-      'This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.',
-    );
+    throw errors.confirmationRequired('This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
   }
   // A principal may hold more than one signer row (two roles): the first one still to sign is theirs to act on.
   const own = signers.filter((candidate) => candidate.email === normalizeEmail(caller.principal.email));
   const signer = own.find((candidate) => candidate.status === 'pending') ?? own[0];
-  if (!signer) throw new ServiceError('principal_not_signer', 'The principal is not a signer on this document.');
+  if (!signer) throw errors.principalNotSigner('The principal is not a signer on this document.');
   const outbound = document.owner_principal_id === caller.principal.id;
   const covering = inForce.filter((mandate) => mandate.mode === 'both' || mandate.mode === (outbound ? 'outbound' : 'inbound'));
   if (covering.length === 0) {
-    throw new ServiceError(
-      'mandate_scope',
+    throw errors.mandateScope(
       `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`,
     );
   }
   const mandate = level === 'L2' ? covering.find((candidate) => candidate.confirmation_level === 'L2') : covering[0];
   if (!mandate)
-    throw new ServiceError(
-      'confirmation_required',
+    throw errors.confirmationRequired(
       'Only an L1 mandate covers this document: ask the principal to confirm with POST /v1/documents/:id/sign-requests.',
     );
   return { document, signers, signer, mandate };
@@ -78,7 +70,7 @@ export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, pr
   const principal = (await Principal.query(deps.db).findById(principalId))!;
   const image = principal.signature_sha256 ? await deps.blobs.get(principal.signature_sha256).catch(() => undefined) : undefined;
   if (!image || !(await readableImageKind(image))) {
-    throw new ServiceError('missing_appearance', 'The principal has no readable stored signature; they can add one in the app.');
+    throw errors.missingAppearance('The principal has no readable stored signature; they can add one in the app.');
   }
   return image;
 }
@@ -100,7 +92,7 @@ export async function signAsPrincipal(
   reason: string,
   actor: Actor,
 ): Promise<L2Result> {
-  if (!deps.config.flags.values.l2_signing) throw new ServiceError('feature_disabled', 'L2 signing is disabled for this deployment.');
+  if (!deps.config.flags.values.l2_signing) throw errors.featureDisabled('L2 signing is disabled for this deployment.');
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
   checkApplicable(document, signers, signer, {});
@@ -154,9 +146,9 @@ export async function requestSign(
   start: (request: SignRequest) => Promise<void>,
 ): Promise<SignRequest> {
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
-  if (signer.status === 'signed') throw new ServiceError('already_signed', 'The principal already signed this document.');
+  if (signer.status === 'signed') throw errors.alreadySigned('The principal already signed this document.');
   if (document.status !== 'sent' || signer.status !== 'pending')
-    throw new ServiceError('invalid_state', `This document is ${document.status}; it cannot be signed.`);
+    throw errors.invalidState(`This document is ${document.status}; it cannot be signed.`);
   try {
     return await deps.db.transaction(async (trx: Knex.Transaction) => {
       const request = await SignRequest.query(trx).insertAndFetch({
@@ -183,8 +175,7 @@ export async function requestSign(
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new ServiceError(
-        'pending_exists',
+      throw errors.pendingExists(
         `An open sign request already exists for this document and key; see GET /v1/documents/${document.id}/sign-requests.`,
       );
     }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Principal } from '../../db/models';
-import { createAccount, type Account } from '../../test/factories';
+import type { ServiceError } from '../../lib/errors';
+import { type Account, createAccount } from '../../test/factories';
 import { blankPng, signaturePng } from '../../test/images';
-import { startStack, type Stack } from '../../test/stack';
-import type { ServiceError } from '../errors';
+import { type Stack, startStack } from '../../test/stack';
 import { storedAppearance } from '../mandates/signing';
 import { storeAppearance } from './appearance';
 

@@ -1,9 +1,9 @@
-import { recordAudit, type Actor } from '../audit/audit';
-import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import type { Principal } from '../../db/models';
-import { ServiceError } from '../errors';
-import { checkImage } from '../pdf/image';
+import type { BlobStore } from '../../lib/blobs';
+import { errors } from '../../lib/errors';
+import { checkImage } from '../../lib/pdf/image';
+import { type Actor, recordAudit } from '../audit/audit';
 
 export const MAX_APPEARANCE_BYTES = 2 * 1024 * 1024;
 
@@ -19,13 +19,12 @@ export async function storeAppearance(
   field = 'signature',
 ): Promise<Principal> {
   if (bytes.length === 0)
-    throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.', [{ path: field, message: 'empty' }]);
-  if (bytes.length > MAX_APPEARANCE_BYTES) throw new ServiceError('payload_too_large', 'The image is larger than 2 MB.');
+    throw errors.invalidRequest('Choose a PNG or JPEG image, or draw your signature.', [{ path: field, message: 'empty' }]);
+  if (bytes.length > MAX_APPEARANCE_BYTES) throw errors.payloadTooLarge('The image is larger than 2 MB.');
   const checked = await checkImage(bytes);
   if ('problem' in checked && checked.problem === 'too_large')
-    throw new ServiceError('invalid_request', checked.message, [{ path: field, message: checked.message }]);
-  if (!('kind' in checked))
-    throw new ServiceError('unsupported_media_type', 'The signature must be a PNG or JPEG image that opens correctly.');
+    throw errors.invalidRequest(checked.message, [{ path: field, message: checked.message }]);
+  if (!('kind' in checked)) throw errors.unsupportedMediaType('The signature must be a PNG or JPEG image that opens correctly.');
   const { kind } = checked;
   const sha256 = await deps.blobs.put(bytes);
   const updated = await principal

@@ -1,11 +1,12 @@
-import { normalizeEmail } from '../accounts/accounts';
-import { recordAudit, type Actor } from '../audit/audit';
-import { assertCodesOpen, codeRefusal, issueCode, verifyCode } from '../codes/one-time-codes';
-import type { CodeLimits } from '../codes/limits';
 import type { Db } from '../../db/connect';
 import { AppSession, Principal } from '../../db/models';
-import { newId } from '../ids';
-import type { Mailer } from '../mail/mailer';
+import type { CodeLimits } from '../../lib/code-limits';
+import { newId } from '../../lib/ids';
+import type { Mailer } from '../../lib/mail';
+import { normalizeEmail } from '../accounts/accounts';
+import { type Actor, recordAudit } from '../audit/audit';
+import { assertCodesOpen, codeRefusal, issueCode, verifyCode } from '../codes/one-time-codes';
+import { sendNow } from '../mail/send';
 
 export interface LoginDeps {
   db: Db;
@@ -28,7 +29,7 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     .first();
   if (!principal) return assertCodesOpen(deps, loginSubject(email));
   const code = await issueCode(deps, { ...loginSubject(email), ttlMs: deps.codeTtlMs });
-  await deps.mailer.send({
+  await sendNow(deps, {
     to: principal.email,
     subject: `Your sign-in code: ${code}`,
     text: `Your sign-in code is ${code}\n\nIt works once, for ${Math.max(1, Math.round(deps.codeTtlMs / 60_000))} minute(s). If you did not try to sign in, ignore this message.`,

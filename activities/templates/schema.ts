@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WIDGET_TYPES } from '../pdf/widgets';
+import { WIDGET_TYPES } from '../../lib/pdf/widgets';
 
 /** A widget as templates take it (JSON file, app editor): PDF points, origin top-left, page 1-based. */
 export const WidgetSchema = z

@@ -1,16 +1,16 @@
 import { PDFDocument } from 'pdf-lib';
-import { recordAudit } from '../audit/audit';
-import type { BlobStore } from '../blobs/blobs';
 import type { Db } from '../../db/connect';
 import { Template } from '../../db/models';
-import { ServiceError, type ErrorDetail } from '../errors';
-import { newId } from '../ids';
-import { displayedSize } from '../pdf/geometry';
-import type { Widget } from '../pdf/widgets';
-import { TemplateDefinitionSchema, type TemplateDefinition } from './schema';
+import type { BlobStore } from '../../lib/blobs';
+import { type ErrorDetail, errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { displayedSize } from '../../lib/pdf/geometry';
+import type { Widget } from '../../lib/pdf/widgets';
+import { recordAudit } from '../audit/audit';
+import { type TemplateDefinition, TemplateDefinitionSchema } from './schema';
 
 function invalid(message: string, details?: ErrorDetail[]): never {
-  throw new ServiceError('invalid_request', message, details);
+  throw errors.invalidRequest(message, details);
 }
 
 async function pageSizes(pdf: Uint8Array): Promise<Array<{ width: number; height: number }>> {
@@ -91,6 +91,6 @@ export async function createTemplate(
 /** A template of this tenant, or 404: another tenant's id answers exactly as an unknown one. */
 export async function findTemplate(db: Db, tenantId: string, id: string): Promise<Template> {
   const template = await Template.query(db).findById(id).where({ tenant_id: tenantId });
-  if (!template) throw new ServiceError('not_found', 'No such template.');
+  if (!template) throw errors.notFound('No such template.');
   return template;
 }

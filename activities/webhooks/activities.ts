@@ -1,9 +1,9 @@
-import type { Deps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
 import { attemptDelivery, giveUp } from './delivery';
 import { dispatchOutbox } from './relay';
 
 /** Activities of the delivery and relay workflows. */
-export function createWebhookActivities(deps: Deps) {
+export function createWebhookActivities(deps: Services) {
   const delivery = {
     db: deps.db,
     secret: deps.secret,

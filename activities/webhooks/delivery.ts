@@ -4,7 +4,7 @@ import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import type { Db } from '../../db/connect';
 import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../lib/errors';
 import { signatureHeader } from './signature';
 import { resolveTarget, type Target } from './targets';
 import { signingSecrets } from './webhooks';

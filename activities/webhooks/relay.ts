@@ -1,12 +1,12 @@
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { Config } from '../config/config';
 import type { Db } from '../../db/connect';
 import { Delivery, Event, Webhook } from '../../db/models';
-import type { TemporalDeps } from '../../worker/deps';
+import type { Config } from '../../lib/config/config';
+import { newId } from '../../lib/ids';
+import type { TemporalDeps } from '../../lib/temporal';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook/delivery';
 import { DELIVERY_WORKFLOW, deliveryWorkflowId } from '../../workflows/webhook/shared';
-import { newId } from '../ids';
 
 export interface RelayDeps {
   db: Db;

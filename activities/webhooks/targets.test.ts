@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ServiceError } from '../errors';
-import { classifyAddress, isPublicAddress, resolveTarget, type Resolve } from './targets';
+import type { ServiceError } from '../../lib/errors';
+import { classifyAddress, isPublicAddress, type Resolve, resolveTarget } from './targets';
 
 /** Each address with the reason it is refused; every IPv4-embedding form carries a private or loopback IPv4. */
 const REFUSED: Array<[string, RegExp]> = [

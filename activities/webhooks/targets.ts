@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ServiceError } from '../errors';
+import { errors } from '../../lib/errors';
 
 /** How long a DNS lookup may take before the target is refused: node's `lookup` has no timeout of its own. */
 export const DNS_TIMEOUT_MS = 5000;
@@ -74,7 +74,7 @@ export interface Target {
 }
 
 function refuse(message: string): never {
-  throw new ServiceError('invalid_request', message, [{ path: 'url', message }]);
+  throw errors.invalidRequest(message, [{ path: 'url', message }]);
 }
 
 /** Only https, no credentials in the URL; the host must resolve to public addresses unless allow-listed. */

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/connect';
 import { Delivery, DeliveryAttempt, Webhook } from '../../db/models';
-import { ServiceError } from '../errors';
+import { errors } from '../../lib/errors';
+import { newId, randomBase62 } from '../../lib/ids';
+import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 import { EVENT_NAMES } from '../events/outbox';
-import { newId, randomBase62 } from '../ids';
-import { decryptSecret, encryptSecret } from '../secrets/encrypt';
 import { resolveTarget } from './targets';
 
 const PURPOSE = 'webhook-secret';
@@ -23,8 +23,7 @@ function checkEvents(events: string[] | undefined): string[] | null {
   if (!events || events.includes('*')) return null;
   const unknown = events.filter((event) => !(EVENT_NAMES as readonly string[]).includes(event));
   if (unknown.length > 0) {
-    throw new ServiceError(
-      'invalid_request',
+    throw errors.invalidRequest(
       `Unknown event(s): ${unknown.join(', ')}.`,
       unknown.map((event) => ({ path: 'events', message: `unknown event ${event}` })),
     );
@@ -53,7 +52,7 @@ export async function createWebhook(
 
 export async function findWebhook(db: Db, tenantId: string, id: string): Promise<Webhook> {
   const webhook = await Webhook.query(db).findById(id).where({ tenant_id: tenantId }).whereNull('deleted_at');
-  if (!webhook) throw new ServiceError('not_found', 'No such webhook.');
+  if (!webhook) throw errors.notFound('No such webhook.');
   return webhook;
 }
 

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sha256Hex } from '../../activities/ids';
-import { buildSampleNda } from '../../activities/pdf/samples';
 import { ApiKey, Principal, Tenant } from '../../db/models';
+import { sha256Hex } from '../../lib/ids';
+import { buildSampleNda } from '../../lib/pdf/samples';
 import { runAdmin } from '../../test/cli';
 import { call } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 describe('npm run admin', () => {
   let stack: Stack;

@@ -1,16 +1,15 @@
-import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { createKey, createPrincipal, revokeKey, setPlan } from '../../activities/accounts/accounts';
-import type { BlobStore } from '../../activities/blobs/blobs';
-import { buildSampleNda, buildSampleServicesAgreement } from '../../activities/pdf/samples';
 import { createTemplate } from '../../activities/templates/templates';
-import { Template, Tenant } from '../../db/models';
-import { ServiceError } from '../../activities/errors';
 import type { Db } from '../../db/connect';
-import { PLANS } from '../../db/models';
-import { issueDetails, describeDetails } from '../http/issues';
+import { PLANS, Template, Tenant } from '../../db/models';
+import type { BlobStore } from '../../lib/blobs';
+import { errors, ServiceError } from '../../lib/errors';
+import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samples';
+import { describeDetails, issueDetails } from '../http/issues';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -65,7 +64,7 @@ function widgetsFile(file: string): { name?: string; roles?: string[]; widgets: 
 
 async function requireTenant(db: Db, id: string): Promise<Tenant> {
   const tenant = await Tenant.query(db).findById(id);
-  if (!tenant) throw new ServiceError('not_found', `No tenant ${id}.`);
+  if (!tenant) throw errors.notFound(`No tenant ${id}.`);
   return tenant;
 }
 

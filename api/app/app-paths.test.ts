@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { randomBase62 } from '../../activities/ids';
+import { startGrant } from '../../activities/mandates/mandates';
+import { randomBase62 } from '../../lib/ids';
 import { latestMail, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
-import { startGrant } from '../../activities/mandates/mandates';
+import { type Stack, startStack } from '../../test/stack';
 import { mandateDeps } from './pages/common';
 
 let stack: Stack;

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setPlan } from '../../activities/accounts/accounts';
-import { buildSampleNda } from '../../activities/pdf/samples';
 import { Mandate, Principal } from '../../db/models';
+import { buildSampleNda } from '../../lib/pdf/samples';
 import { createDocument, latestMail, seedSamples } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { signaturePng } from '../../test/images';
 import { AppClient, grantMandate } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 let stack: Stack;
 let account: Account;

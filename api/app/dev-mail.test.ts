@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../activities/config/config';
-import { createLogger } from '../../activities/log';
-import { closeDeps, createDeps } from '../../worker/deps';
-import { startStack, type Stack } from '../../test/stack';
+import { loadConfig } from '../../lib/config/config';
+import { createLogger } from '../../lib/log';
+import { closeServices, createServices } from '../../runtime/services';
+import { type Stack, startStack } from '../../test/stack';
 import { startHttpServer } from '../server';
 import { isLoopbackHost } from './dev-mail';
 
@@ -22,11 +22,11 @@ describe('/dev/mail', () => {
   /** An API on the stack's database bound where its config says (HOST, PORT=0), as `npm run api` binds it. */
   async function api(env: Record<string, string>): Promise<string> {
     const config = loadConfig({ ...stack.env, ...env });
-    const deps = createDeps(config, { log: createLogger(config.logLevel) });
+    const deps = createServices(config, { log: createLogger(config.logLevel) });
     const http = await startHttpServer(deps);
     closers.push(async () => {
       await http.stop();
-      await closeDeps(deps);
+      await closeServices(deps);
     });
     return http.url;
   }

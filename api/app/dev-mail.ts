@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { MailMessage } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
 import { escapeHtml } from '../http/html';
 
 /** Whether the API binds only a loopback address: 127.0.0.0/8, ::1 or localhost. */
@@ -13,7 +13,7 @@ export function isLoopbackHost(host: string): boolean {
  * The embedded outbox, readable in a browser: only in development and only on a loopback-bound API,
  * since it shows every sign-in and signing code (fails closed: test, production or 0.0.0.0 get 404).
  */
-export function devMailRoutes(router: Router, deps: Deps): void {
+export function devMailRoutes(router: Router, deps: Services): void {
   if (deps.config.env !== 'development' || !isLoopbackHost(deps.config.host)) return;
   router.get('/dev/mail', async (ctx) => {
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);

@@ -1,18 +1,18 @@
 import type Router from '@koa/router';
 import { readDocumentDownload } from '../../activities/documents/links';
 import { Document, DocumentRevision } from '../../db/models';
-import type { Deps } from '../../worker/deps';
-import { ServiceError } from '../errors';
+import { errors } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 
 /** Serves a sealed PDF to whoever holds a signed, unexpired download link (no key: the link is the capability). */
-export function fileRoutes(router: Router, deps: Deps): void {
+export function fileRoutes(router: Router, deps: Services): void {
   router.get('/files/documents/:file', async (ctx) => {
     const documentId = ctx.params.file.replace(/\.pdf$/, '');
     const link = readDocumentDownload(deps.secret, documentId, typeof ctx.query.token === 'string' ? ctx.query.token : undefined);
-    if (!link) throw new ServiceError('expired', 'This download link is invalid or has expired; ask the API for a new one.');
+    if (!link) throw errors.expired('This download link is invalid or has expired; ask the API for a new one.');
     const document = await Document.query(deps.db).findById(documentId);
     const revision = document && (await DocumentRevision.query(deps.db).findOne({ document_id: documentId, sealed_sha256: link.sha256 }));
-    if (!document || !revision) throw new ServiceError('not_found', 'No such document.');
+    if (!document || !revision) throw errors.notFound('No such document.');
     sendPdf(ctx, await deps.blobs.get(link.sha256), `${document.name}.pdf`, link.sha256);
   });
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAccount, type Account } from '../../test/factories';
+import { ServiceError } from '../../lib/errors';
+import { readCutShort } from '../../test/cut-short';
+import { type Account, createAccount } from '../../test/factories';
 import { signaturePng } from '../../test/images';
 import { AppClient } from '../../test/principal';
-import { readCutShort } from '../../test/cut-short';
-import { ServiceError } from '../../activities/errors';
+import { type Stack, startStack } from '../../test/stack';
 import { readForm } from './forms';
-import { startStack, type Stack } from '../../test/stack';
 
 let stack: Stack;
 let account: Account;

@@ -1,7 +1,7 @@
 import Busboy from 'busboy';
 import type { Context } from 'koa';
-import { ServiceError } from '../../activities/errors';
-import { isStorableText, printable, unstorableInput } from '../../activities/text';
+import { errors, type ServiceError } from '../../lib/errors';
+import { isStorableText, printable, unstorableInput } from '../../lib/text';
 import { readLimitedBody, tooLarge, unreadBody } from '../http/body';
 
 export interface UploadedFile {
@@ -29,7 +29,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
     try {
       parser = Busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 3, fields: 50, fieldSize: limit } });
     } catch {
-      reject(new ServiceError('invalid_request', 'The form could not be read.'));
+      reject(errors.invalidRequest('The form could not be read.'));
       return;
     }
     let settled = false;
@@ -63,7 +63,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
       stream.on('limit', () => fail(tooLarge(ctx, limit, 'form')));
       // Busboy destroys an unfinished file's stream with an error (a form cut short, or refused mid-file):
       // an error event nobody listens to would end the process.
-      stream.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
+      stream.on('error', () => fail(errors.invalidRequest('The form could not be read.')));
       stream.on('end', () => {
         try {
           checkText(name, info.filename ?? '');
@@ -73,7 +73,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
         }
       });
     });
-    parser.on('error', () => fail(new ServiceError('invalid_request', 'The form could not be read.')));
+    parser.on('error', () => fail(errors.invalidRequest('The form could not be read.')));
     // A client that leaves mid-body ends the request, not the pipe: without this busboy would wait forever.
     ctx.req.on('error', (error) => fail(unreadBody(error)));
     parser.on('close', () => {

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { ServiceError } from '../../activities/errors';
 import type { Principal } from '../../db/models';
+import { ServiceError } from '../../lib/errors';
 import { escapeHtml } from '../http/html';
 
 export const APP_CSP =

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { latestMail } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
-import { startStack, type Stack } from '../../test/stack';
+import { type Account, createAccount } from '../../test/factories';
+import { type Stack, startStack } from '../../test/stack';
 
 let stack: Stack;
 let account: Account;

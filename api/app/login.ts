@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ServiceError } from '../../activities/errors';
 import { requestLoginCode, signIn, signOut } from '../../activities/principals/sessions';
-import type { Deps } from '../../worker/deps';
+import { errors, ServiceError } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { escapeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
@@ -26,7 +26,7 @@ function codeForm(appPath: string, next: string, email: string): string {
 }
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
-export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
+export function loginRoutes(router: Router, deps: Services, appPath: string): void {
   const codeDeps = {
     db: deps.db,
     secret: deps.secret,
@@ -37,7 +37,7 @@ export function loginRoutes(router: Router, deps: Deps, appPath: string): void {
   // No session exists yet to bind a form token to, so the Origin check and the per-address limit guard these forms.
   const guard = async (ctx: Context) => {
     if (!checkOrigin(ctx, deps))
-      throw new ServiceError('invalid_request', 'This form did not come from this app. Open the sign-in page again and retry.');
+      throw errors.invalidRequest('This form did not come from this app. Open the sign-in page again and retry.');
     await deps.codeLimits.consumeIp(ctx.ip);
   };
   const page = (ctx: Context, body: string, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>

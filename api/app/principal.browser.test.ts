@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { randomBase62 } from '../../activities/ids';
 import type { Template } from '../../db/models';
+import { randomBase62 } from '../../lib/ids';
 import { launchBrowser } from '../../test/browser';
 import { createDocument, seedSamples, waitForDocument } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { signaturePng } from '../../test/images';
-import { codeIn, startSmtpListener, type SmtpListener } from '../../test/smtp';
-import { startStack, type Stack } from '../../test/stack';
+import { codeIn, type SmtpListener, startSmtpListener } from '../../test/smtp';
+import { type Stack, startStack } from '../../test/stack';
 
 // One principal, walked through the app in a real Chromium, with every e-mail read from a real SMTP
 // listener: sign in, signature, keys, an L1 and an L2 mandate, an L1 confirm and decline, an L2

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Deps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
 import { loginRoutes } from './login';
 import { keyRoutes } from './pages/keys';
 import { mandateRoutes } from './pages/mandates';
@@ -9,7 +9,7 @@ import { templateRoutes } from './pages/templates';
 import { signRequestRoutes } from './sign-request';
 
 /** The principal's app (server-rendered pages at SVC_APP_URL). */
-export function appRoutes(router: Router, deps: Deps, appPath: string): void {
+export function appRoutes(router: Router, deps: Services, appPath: string): void {
   loginRoutes(router, deps, appPath);
   signRequestRoutes(router, deps, appPath);
   overviewRoutes(router, deps, appPath);

@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import { sessionPrincipal } from '../../activities/principals/sessions';
-import { mac, verifyMac } from '../../activities/secrets/signed';
 import type { Principal } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import { mac, verifyMac } from '../../lib/secrets/signed';
+import type { Services } from '../../lib/services';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 
 export const APP_COOKIE = 'svc_app';
@@ -17,7 +17,7 @@ export function appState(ctx: Context): AppState {
   return ctx.state as AppState;
 }
 
-export function startAppSession(ctx: Context, deps: Deps, sessionId: string): void {
+export function startAppSession(ctx: Context, deps: Services, sessionId: string): void {
   setSignedCookie(ctx, deps.secret, {
     name: APP_COOKIE,
     purpose: 'app-session',
@@ -39,7 +39,7 @@ const SHARED = /^\/(static|files)\//;
  * Loads the signed-in principal (if any) and the form token bound to their session, on the app's
  * paths only (the app may be at '', the root of its host): static files and downloads need no query.
  */
-export function appSession(deps: Deps, appPath: string) {
+export function appSession(deps: Services, appPath: string) {
   return async (ctx: Context, next: Next) => {
     const inApp = ctx.path === appPath || ctx.path.startsWith(`${appPath}/`);
     if (!inApp || SHARED.test(ctx.path)) return next();
@@ -52,14 +52,14 @@ export function appSession(deps: Deps, appPath: string) {
 }
 
 /** A form posted from this app's own origin (or with no Origin header, as some clients send none). */
-export function checkOrigin(ctx: Context, deps: Deps): boolean {
+export function checkOrigin(ctx: Context, deps: Services): boolean {
   // Koa 3's ctx.origin is the Origin header itself, so this site's own origin is built here.
   const origin = ctx.get('origin');
   return !origin || origin === new URL(deps.config.appUrl).origin || origin === `${ctx.protocol}://${ctx.host}`;
 }
 
 /** A form post of this session (the token is a MAC of the session id) from this origin. */
-export function checkForm(ctx: Context, deps: Deps, token: string | undefined): boolean {
+export function checkForm(ctx: Context, deps: Services, token: string | undefined): boolean {
   if (!checkOrigin(ctx, deps)) return false;
   const { sessionId } = appState(ctx);
   return Boolean(sessionId && token && verifyMac(deps.secret, 'csrf', sessionId, token));

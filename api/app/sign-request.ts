@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { beginConfirm, declineRequest, principalsSignRequest, reopenConfirm, waitForDecision } from '../../activities/mandates/decisions';
 import { signalSignRequest } from '../../activities/documents/orchestration';
-import { ServiceError } from '../../activities/errors';
+import { beginConfirm, declineRequest, principalsSignRequest, reopenConfirm, waitForDecision } from '../../activities/mandates/decisions';
 import { signRequestIdFromToken } from '../../activities/mandates/signing';
 import { ApiKey, Mandate } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import { errors } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { escapeHtml } from '../http/html';
 import { sendPdf } from './files';
 import { hiddenCsrf, renderPage, sendPage } from './layout';
@@ -25,12 +25,12 @@ const WORDS: Record<string, string> = {
  * The L1 confirm page. The link names the request; only the principal it belongs to, signed in,
  * sees it or decides. An agent holding confirm_url gets the sign-in page and nothing else.
  */
-export function signRequestRoutes(router: Router, deps: Deps, appPath: string): void {
+export function signRequestRoutes(router: Router, deps: Services, appPath: string): void {
   const base = `${appPath}/sign-request/:token`;
 
   async function load(ctx: Context) {
     const id = signRequestIdFromToken(deps.secret, ctx.params.token);
-    if (!id) throw new ServiceError('not_found', 'This confirm link is not valid.');
+    if (!id) throw errors.notFound('This confirm link is not valid.');
     return principalsSignRequest(deps.db, appState(ctx).principal!, id);
   }
 
@@ -88,7 +88,7 @@ ${
         await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
       } catch {
         await reopenConfirm(deps.db, request.id);
-        throw new ServiceError('service_unavailable', 'The confirmation could not be handed over; try again in a moment.');
+        throw errors.serviceUnavailable('The confirmation could not be handed over; try again in a moment.');
       }
       const current = await waitForDecision(deps.db, request.id, deps.config.durations.applyWaitMs);
       await render(

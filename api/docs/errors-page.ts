@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE } from '../errors';
+import { ERROR_CATALOGUE } from '../../lib/errors';
 import { escapeHtml } from '../http/html';
 
 /** The page docs_url points at: every error code with its status and meaning, each with an anchor. */

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAccount, type Account } from '../../test/factories';
+import type { Template } from '../../db/models';
 import { createDocument, latestMail, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
-import type { Template } from '../../db/models';
 
 describe('documents and templates API', () => {
   let stack: Stack;

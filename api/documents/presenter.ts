@@ -1,7 +1,7 @@
-import type { DocumentSigner } from '../../db/models';
 import type { DocumentWithSigners } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
+import type { DocumentSigner } from '../../db/models';
 import type { DocumentResponse } from './schema';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

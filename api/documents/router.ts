@@ -6,10 +6,10 @@ import {
   listDocuments,
   sendDocument,
 } from '../../activities/documents/documents';
-import { invitationsOf, type Invitation } from '../../activities/documents/invitations';
+import { type Invitation, invitationsOf } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
 import { startDocumentWorkflow } from '../../activities/documents/orchestration';
-import type { Deps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
@@ -23,7 +23,7 @@ import {
   DownloadResponseSchema,
 } from './schema';
 
-export function documentRoutes(routes: Routes, deps: Deps): void {
+export function documentRoutes(routes: Routes, deps: Services): void {
   const base = { tag: 'Documents' } as const;
   const present = (view: Parameters<typeof presentDocument>[0], inbound = false, invitations?: Map<string, Invitation>) =>
     presentDocument(view, { inbound, appUrl: deps.config.appUrl, secret: deps.secret, invitations });

@@ -1,6 +1,6 @@
 import { authenticateKey, type Caller } from '../../activities/accounts/accounts';
 import type { Db } from '../../db/connect';
-import { errors } from '../errors';
+import { errors } from '../../lib/errors';
 import type { ApiContext } from './route';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ServiceError } from '../../lib/errors';
 import { readCutShort } from '../../test/cut-short';
-import { ServiceError } from '../errors';
 import { readJsonBody } from './body';
 
 describe('readJsonBody', () => {

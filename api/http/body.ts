@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { assertStorableJson } from '../../activities/text';
-import { errors, ServiceError } from '../errors';
+import { errors, ServiceError } from '../../lib/errors';
+import { assertStorableJson } from '../../lib/text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
@@ -15,7 +15,7 @@ export function unreadBody(error: unknown): ServiceError {
 /** 413 for a body past its limit; the connection closes after the answer rather than read the rest. */
 export function tooLarge(ctx: Context, limit: number, what = 'request body'): ServiceError {
   ctx.set('Connection', 'close');
-  return errors.payloadTooLarge(limit, what);
+  return errors.payloadTooLarge(`The ${what} is larger than ${limit} bytes.`);
 }
 
 /**
@@ -47,7 +47,7 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   ctx.state.rawBody = raw;
   if (raw.length === 0 || raw.toString('utf8').trim() === '') return {};
   const type = ctx.get('content-type');
-  if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType('application/json');
+  if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType('Send the body as application/json.');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { readToken, signToken } from '../../activities/secrets/signed';
+import { readToken, signToken } from '../../lib/secrets/signed';
 
 /**
  * Cookies are Secure when this request came over https, or whenever the service's public or app

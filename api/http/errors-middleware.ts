@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import type { Logger } from '../../activities/log';
-import { errorBody, errors, ServiceError } from '../errors';
+import { errorBody, errors, ServiceError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
 import { loggablePath } from './redact';
 
 /** Koa and its router throw http-errors for requests they cannot even route (e.g. a bad URI). */
@@ -26,7 +26,7 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
           path: loggablePath(ctx.path),
           error: caught,
         });
-        error = errors.internal();
+        error = errors.internalError('Something went wrong on our side. It has been logged.');
       }
       ctx.status = error.status;
       ctx.set(error.headers);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeKey } from '../../activities/accounts/accounts';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { call, type Reply } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 /** SPEC's error body, exactly: {error: {code, message, docs_url}} (+ details for invalid_request). */
 function assertError(reply: Reply, status: number, code: string, docsBase: string) {

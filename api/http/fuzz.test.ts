@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createLogger } from '../../activities/log';
+import { createLogger } from '../../lib/log';
+import { buildMaterial, type FuzzMaterial } from '../../test/fuzz/material';
+import { Arbitraries, type PageRoute, pageRequests, segments } from '../../test/fuzz/requests';
+import { describeFailures, type FuzzRequest, isFailure, isNotImplemented, sendAll } from '../../test/fuzz/send';
+import { hostileString, RAW_SEGMENTS, seededRandom, segment } from '../../test/fuzz/values';
+import { type Stack, startStack } from '../../test/stack';
 import { createApp } from '../app';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from '../app/sign/schema';
-import { buildMaterial, type FuzzMaterial } from '../../test/fuzz/material';
-import { Arbitraries, pageRequests, segments, type PageRoute } from '../../test/fuzz/requests';
-import { describeFailures, isFailure, isNotImplemented, sendAll, type FuzzRequest } from '../../test/fuzz/send';
-import { hostileString, RAW_SEGMENTS, seededRandom, segment } from '../../test/fuzz/values';
-import { startStack, type Stack } from '../../test/stack';
 
 // Thousands of malformed requests against every /v1 route of the registry, the app's pages and forms, the
 // sign page, downloads, static files and paths nobody routes, with real keys, ids, links and sessions mixed

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorDetail } from '../errors';
+import type { ErrorDetail } from '../../lib/errors';
 
 // A missing field reads "Required" rather than "expected string, received undefined".
 z.config({ customError: (issue) => (issue.input === undefined && issue.code === 'invalid_type' ? 'Required' : undefined) });

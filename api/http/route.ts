@@ -3,9 +3,9 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
 import { isBusinessPlus } from '../../activities/accounts/accounts';
-import type { FlagName } from '../../activities/config/flags';
-import type { Deps } from '../../worker/deps';
-import { errors, type ErrorCode } from '../errors';
+import type { FlagName } from '../../lib/config/flags';
+import { type ErrorCode, errors } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { authenticate } from './auth';
 import { readJsonBody } from './body';
 import { describeDetails, issueDetails } from './issues';
@@ -94,7 +94,7 @@ export class Routes {
 
   constructor(
     private readonly router: Router,
-    private readonly deps: Deps,
+    private readonly deps: Services,
   ) {}
 
   add<
@@ -111,16 +111,19 @@ export class Routes {
       const api = ctx as ApiContext;
       if ((spec.auth ?? 'key') === 'key') {
         const caller = await authenticate(api, deps.db);
-        if (!isBusinessPlus(caller.tenant.plan)) throw errors.planRequired(caller.tenant.plan);
-        if (spec.scope && !caller.apiKey.scopes.includes(spec.scope)) throw errors.insufficientScope(spec.scope);
+        if (!isBusinessPlus(caller.tenant.plan))
+          throw errors.planRequired(`API access needs the Business plan or higher; this account is on ${caller.tenant.plan}.`);
+        if (spec.scope && !caller.apiKey.scopes.includes(spec.scope))
+          throw errors.insufficientScope(`This key lacks the scope ${spec.scope}.`);
       }
-      if (spec.flag && !deps.config.flags.values[spec.flag]) throw errors.featureDisabled(spec.flag);
+      if (spec.flag && !deps.config.flags.values[spec.flag])
+        throw errors.featureDisabled(`The feature ${spec.flag} is disabled for this deployment.`);
       const input = {
         params: parseOrThrow(params, ctx.params ?? {}, 'path'),
         query: spec.query ? parseOrThrow(spec.query, ctx.query, 'query') : undefined,
         body: spec.body ? parseOrThrow(spec.body, await readJsonBody(ctx, limit)) : undefined,
       } as RouteInput<Infer<B>, Infer<Q>, Infer<P>>;
-      if (!handler) throw errors.notImplemented(`${spec.method.toUpperCase()} /v1${spec.path}`);
+      if (!handler) throw errors.notImplemented(`${spec.method.toUpperCase()} /v1${spec.path} is not implemented yet.`);
       const result = await handler(api, input);
       if (ctx.body === undefined || ctx.body === null) {
         ctx.status = spec.status ?? 200;

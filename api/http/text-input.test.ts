@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Template } from '../../db/models';
-import { createDocument, seedSamples, SignerSession } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { createDocument, SignerSession, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { call, type Reply } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 let stack: Stack;
 let owner: Account;

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { isStorableText, printable, unstorableInput } from '../../activities/text';
+import { isStorableText, printable, unstorableInput } from '../../lib/text';
 
 function decode(segment: string): string {
   try {

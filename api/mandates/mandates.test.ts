@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { CONSENT_VERSION, confirmGrant, revokeMandate, startGrant } from '../../activities/mandates/mandates';
 import { AuditEvent, Mandate } from '../../db/models';
 import { latestMail } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 describe('mandates', () => {
   let stack: Stack;

@@ -1,8 +1,8 @@
-import type { ApiKey, Mandate, SignRequest } from '../../db/models';
+import type { MailState } from '../../activities/mail/status';
 import { DAILY_L2_CAP } from '../../activities/mandates/cap';
 import { mandateStatus } from '../../activities/mandates/mandates';
-import type { MailState } from '../../activities/mail/status';
 import { confirmUrl } from '../../activities/mandates/signing';
+import type { ApiKey, Mandate, SignRequest } from '../../db/models';
 import type { MandateResponse } from './schema';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

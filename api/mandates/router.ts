@@ -1,13 +1,13 @@
 import { l2AppliesToday } from '../../activities/mandates/cap';
 import { mandatesOfKey } from '../../activities/mandates/mandates';
-import { ServiceError } from '../../activities/errors';
-import type { Deps } from '../../worker/deps';
+import { errors } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema } from '../shared/schema';
 import { presentMandate } from './presenter';
 import { MandateListResponseSchema, MandateResponseSchema } from './schema';
 
-export function mandateRoutes(routes: Routes, deps: Deps): void {
+export function mandateRoutes(routes: Routes, deps: Services): void {
   routes.add(
     {
       method: 'get',
@@ -40,7 +40,7 @@ export function mandateRoutes(routes: Routes, deps: Deps): void {
     async (ctx, { params }) => {
       const caller = callerOf(ctx);
       const mandate = (await mandatesOfKey(deps.db, caller.apiKey.id)).find((m) => m.id === params.id);
-      if (!mandate) throw new ServiceError('not_found', 'No such mandate for this key.');
+      if (!mandate) throw errors.notFound('No such mandate for this key.');
       return presentMandate(mandate, caller.apiKey, await l2AppliesToday(deps.db, mandate.id));
     },
   );

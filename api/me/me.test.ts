@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setPlan } from '../../activities/accounts/accounts';
 import { ApiKey } from '../../db/models';
-import { createAccount, type Account } from '../../test/factories';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 describe('GET /v1/me and GET /v1/flags', () => {
   let stack: Stack;

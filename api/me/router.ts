@@ -1,10 +1,10 @@
 import type { Caller } from '../../activities/accounts/accounts';
-import type { FlagSnapshot } from '../../activities/config/flags';
 import { allowedLevels, mandatesInForce } from '../../activities/mandates/mandates';
 import type { Mandate } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import type { FlagSnapshot } from '../../lib/config/flags';
+import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
-import { FlagsSchema, MeResponseSchema, type MeResponse } from './schema';
+import { FlagsSchema, type MeResponse, MeResponseSchema } from './schema';
 
 function presentMe(caller: Caller, flags: FlagSnapshot, inForce: Mandate[]): MeResponse {
   const { apiKey, principal, tenant } = caller;
@@ -36,7 +36,7 @@ function presentMe(caller: Caller, flags: FlagSnapshot, inForce: Mandate[]): MeR
   };
 }
 
-export function meRoutes(routes: Routes, deps: Deps): void {
+export function meRoutes(routes: Routes, deps: Services): void {
   routes.add(
     {
       method: 'get',

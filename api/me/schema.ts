@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FLAG_NAMES } from '../../activities/config/flags';
 import { PLANS } from '../../db/models';
+import { FLAG_NAMES } from '../../lib/config/flags';
 
 export const FlagsSchema = z.object(Object.fromEntries(FLAG_NAMES.map((name) => [name, z.boolean()]))).meta({
   description: 'Deploy-time feature switches (SPEC: Feature flags).',

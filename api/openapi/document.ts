@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CATALOGUE, type ErrorCode } from '../errors';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
 import type { RegisteredRoute } from '../http/route';
 
 type JsonSchema = Record<string, unknown>;

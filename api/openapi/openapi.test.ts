@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { call } from '../../test/http';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 /** Every endpoint of SPEC.md (its Endpoints tables), as method and path. */
 const SPEC_ENDPOINTS = `

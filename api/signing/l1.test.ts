@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, MailMessage, SignRequest, type Template } from '../../db/models';
-import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
+import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { createAccount, type Account } from '../../test/factories';
-import { assertErrorCode, call } from '../../test/http';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
 

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../../activities/ids';
 import { l2AppliesToday } from '../../activities/mandates/cap';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, Mandate, Template } from '../../db/models';
-import { createDocument, downloadPdf, latestMail, seedSamples, SignerSession, waitForDocument } from '../../test/documents';
-import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { createAccount, type Account } from '../../test/factories';
+import { newId } from '../../lib/ids';
+import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
+import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 
 describe('L2: POST /v1/documents/:id/sign', () => {

@@ -1,11 +1,11 @@
 import { documentStatusAfter } from '../../activities/documents/apply';
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
-import { ServiceError } from '../../activities/errors';
 import { mailStates } from '../../activities/mail/status';
 import { confirmMailKey, requestSign, signAsPrincipal } from '../../activities/mandates/signing';
 import { SignRequest } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import { errors } from '../../lib/errors';
+import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { presentSignRequest } from '../mandates/presenter';
@@ -26,7 +26,7 @@ const APPLY_ERRORS = [
   'sign_failed',
 ] as const;
 
-export function signingRoutes(routes: Routes, deps: Deps): void {
+export function signingRoutes(routes: Routes, deps: Services): void {
   /** Sign requests as the agent sees them, each with the state of its confirm mail. */
   const present = async (requests: SignRequest[]) => {
     const mails = await mailStates(
@@ -137,7 +137,7 @@ export function signingRoutes(routes: Routes, deps: Deps): void {
       const request = await SignRequest.query(deps.db)
         .findById(params.id)
         .where({ api_key_id: callerOf(ctx).apiKey.id });
-      if (!request) throw new ServiceError('not_found', 'No such sign request for this key.');
+      if (!request) throw errors.notFound('No such sign request for this key.');
       return (await present([request]))[0];
     },
   );

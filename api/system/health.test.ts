@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { randomBase62 } from '../../activities/ids';
-import { PING_WORKFLOW, pingWorkflowId, type PingResult } from '../../workflows/ping/shared';
+import { randomBase62 } from '../../lib/ids';
 import { call } from '../../test/http';
 import { freePort } from '../../test/ports';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
+import { PING_WORKFLOW, type PingResult, pingWorkflowId } from '../../workflows/ping/shared';
 
 describe('GET /v1/health and the worker', () => {
   let stack: Stack;

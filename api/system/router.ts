@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkHealth } from '../../activities/health/health';
-import type { Deps } from '../../worker/deps';
+import type { Services } from '../../lib/services';
 import type { Routes } from '../http/route';
 import { buildOpenApi } from '../openapi/document';
 
@@ -18,7 +18,7 @@ export const HealthResponseSchema = z.object({
 
 export const VERSION = '0.1.0';
 
-export function systemRoutes(routes: Routes, deps: Deps): void {
+export function systemRoutes(routes: Routes, deps: Services): void {
   routes.add(
     {
       method: 'get',

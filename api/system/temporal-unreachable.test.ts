@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { l2AppliesToday } from '../../activities/mandates/cap';
-import { Apply, Document, SignRequest, type Mandate, type Template } from '../../db/models';
-import { createDocument, seedSamples, SignerSession } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
+import { Apply, Document, type Mandate, SignRequest, type Template } from '../../db/models';
+import { createDocument, SignerSession, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { freePort } from '../../test/ports';
 import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 describe('Temporal unreachable: every route that starts or signals a workflow answers 503, leaving nothing behind', () => {
   let stack: Stack;

@@ -1,7 +1,7 @@
-import { page } from '../../activities/paging';
 import { findTemplate } from '../../activities/templates/templates';
 import { Template } from '../../db/models';
-import type { Deps } from '../../worker/deps';
+import { page } from '../../lib/paging';
+import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { TemplateListResponseSchema, TemplateResponseSchema } from './schema';
@@ -18,7 +18,7 @@ export function presentTemplate(template: Template) {
   };
 }
 
-export function templateRoutes(routes: Routes, deps: Deps): void {
+export function templateRoutes(routes: Routes, deps: Services): void {
   routes.add(
     {
       method: 'get',

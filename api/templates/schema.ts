@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WIDGET_TYPES } from '../../activities/pdf/widgets';
+import { WIDGET_TYPES } from '../../lib/pdf/widgets';
 import { listOf } from '../shared/schema';
 
 export const WidgetResponseSchema = z.object({

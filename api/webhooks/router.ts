@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Event, type Webhook } from '../../db/models';
 import { createWebhook, deleteWebhook, deliveriesOf, findWebhook, listWebhooks, rotateSecret } from '../../activities/webhooks/webhooks';
-import type { Deps } from '../../worker/deps';
+import { Event, type Webhook } from '../../db/models';
+import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema } from '../shared/schema';
 import { DeliveryResponseSchema, WebhookCreatedSchema, WebhookCreateSchema, WebhookResponseSchema, WebhookRotateSchema } from './schema';
@@ -19,7 +19,7 @@ function present(webhook: Webhook) {
   };
 }
 
-export function webhookRoutes(routes: Routes, deps: Deps): void {
+export function webhookRoutes(routes: Routes, deps: Services): void {
   const base = { tag: 'Webhooks', scope: 'webhooks:write' } as const;
   const rules = () => ({ db: deps.db, secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts });
 

@@ -3,15 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { emitEvent, type EventName } from '../../activities/events/outbox';
+import { type EventName, emitEvent } from '../../activities/events/outbox';
 import { Delivery, Webhook } from '../../db/models';
 import { waitFor } from '../../test/cli';
-import { createDocument, seedSamples, SignerSession } from '../../test/documents';
-import { createAccount, type Account } from '../../test/factories';
-import { dataUrl, signaturePng } from '../../test/images';
+import { createDocument, SignerSession, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
+import { dataUrl, signaturePng } from '../../test/images';
 import { Receiver, selfSignedCertificate } from '../../test/receiver';
-import { startStack, type Stack } from '../../test/stack';
+import { type Stack, startStack } from '../../test/stack';
 
 type Verify = (secret: string, header: string, rawBody: string, toleranceSeconds?: number, nowSeconds?: number) => boolean;
 

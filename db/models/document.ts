@@ -1,4 +1,4 @@
-import type { Widget } from '../../activities/pdf/widgets';
+import type { Widget } from '../../lib/pdf/widgets';
 import { BaseModel } from './base';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'declined' | 'voided';

@@ -1,27 +1,27 @@
 export { ApiKey } from './api-key';
-export { AuditEvent, MailMessage, OneTimeCode, type ActorType } from './audit';
+export { type ActorType, AuditEvent, MailMessage, OneTimeCode } from './audit';
 export {
   Apply,
-  Document,
-  DocumentRevision,
-  DocumentSigner,
   type ApplyInput,
   type ApplyKind,
   type ApplyStatus,
+  Document,
+  DocumentRevision,
+  DocumentSigner,
   type DocumentStatus,
   type SignerStatus,
 } from './document';
 export { Event } from './event';
-export { Principal } from './principal';
-export { Template } from './template';
-export { PLANS, Tenant, type Plan } from './tenant';
 export {
   AppSession,
-  Mandate,
-  SignRequest,
   type ConfirmationLevel,
+  Mandate,
   type MandateMode,
   type MandateStatus,
+  SignRequest,
   type SignRequestStatus,
 } from './mandate';
-export { Delivery, DeliveryAttempt, Webhook, type DeliveryStatus } from './webhook';
+export { Principal } from './principal';
+export { Template } from './template';
+export { PLANS, type Plan, Tenant } from './tenant';
+export { Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';

@@ -1,11 +1,11 @@
 import { createKey, revokeKey } from '../../activities/accounts/accounts';
 import { startGrant } from '../../activities/mandates/mandates';
-import { buildSampleNda } from '../../activities/pdf/samples';
 import { createTemplate } from '../../activities/templates/templates';
 import { mandateDeps } from '../../api/app/pages/common';
 import type { Template } from '../../db/models';
-import { seedSamples, SignerSession } from '../documents';
-import { createAccount, type Account } from '../factories';
+import { buildSampleNda } from '../../lib/pdf/samples';
+import { SignerSession, seedSamples } from '../documents';
+import { type Account, createAccount } from '../factories';
 import { call } from '../http';
 import { blankPng, signaturePng } from '../images';
 import { AppClient, giveAppearance, grantMandate, principalOf } from '../principal';

@@ -5,18 +5,18 @@ import { dataUrl, TINY_GIF, TINY_JPEG } from '../images';
 import type { FuzzMaterial } from './material';
 import type { FuzzRequest } from './send';
 import {
+  type FormPart,
   hostileJson,
   hostileString,
   JSON_TRICKS,
+  type JsonSchema,
   jsonText,
-  multipartBody,
+  type Material,
   MULTIPART_FLAWS,
+  multipartBody,
   mutated,
   RAW_SEGMENTS,
   segment,
-  type FormPart,
-  type JsonSchema,
-  type Material,
 } from './values';
 
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'FOO', 'TRACE', 'get'];

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
-import { applySignal, settledSignal, statusQuery, type DocumentWorkflowInput } from './shared';
+import { applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
 /** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
 function failureOf(error: ActivityFailure): { type?: string; message?: string } {

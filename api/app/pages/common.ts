@@ -1,13 +1,13 @@
 import type { Context } from 'koa';
 import type { Actor } from '../../../activities/audit/audit';
-import { ServiceError, type ErrorDetail } from '../../../activities/errors';
 import type { MandateDeps } from '../../../activities/mandates/mandates';
 import type { Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
-import { readForm, type Form } from '../forms';
-import { renderPage, sendPage, type PageOptions } from '../layout';
+import { type Form, readForm } from '../forms';
+import { type PageOptions, renderPage, sendPage } from '../layout';
 import { requireLogin } from '../login';
 import { appState, checkForm } from '../session';
 
@@ -44,10 +44,10 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
 }
 
 /** A posted form of this session; one without the session's form token is refused with 400. */
-export async function postedForm(ctx: Context, deps: Deps, limit?: number): Promise<Form> {
+export async function postedForm(ctx: Context, deps: Services, limit?: number): Promise<Form> {
   const form = await readForm(ctx, limit);
   if (!checkForm(ctx, deps, form.fields._csrf))
-    throw new ServiceError('invalid_request', 'This form has expired or did not come from this app. Open the page again and retry.');
+    throw errors.invalidRequest('This form has expired or did not come from this app. Open the page again and retry.');
   return form;
 }
 
@@ -55,7 +55,7 @@ export function principalActor(ctx: Context, principal: Principal): Actor {
   return actorFrom(ctx, { type: 'principal', id: principal.id });
 }
 
-export function mandateDeps(deps: Deps): MandateDeps {
+export function mandateDeps(deps: Services): MandateDeps {
   return {
     db: deps.db,
     secret: deps.secret,

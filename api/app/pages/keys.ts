@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { SIGN_SCOPE, createOwnKey, isBusinessPlus, keysOfPrincipal, revokeOwnKey } from '../../../activities/accounts/accounts';
-import { ServiceError } from '../../../activities/errors';
-import { Tenant, type ApiKey, type Plan, type Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { createOwnKey, isBusinessPlus, keysOfPrincipal, revokeOwnKey, SIGN_SCOPE } from '../../../activities/accounts/accounts';
+import { type ApiKey, type Plan, type Principal, Tenant } from '../../../db/models';
+import { errors, type ServiceError } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
-import { hiddenCsrf, renderPage, sendPage, type PageOptions } from '../layout';
+import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 
 const TITLE = 'API keys';
@@ -53,7 +53,7 @@ ${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or highe
 }
 
 /** The principal's own API keys: list, create (the raw key is shown once), revoke. */
-export function keyRoutes(router: Router, deps: Deps, appPath: string): void {
+export function keyRoutes(router: Router, deps: Services, appPath: string): void {
   async function send(
     ctx: Context,
     principal: Principal,
@@ -72,7 +72,7 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
 
   async function ownKey(principal: Principal, id: string): Promise<ApiKey> {
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === id);
-    if (!key) throw new ServiceError('not_found', 'No such API key of yours.');
+    if (!key) throw errors.notFound('No such API key of yours.');
     return key;
   }
 

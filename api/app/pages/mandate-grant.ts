@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { keysOfPrincipal } from '../../../activities/accounts/accounts';
-import { ServiceError, type ErrorDetail } from '../../../activities/errors';
 import {
   CONSENT_TEXT,
   CONSENT_VERSION,
@@ -11,10 +10,11 @@ import {
   startGrant,
 } from '../../../activities/mandates/mandates';
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
-import { formErrors, mandateDeps, noticeFrom, pageHandler, postedForm, principalActor, refusal, when, type Notice } from './common';
+import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandates';
 
 const TITLE = 'Grant a mandate';
@@ -34,7 +34,7 @@ function endOfDay(value: string): Date | undefined {
   if (!value) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T23:59:59.999Z`) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new ServiceError('invalid_request', 'The expiry is not a date.', [
+    throw errors.invalidRequest('The expiry is not a date.', [
       { path: 'expires_on', message: 'Enter a date such as 2030-12-31, or leave it empty.' },
     ]);
   }
@@ -56,14 +56,14 @@ function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: Conf
   } catch (error) {
     details.push(...(refusal(error).details ?? []));
   }
-  if (details.length) throw new ServiceError('invalid_request', 'The mandate is not complete.', details);
+  if (details.length) throw errors.invalidRequest('The mandate is not complete.', details);
   return { level: form.level as ConfirmationLevel, mode: form.mode as MandateMode, expiresAt };
 }
 
 const checked = (on: boolean) => (on ? ' checked' : '');
 
 /** The grant form: key, name, level, mode, expiry, then the clickwrap. */
-export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
+export function grantRoutes(router: Router, deps: Services, appPath: string): void {
   const flags = deps.config.flags.values;
   const levels = (['L1', 'L2'] as const).filter((level) => (level === 'L1' ? flags.l1_signing : flags.l2_signing));
 
@@ -166,10 +166,7 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
         // Terms accepted on a page older than the current text are not the terms in force.
         if (form.consent && fields.consent_version !== CONSENT_VERSION) {
           form.consent = false;
-          throw new ServiceError(
-            'invalid_request',
-            `The terms changed to ${CONSENT_VERSION} since the page was opened; read them and accept again.`,
-          );
+          throw errors.invalidRequest(`The terms changed to ${CONSENT_VERSION} since the page was opened; read them and accept again.`);
         }
         let grant: ReturnType<typeof checkGrant>;
         try {
@@ -213,12 +210,12 @@ export function grantRoutes(router: Router, deps: Deps, appPath: string): void {
         await deps.codeLimits.consumeIp(ctx.ip);
         const { fields } = await postedForm(ctx, deps);
         if (fields.resend) {
-          if (mandate.status !== 'pending') throw new ServiceError('invalid_state', `This mandate is already ${mandateStatus(mandate)}.`);
+          if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
           await sendGrantCode(mandateDeps(deps), principal, mandate);
           return ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm?done=resent`);
         }
         const code = (fields.code ?? '').replace(/\s+/g, '');
-        if (!/^\d{6}$/.test(code)) throw new ServiceError('invalid_request', 'Enter the 6 digits from the e-mail.');
+        if (!/^\d{6}$/.test(code)) throw errors.invalidRequest('Enter the 6 digits from the e-mail.');
         await confirmGrant(mandateDeps(deps), principal, mandate.id, code, principalActor(ctx, principal));
         ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
       } catch (error) {

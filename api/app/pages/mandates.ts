@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import { keysOfPrincipal } from '../../../activities/accounts/accounts';
-import { ServiceError } from '../../../activities/errors';
 import { DAILY_L2_CAP, l2AppliesToday } from '../../../activities/mandates/cap';
 import { mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../activities/mandates/mandates';
 import type { Mandate, MandateMode, Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { errors } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
-import { hiddenCsrf, renderPage, sendPage, type PageOptions } from '../layout';
+import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { dataTable, pageHandler, postedForm, principalActor, when } from './common';
 import { grantRoutes } from './mandate-grant';
 
@@ -21,14 +21,14 @@ export const LEVEL_WORDS = {
   L2: `it signs without asking, and you get an e-mail each time (at most ${DAILY_L2_CAP} a day)`,
 } as const;
 
-export async function ownMandate(deps: Deps, principal: Principal, id: string): Promise<Mandate> {
+export async function ownMandate(deps: Services, principal: Principal, id: string): Promise<Mandate> {
   const mandate = (await mandatesOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === id);
-  if (!mandate) throw new ServiceError('not_found', 'No such mandate of yours.');
+  if (!mandate) throw errors.notFound('No such mandate of yours.');
   return mandate;
 }
 
 /** The principal's mandates: list, grant (mandate-grant.ts), revoke. */
-export function mandateRoutes(router: Router, deps: Deps, appPath: string): void {
+export function mandateRoutes(router: Router, deps: Services, appPath: string): void {
   grantRoutes(router, deps, appPath);
 
   router.get(

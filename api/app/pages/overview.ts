@@ -3,13 +3,13 @@ import { isBusinessPlus, keysOfPrincipal } from '../../../activities/accounts/ac
 import { mandateStatus, mandatesOfPrincipal } from '../../../activities/mandates/mandates';
 import { confirmUrl } from '../../../activities/mandates/signing';
 import { type ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
 import { renderPage, sendPage } from '../layout';
 import { pageHandler, when } from './common';
 
 /** The principal's overview: signature, keys, mandates, sign requests waiting for them, plan. */
-export function overviewRoutes(router: Router, deps: Deps, appPath: string): void {
+export function overviewRoutes(router: Router, deps: Services, appPath: string): void {
   const overview = pageHandler(appPath, 'Overview', async ({ ctx, principal, csrf }) => {
     const [tenant, keys, mandates, requests] = await Promise.all([
       Tenant.query(deps.db).findById(principal.tenant_id),

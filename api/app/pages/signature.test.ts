@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Principal } from '../../../db/models';
-import { createAccount, type Account } from '../../../test/factories';
+import { type Account, createAccount } from '../../../test/factories';
 import { blankPng } from '../../../test/images';
 import { AppClient } from '../../../test/principal';
-import { startStack, type Stack } from '../../../test/stack';
+import { type Stack, startStack } from '../../../test/stack';
 
 describe('the signature page and the image limits', () => {
   let stack: Stack;

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ServiceError } from '../../../activities/errors';
 import { MAX_APPEARANCE_BYTES, storeAppearance } from '../../../activities/principals/appearance';
 import type { Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { errors, ServiceError } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { escapeHtml } from '../../http/html';
-import { hiddenCsrf, renderPage, sendPage, type PageOptions } from '../layout';
+import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 
 /** Room for a 2 MB image as a file, or base64 in a url-encoded field; storeAppearance enforces 2 MB. */
@@ -15,7 +15,7 @@ const DATA_URL = /^data:image\/(?:png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
 /** The drawn signature arrives as a PNG data URL; only its bytes go to the rule, which checks them. */
 function drawnBytes(value: string): Buffer {
   const match = DATA_URL.exec(value.trim());
-  if (!match) throw new ServiceError('unsupported_media_type', 'The drawing could not be read as a PNG image; draw it again.');
+  if (!match) throw errors.unsupportedMediaType('The drawing could not be read as a PNG image; draw it again.');
   return Buffer.from(match[1], 'base64');
 }
 
@@ -43,7 +43,7 @@ function renderSignature(appPath: string, principal: Principal, csrf: string): s
 }
 
 /** The principal's stored signature appearance: see it, upload a PNG/JPEG, or draw one. */
-export function signatureRoutes(router: Router, deps: Deps, appPath: string): void {
+export function signatureRoutes(router: Router, deps: Services, appPath: string): void {
   const send = (ctx: Context, principal: Principal, csrf: string, notice?: PageOptions['notice'], status = 200) =>
     sendPage(
       ctx,
@@ -71,7 +71,7 @@ export function signatureRoutes(router: Router, deps: Deps, appPath: string): vo
   router.get(
     `${appPath}/signature/image`,
     pageHandler(appPath, 'Your signature', async ({ ctx, principal }) => {
-      if (!principal.signature_sha256) throw new ServiceError('not_found', 'No signature is stored yet.');
+      if (!principal.signature_sha256) throw errors.notFound('No signature is stored yet.');
       ctx.type = principal.signature_kind === 'jpeg' ? 'image/jpeg' : 'image/png';
       ctx.set('Cache-Control', 'private, no-store');
       ctx.body = await deps.blobs.get(principal.signature_sha256);
@@ -84,11 +84,11 @@ export function signatureRoutes(router: Router, deps: Deps, appPath: string): vo
       try {
         const { fields, files } = await postedForm(ctx, deps, FORM_LIMIT).catch((error) => {
           throw error instanceof ServiceError && error.code === 'payload_too_large'
-            ? new ServiceError('payload_too_large', 'The image is larger than 2 MB; choose a smaller PNG or JPEG.')
+            ? errors.payloadTooLarge('The image is larger than 2 MB; choose a smaller PNG or JPEG.')
             : error;
         });
         const bytes = files.image ? files.image.bytes : fields.drawn ? drawnBytes(fields.drawn) : undefined;
-        if (!bytes) throw new ServiceError('invalid_request', 'Choose a PNG or JPEG image, or draw your signature.');
+        if (!bytes) throw errors.invalidRequest('Choose a PNG or JPEG image, or draw your signature.');
         await storeAppearance(deps, principal, bytes, principalActor(ctx, principal), files.image ? 'image' : 'drawn');
         ctx.redirect(`${appPath}/signature?done=stored`);
       } catch (error) {

@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertStorableJson } from '../../../activities/text';
-import { ServiceError, type ErrorDetail } from '../../../activities/errors';
-import { WIDGET_TYPES } from '../../../activities/pdf/widgets';
 import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate } from '../../../activities/templates/templates';
-import { Template, type Principal } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { type Principal, Template } from '../../../db/models';
+import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
+import type { Services } from '../../../lib/services';
+import { assertStorableJson } from '../../../lib/text';
 import { escapeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, refusal, when } from './common';
@@ -47,7 +47,7 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ServiceError('invalid_request', 'The widgets are not valid JSON.', [
+    throw errors.invalidRequest('The widgets are not valid JSON.', [
       { path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` },
     ]);
   }
@@ -55,9 +55,7 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   assertStorableJson(parsed, Array.isArray(parsed) ? 'widgets' : undefined);
   if (Array.isArray(parsed)) return { widgets: parsed };
   if (parsed && typeof parsed === 'object' && 'widgets' in parsed) return parsed as { widgets: unknown; roles?: unknown };
-  throw new ServiceError('invalid_request', 'The widgets must be a JSON list.', [
-    { path: 'widgets', message: 'Expected a list [ … ] of widgets.' },
-  ]);
+  throw errors.invalidRequest('The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
 }
 
 function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors: string): string {
@@ -108,7 +106,7 @@ ${list}
 }
 
 /** The tenant's templates: list, and add one from a PDF and its widgets. */
-export function templateRoutes(router: Router, deps: Deps, appPath: string): void {
+export function templateRoutes(router: Router, deps: Services, appPath: string): void {
   async function send(
     ctx: Context,
     principal: Principal,
@@ -160,14 +158,12 @@ export function templateRoutes(router: Router, deps: Deps, appPath: string): voi
       try {
         const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
           throw error instanceof ServiceError && error.code === 'payload_too_large'
-            ? new ServiceError('payload_too_large', 'The PDF is larger than 20 MB.')
+            ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
             : error;
         });
         Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '' });
         if (!files.pdf)
-          throw new ServiceError('invalid_request', 'Choose the PDF of the template.', [
-            { path: 'pdf', message: 'Choose the PDF of the template.' },
-          ]);
+          throw errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
         const parsed = parseWidgets(form.widgets);
         widgets = parsed.widgets;
         const roles = form.roles.trim()

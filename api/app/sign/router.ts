@@ -1,20 +1,21 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { recordAudit, type Actor } from '../../../activities/audit/audit';
+import { type Actor, recordAudit } from '../../../activities/audit/audit';
 import { issueCode, verifyCode } from '../../../activities/codes/one-time-codes';
 import { declineDocument, documentStatusAfter, recordApply, rejectionOf } from '../../../activities/documents/apply';
 import { signersOf } from '../../../activities/documents/documents';
 import { signerIdFromToken } from '../../../activities/documents/links';
 import { handOverApply, signalSettled, waitForApply } from '../../../activities/documents/orchestration';
-import { ServiceError } from '../../../activities/errors';
+import { sendNow } from '../../../activities/mail/send';
 import { Document, DocumentSigner } from '../../../db/models';
-import type { Deps } from '../../../worker/deps';
+import { errors, ServiceError } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
 import { readJsonBody } from '../../http/body';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/cookies';
 import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
-import { CONSENT_TEXT, SignDeclineSchema, SignSubmitSchema, SignVerifySchema, decodeImage, checkValues } from './schema';
 import { renderSignPage } from './page';
+import { CONSENT_TEXT, checkValues, decodeImage, SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from './schema';
 
 const SIGN_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -34,7 +35,7 @@ function maskEmail(email: string): string {
  * needs a code e-mailed to the signer's address first, so whoever else holds the link (the sending
  * agent among them) cannot sign with it.
  */
-export function signRoutes(router: Router, deps: Deps, appPath: string): void {
+export function signRoutes(router: Router, deps: Services, appPath: string): void {
   const base = `${appPath}/sign/:token`;
   const cookieName = (signerId: string) => `svc_sign_${signerId}`;
 
@@ -42,7 +43,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     const signerId = signerIdFromToken(deps.secret, ctx.params.token);
     const signer = signerId ? await DocumentSigner.query(deps.db).findById(signerId) : undefined;
     const document = signer ? await Document.query(deps.db).findById(signer.document_id) : undefined;
-    if (!signer || !document || document.status === 'draft') throw new ServiceError('not_found', 'This sign link is not valid.');
+    if (!signer || !document || document.status === 'draft') throw errors.notFound('This sign link is not valid.');
     return { signer, document, signers: await signersOf(deps.db, document.id) };
   }
 
@@ -52,7 +53,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
 
   async function resolveVerified(ctx: Context): Promise<SignerView> {
     const view = await resolve(ctx);
-    if (!verified(ctx, view.signer)) throw new ServiceError('unauthorized', 'Confirm your e-mail address with the code we send you first.');
+    if (!verified(ctx, view.signer)) throw errors.unauthorized('Confirm your e-mail address with the code we send you first.');
     return view;
   }
 
@@ -92,7 +93,7 @@ export function signRoutes(router: Router, deps: Deps, appPath: string): void {
     const { signer, document } = await resolve(ctx);
     const code = await issueCode(deps, { purpose: 'sign', subject: signer.id, ttlMs: deps.config.durations.oneTimeCodeMs });
     const minutes = Math.max(1, Math.round(deps.config.durations.oneTimeCodeMs / 60_000));
-    await deps.mailer.send({
+    await sendNow(deps, {
       to: signer.email,
       subject: `Your code to open "${document.name}": ${code}`,
       text: `Your code is ${code}\n\nEnter it on the sign page to open "${document.name}". It works once, for ${minutes} minute(s).\nIf you did not ask for it, ignore this message.`,

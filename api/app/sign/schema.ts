@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ServiceError, type ErrorDetail } from '../../../activities/errors';
-import { imageSizeProblem } from '../../../activities/pdf/image';
-import { AUTO_FILLED, type Widget } from '../../../activities/pdf/widgets';
+import { type ErrorDetail, errors } from '../../../lib/errors';
+import { imageSizeProblem } from '../../../lib/pdf/image';
+import { AUTO_FILLED, type Widget } from '../../../lib/pdf/widgets';
 
 /** Shown above the sign button and kept with every browser apply in the audit trail. */
 export const CONSENT_TEXT =
@@ -29,13 +29,13 @@ const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
 export function decodeImage(dataUrl: string, path: string): Buffer {
   const match = DATA_URL.exec(dataUrl);
   if (!match)
-    throw new ServiceError('invalid_request', 'The image must be a PNG or JPEG data URL.', [
+    throw errors.invalidRequest('The image must be a PNG or JPEG data URL.', [
       { path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' },
     ]);
   const bytes = Buffer.from(match[2], 'base64');
   // From the header alone: the whole-file check (recordApply) then inflates only what is within the limits.
   const tooLarge = imageSizeProblem(bytes);
-  if (tooLarge) throw new ServiceError('invalid_request', tooLarge, [{ path, message: tooLarge }]);
+  if (tooLarge) throw errors.invalidRequest(tooLarge, [{ path, message: tooLarge }]);
   return bytes;
 }
 
@@ -52,5 +52,5 @@ export function checkValues(widgets: Widget[], values: Record<string, string | b
       details.push({ path, message: `expected one of ${widget.options?.join(', ')}` });
   }
   if (details.length > 0)
-    throw new ServiceError('invalid_request', `Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    throw errors.invalidRequest(`Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
 }

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildSampleNda } from '../../../activities/pdf/samples';
 import { createTemplate } from '../../../activities/templates/templates';
 import { AuditEvent, DocumentRevision, Event, type Template } from '../../../db/models';
-import { createDocument, latestMail, seedSamples, SignerSession, waitForDocument } from '../../../test/documents';
-import { createAccount, type Account } from '../../../test/factories';
+import { buildSampleNda } from '../../../lib/pdf/samples';
+import { createDocument, latestMail, SignerSession, seedSamples, waitForDocument } from '../../../test/documents';
+import { type Account, createAccount } from '../../../test/factories';
 import { assertErrorCode, call } from '../../../test/http';
 import { dataUrl, signaturePng } from '../../../test/images';
-import { startStack, type Stack } from '../../../test/stack';
+import { type Stack, startStack } from '../../../test/stack';
 
 const signature = { method: 'drawn', image: dataUrl(signaturePng()) };
 

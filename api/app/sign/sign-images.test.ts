@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Template } from '../../../db/models';
-import { createDocument, seedSamples, SignerSession, waitForDocument } from '../../../test/documents';
-import { createAccount, type Account } from '../../../test/factories';
+import { createDocument, SignerSession, seedSamples, waitForDocument } from '../../../test/documents';
+import { type Account, createAccount } from '../../../test/factories';
 import { assertErrorCode } from '../../../test/http';
 import { blankPng, dataUrl, signaturePng } from '../../../test/images';
-import { startStack, type Stack } from '../../../test/stack';
+import { type Stack, startStack } from '../../../test/stack';
 
 describe('images a signer submits on the sign page', () => {
   let stack: Stack;

@@ -5,14 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { randomBase62 } from '../../../activities/ids';
 import type { Template } from '../../../db/models';
+import { randomBase62 } from '../../../lib/ids';
 import { launchBrowser } from '../../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
-import { createAccount, type Account } from '../../../test/factories';
+import { type Account, createAccount } from '../../../test/factories';
 import { call } from '../../../test/http';
 import { signaturePng } from '../../../test/images';
-import { startStack, type Stack } from '../../../test/stack';
+import { type Stack, startStack } from '../../../test/stack';
 
 interface SentSigner {
   name: string;

@@ -2,8 +2,8 @@
 // Upload tabs. The drawing pad itself is signature-pad.js, shared with the app.
 
 import { h } from './dom.js';
-import { S, api, changed, clearError, initialsOf, say } from './sign-context.js';
-import { INK, createSignaturePad, trimmedPng } from './signature-pad.js';
+import { api, changed, clearError, initialsOf, S, say } from './sign-context.js';
+import { createSignaturePad, INK, trimmedPng } from './signature-pad.js';
 
 const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
 const UPLOAD_TYPES = ['image/png', 'image/jpeg'];

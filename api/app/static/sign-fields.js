@@ -2,7 +2,7 @@
 // for this signer, read-only labels for everyone else's, and moving between them.
 
 import { h } from './dom.js';
-import { FILLABLE, S, changed, initialsOf, isFilled, labelOf, showError, today, ui } from './sign-context.js';
+import { changed, FILLABLE, initialsOf, isFilled, labelOf, S, showError, today, ui } from './sign-context.js';
 import { openSignatureDialog } from './sign-dialogs.js';
 
 /** One widget over its page, placed in percentages of the page so it follows any width. */

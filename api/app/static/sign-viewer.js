@@ -2,7 +2,7 @@
 // the signer's fields laid over each page.
 
 import { h } from './dom.js';
-import { ApiError, S, base, changed, say } from './sign-context.js';
+import { ApiError, base, changed, S, say } from './sign-context.js';
 import { widgetElement } from './sign-fields.js';
 
 let pdfjsModule;

@@ -4,24 +4,24 @@
 // come from sign.css and element.style (never a style attribute).
 
 import { h, nodes } from './dom.js';
+import { renderVerify } from './sign-code.js';
 import {
   ApiError,
-  FILLABLE,
-  S,
   api,
   base,
   clearError,
+  FILLABLE,
   initialsOf,
   isFilled,
   labelOf,
   resetUi,
   root,
+  S,
   say,
   showError,
   ui,
   view,
 } from './sign-context.js';
-import { renderVerify } from './sign-code.js';
 import { openDeclineDialog, openSignatureDialog } from './sign-dialogs.js';
 import { focusWidget, nextField } from './sign-fields.js';
 import { renderPdf } from './sign-viewer.js';

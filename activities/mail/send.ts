@@ -1,0 +1,34 @@
+import type { Db } from '../../db/connect';
+import type { MailMessage } from '../../db/models';
+import { errors } from '../../lib/errors';
+import { type Mailer, MailNotSent, type OutgoingMail } from '../../lib/mail';
+import { recordAudit } from '../audit/audit';
+
+/** A mail that was not delivered goes on the record (`mail.failed`), where its sender can see it. */
+async function recordFailed(db: Db, mail: MailMessage): Promise<void> {
+  if (!mail.tenant_id) return;
+  await recordAudit(db, {
+    tenantId: mail.tenant_id,
+    documentId: mail.document_id,
+    actor: { type: 'system' },
+    action: 'mail.failed',
+    data: { mail_id: mail.id, purpose: mail.purpose, to: mail.to_address, signer_id: mail.signer_id, error: mail.error },
+  });
+}
+
+/** Sends a mail a person is waiting for (a code) at once: 503 when it does not go out, and recorded. */
+export async function sendNow(deps: { db: Db; mailer: Mailer }, mail: OutgoingMail): Promise<MailMessage> {
+  try {
+    return await deps.mailer.send(mail);
+  } catch (error) {
+    if (!(error instanceof MailNotSent)) throw error;
+    await recordFailed(deps.db, error.mail);
+    throw errors.serviceUnavailable('The e-mail could not be sent just now; try again in a moment.');
+  }
+}
+
+/** The mail workflow gave up on a queued mail: it is failed, on the record once. */
+export async function failQueuedMail(deps: { db: Db; mailer: Mailer }, mailId: string, reason: string): Promise<void> {
+  const failed = await deps.mailer.fail(mailId, reason);
+  if (failed) await recordFailed(deps.db, failed);
+}

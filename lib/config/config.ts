@@ -1,0 +1,303 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { CodeLimitSettings } from '../code-limits';
+import { ConfigError } from './errors';
+import { type ResolvedFlags, resolveFlags } from './flags';
+
+export { ConfigError };
+
+/** Every setting of the service, read once from the environment (README lists each variable). */
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-For/-Proto for client IPs and https. */
+  trustProxy: boolean;
+  publicUrl: string;
+  appUrl: string;
+  docsUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  databasePoolMax: number;
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    cliPath?: string;
+    devPort: number;
+    uiPort: number;
+    uiUrl?: string;
+    workflowBundle?: string;
+  };
+  jsonLimitBytes: number;
+  /** Key for signed links and cookies; generated once under the data dir when unset (not in production). */
+  secretKey?: string;
+  signing: { p12Path?: string; passphrase?: string };
+  smtpUrl?: string;
+  mailFrom: string;
+  webhooks: {
+    /** Hosts (as written in URLs) that may resolve to loopback or private addresses: development and tests only. */
+    allowedHosts: string[];
+    /** Extra CA certificate (PEM file) trusted for deliveries, e.g. a local test receiver's. */
+    caFile?: string;
+  };
+  durations: Durations;
+  /** Wrong-code budget per subject and code requests per client address (durations as inputs, so tests run short). */
+  codeLimits: CodeLimitSettings;
+  /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
+  faults: Faults;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  flags: ResolvedFlags;
+}
+
+/** Every wait and retry interval, as inputs, so tests run them short (milliseconds). */
+export interface Durations {
+  /** Lifetime of a signed download URL. */
+  downloadUrlMs: number;
+  /** How long a browser sign request waits for its apply before answering 202. */
+  applyWaitMs: number;
+  /** One-time codes (e-mail): lifetime. */
+  oneTimeCodeMs: number;
+  /** Signer session after the e-mail code: lifetime. */
+  signSessionMs: number;
+  /** An L1 sign request waits this long for the principal (SPEC: 24 hours). */
+  signRequestMs: number;
+  /** A principal's app session: lifetime. */
+  appSessionMs: number;
+  /** Webhook delivery: the first retry, the longest gap (doubling between), the give-up age, one attempt's timeout. */
+  webhookRetryInitialMs: number;
+  webhookRetryMaxMs: number;
+  webhookGiveUpMs: number;
+  webhookTimeoutMs: number;
+  /** How often the outbox relay looks for new events when idle. */
+  outboxPollMs: number;
+  /** How long a rotated webhook secret still signs alongside the new one. */
+  secretOverlapMs: number;
+  activityTimeoutMs: number;
+  activityHeartbeatMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** Attempts of one apply (stamp, seal, certificate) before it ends rejected with sign_failed. */
+  applyAttempts: number;
+  /** Attempts of any other workflow activity: every retry has a budget. */
+  activityAttempts: number;
+  /** Attempts to deliver one queued mail before it is recorded as failed (mail.failed). */
+  mailAttempts: number;
+  /** How long the API waits for Temporal to start or signal a workflow before answering 503. */
+  temporalCallMs: number;
+}
+
+export interface Faults {
+  /** Pause an apply after stamping and sealing, before its commit (a worker killed here must redo it). */
+  applyPauseMs: number;
+  /** Pause an apply after its commit, before the activity reports (a worker killed here must not redo it). */
+  applyPauseAfterCommitMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const port = z.coerce.number().int().min(0).max(65535);
+const url = z.url().transform((value) => value.replace(/\/+$/, ''));
+
+const EnvSchema = z.object({
+  SVC_ENV: z.enum(['development', 'test', 'production']).optional(),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  SVC_TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  SVC_PUBLIC_URL: url.optional(),
+  SVC_APP_URL: url.optional(),
+  SVC_DOCS_URL: url.optional(),
+  SVC_DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('svc'),
+  TEMPORAL_CLI: z.string().min(1).optional(),
+  TEMPORAL_DEV_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_UI_URL: url.optional(),
+  SVC_WORKFLOW_BUNDLE: z.string().min(1).optional(),
+  SVC_JSON_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  SVC_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_SIGNING_P12: z.string().min(1).optional(),
+  SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  SVC_MAIL_FROM: z.string().min(3).default('Agents API <no-reply@localhost>'),
+  SVC_DOWNLOAD_URL_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 60_000),
+  SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
+  SVC_ONE_TIME_CODE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
+  SVC_SIGN_SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60 * 60_000),
+  SVC_SIGN_REQUEST_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 60 * 60_000),
+  SVC_APP_SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(12 * 60 * 60_000),
+  SVC_CODE_WRONG_LIMIT: z.coerce.number().int().min(1).default(10),
+  SVC_CODE_LOCK_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 60 * 60_000),
+  SVC_CODE_IP_LIMIT: z.coerce.number().int().min(1).default(30),
+  SVC_CODE_IP_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
+  SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
+  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(60 * 60_000),
+  SVC_WEBHOOK_GIVE_UP_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(24 * 60 * 60_000),
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SVC_OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  SVC_WEBHOOK_SECRET_OVERLAP_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 60 * 60_000),
+  SVC_WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  SVC_WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  SVC_ACTIVITY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(2 * 60_000),
+  SVC_ACTIVITY_HEARTBEAT_MS: z.coerce.number().int().min(500).default(30_000),
+  SVC_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(1000),
+  SVC_RETRY_MAX_MS: z.coerce.number().int().min(10).default(60_000),
+  SVC_APPLY_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  SVC_ACTIVITY_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  SVC_MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  SVC_TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SVC_FAULT_APPLY_PAUSE_MS: z.coerce.number().int().min(0).default(0),
+  SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: z.coerce.number().int().min(0).default(0),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+/** Empty variables count as unset, as a shell `FOO=` usually means "no value". */
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+}
+
+export function loadConfig(rawEnv: Env = process.env): Config {
+  const env = withoutEmpty(rawEnv);
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid environment: ${problems.join('; ')}`);
+  }
+  // Fail closed: NODE_ENV=production (set by most images and hosts) means production unless SVC_ENV says otherwise.
+  const e = { ...parsed.data, SVC_ENV: parsed.data.SVC_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development') } as const;
+  if (e.SVC_ENV === 'production' && !e.SVC_SECRET_KEY) {
+    throw new ConfigError(
+      'SVC_SECRET_KEY is required in production (signed links and sessions must survive restarts and be shared by every API process)',
+    );
+  }
+  if (e.SVC_ENV === 'production' && !e.SMTP_URL) {
+    throw new ConfigError('SMTP_URL is required in production: without it, sign links and one-time codes would reach nobody');
+  }
+  const publicUrl = e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
+  return {
+    env: e.SVC_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    trustProxy: e.SVC_TRUST_PROXY,
+    publicUrl,
+    appUrl: e.SVC_APP_URL ?? `${publicUrl}/app`,
+    docsUrl: e.SVC_DOCS_URL ?? `${publicUrl}/docs/errors`,
+    dataDir: path.resolve(e.SVC_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI,
+      devPort: e.TEMPORAL_DEV_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL,
+      workflowBundle: e.SVC_WORKFLOW_BUNDLE,
+    },
+    jsonLimitBytes: e.SVC_JSON_LIMIT_BYTES,
+    secretKey: e.SVC_SECRET_KEY,
+    signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.SVC_MAIL_FROM,
+    webhooks: {
+      allowedHosts: (e.SVC_WEBHOOK_ALLOWED_HOSTS ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+      caFile: e.SVC_WEBHOOK_CA_FILE,
+    },
+    durations: {
+      downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
+      applyWaitMs: e.SVC_APPLY_WAIT_MS,
+      oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
+      signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
+      signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,
+      appSessionMs: e.SVC_APP_SESSION_TTL_MS,
+      webhookRetryInitialMs: e.SVC_WEBHOOK_RETRY_INITIAL_MS,
+      webhookRetryMaxMs: e.SVC_WEBHOOK_RETRY_MAX_MS,
+      webhookGiveUpMs: e.SVC_WEBHOOK_GIVE_UP_MS,
+      webhookTimeoutMs: e.SVC_WEBHOOK_TIMEOUT_MS,
+      outboxPollMs: e.SVC_OUTBOX_POLL_MS,
+      secretOverlapMs: e.SVC_WEBHOOK_SECRET_OVERLAP_MS,
+      activityTimeoutMs: e.SVC_ACTIVITY_TIMEOUT_MS,
+      activityHeartbeatMs: e.SVC_ACTIVITY_HEARTBEAT_MS,
+      retryInitialMs: e.SVC_RETRY_INITIAL_MS,
+      retryMaxMs: e.SVC_RETRY_MAX_MS,
+      applyAttempts: e.SVC_APPLY_ATTEMPTS,
+      activityAttempts: e.SVC_ACTIVITY_ATTEMPTS,
+      mailAttempts: e.SVC_MAIL_ATTEMPTS,
+      temporalCallMs: e.SVC_TEMPORAL_CALL_TIMEOUT_MS,
+    },
+    codeLimits: {
+      wrongLimit: e.SVC_CODE_WRONG_LIMIT,
+      lockMs: e.SVC_CODE_LOCK_MS,
+      ipLimit: e.SVC_CODE_IP_LIMIT,
+      ipWindowMs: e.SVC_CODE_IP_WINDOW_MS,
+    },
+    faults: {
+      applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
+      applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
+    },
+    logLevel: e.LOG_LEVEL,
+    flags: resolveFlags(rawEnv, e.SVC_ENV),
+  };
+}

@@ -1,0 +1,55 @@
+import type { Model, QueryBuilder } from 'objection';
+import { errors } from './errors';
+
+interface Cursor {
+  t: string;
+  id: string;
+}
+
+/** Opaque cursor of a newest-first list: the creation time and id of the last item seen. */
+export function encodeCursor(item: { created_at: Date; id: string }): string {
+  return Buffer.from(JSON.stringify({ t: item.created_at.toISOString(), id: item.id } satisfies Cursor)).toString('base64url');
+}
+
+const ID = /^[a-z]+_[0-9A-Za-z]{1,64}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function decodeCursor(cursor: string): Cursor {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
+    // Only what encodeCursor writes: anything else (a NUL in the id, a year PostgreSQL has not) would reach the query.
+    if (
+      typeof parsed.t === 'string' &&
+      typeof parsed.id === 'string' &&
+      ID.test(parsed.id) &&
+      ISO_TIME.test(parsed.t) &&
+      new Date(parsed.t).toISOString() === parsed.t
+    )
+      return parsed;
+  } catch {
+    // fall through
+  }
+  throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+}
+
+/** One page of a newest-first list; `next_cursor` is null on the last page. */
+export async function page<M extends Model & { created_at: Date; id: string }>(
+  query: QueryBuilder<M>,
+  options: { limit: number; cursor?: string; table: string },
+): Promise<{ items: M[]; next_cursor: string | null }> {
+  if (options.cursor) {
+    const { t, id } = decodeCursor(options.cursor);
+    const at = new Date(t);
+    query.where((q) =>
+      q
+        .where(`${options.table}.created_at`, '<', at)
+        .orWhere((same) => same.where(`${options.table}.created_at`, '=', at).where(`${options.table}.id`, '<', id)),
+    );
+  }
+  const rows = (await query
+    .orderBy(`${options.table}.created_at`, 'desc')
+    .orderBy(`${options.table}.id`, 'desc')
+    .limit(options.limit + 1)) as M[];
+  const items = rows.slice(0, options.limit);
+  return { items, next_cursor: rows.length > options.limit ? encodeCursor(items[items.length - 1]) : null };
+}

@@ -1,0 +1,112 @@
+import { PageSizes, type PDFPage, rgb } from 'pdf-lib';
+import { loadPdf } from './document';
+import { type LineStyle, TextFlow, wrap } from './flow';
+import { embedDejaVu, sizeToFit } from './fonts';
+import { displayedSize } from './geometry';
+
+export interface CertificateSigner {
+  name: string;
+  email: string;
+  signedAt: Date;
+  method: string;
+  /** Present only when the principal's stored signature was applied under a mandate (SPEC Guarantee 3). */
+  viaAgent?: { mandateId: string; level: 'L1' | 'L2' };
+}
+
+export interface CertificateInput {
+  documentId: string;
+  documentName: string;
+  originalSha256: string;
+  finalSha256: string;
+  completedAt: Date;
+  signers: CertificateSigner[];
+}
+
+const TITLE = 'Certificate of Completion';
+const GREY = rgb(0.35, 0.35, 0.35);
+const RULE = rgb(0.75, 0.75, 0.75);
+
+/**
+ * Appends a completion certificate page (more pages if the signers do not fit) and returns the
+ * unsealed PDF. It names each signer, the principal, and never an agent or key as a party: an apply
+ * under a mandate adds only the lines `Signer (via authorized agent)` and `Mandate : <id> (L1|L2)`.
+ */
+export async function appendCertificatePage(pdf: Uint8Array, input: CertificateInput): Promise<Uint8Array> {
+  const doc = await loadPdf(pdf);
+  const [regular, bold] = await Promise.all([embedDejaVu(doc), embedDejaVu(doc, 'DejaVuSans-Bold')]);
+  const size = pageSize(doc.getPage(doc.getPageCount() - 1));
+  const margin = Math.min(56, size[0] * 0.09);
+  const body: LineStyle = { font: regular, size: 10, leading: 14 };
+  const small: LineStyle = { ...body, size: 8, leading: 11, color: GREY };
+  const heading: LineStyle = { font: bold, size: 11, leading: 20 };
+
+  const flow = new TextFlow(doc, size, { top: margin, right: margin, bottom: margin + 16, left: margin }, (next) => {
+    const title = next.pages.length === 1 ? TITLE : `${TITLE} (continued)`;
+    next.line(title, { font: bold, size: sizeToFit(bold, title, next.width, 18, 8) ?? 8, leading: 22 });
+    next.space(6);
+  });
+  flow.paragraph(
+    'This page records who signed the document and how. It was added when the last signer signed, and the file was then digitally sealed.',
+    small,
+  );
+
+  flow.space(8);
+  flow.line('Document', heading);
+  flow.paragraph(`Document: ${input.documentName}`, body);
+  flow.paragraph(`Document ID: ${input.documentId}`, body);
+  flow.line(`Original SHA-256: ${input.originalSha256}`, fitted(`Original SHA-256: ${input.originalSha256}`, body, flow.width));
+  flow.line(`Signed SHA-256: ${input.finalSha256}`, fitted(`Signed SHA-256: ${input.finalSha256}`, body, flow.width));
+  flow.line(`Completed: ${input.completedAt.toISOString()}`, body);
+
+  flow.space(8);
+  flow.keep(80); // the heading does not end a page alone
+  flow.line('Signers', heading);
+  const name: LineStyle = { font: bold, size: 10.5, leading: 16 };
+  input.signers.forEach((signer, index) => {
+    const parts = signerLines(signer).map(([text, style]) => ({ lines: wrap(text, style.font, style.size, flow.width), style }));
+    // A signer's block is kept whole on one page.
+    flow.keep(6 + parts.reduce((sum, part) => sum + TextFlow.height(part.lines.length, part.style), 0));
+    if (index > 0) rule(flow);
+    for (const part of parts) for (const line of part.lines) flow.line(line, part.style);
+  });
+
+  function signerLines(signer: CertificateSigner): Array<[string, LineStyle]> {
+    const lines: Array<[string, LineStyle]> = [
+      [signer.name, name],
+      [`E-mail: ${signer.email}`, body],
+      [`Signed: ${signer.signedAt.toISOString()}`, body],
+      [`Method: ${signer.method}`, body],
+    ];
+    if (signer.viaAgent) {
+      lines.push(['Signer (via authorized agent)', body], [`Mandate : ${signer.viaAgent.mandateId} (${signer.viaAgent.level})`, body]);
+    }
+    return lines;
+  }
+
+  flow.pages.forEach((page, index) => {
+    const footer = `Certificate page ${index + 1} of ${flow.pages.length} · Document ID: ${input.documentId}`;
+    page.drawText(footer, { x: margin, y: margin * 0.6, size: 7, font: regular, color: GREY });
+  });
+  return doc.save();
+}
+
+/** The last page's size as shown; A4 when it has none worth copying. */
+function pageSize(page: PDFPage): [number, number] {
+  const { width, height } = displayedSize(page);
+  return width >= 200 && height >= 200 ? [width, height] : [...PageSizes.A4];
+}
+
+/** A hash line stays on one line: its font shrinks to the width (down to 5 points). */
+function fitted(text: string, style: LineStyle, width: number): LineStyle {
+  return { ...style, size: sizeToFit(style.font, text, width, style.size, 5) ?? 5 };
+}
+
+function rule(flow: TextFlow): void {
+  flow.space(6);
+  flow.page.drawLine({
+    start: { x: flow.margins.left, y: flow.y },
+    end: { x: flow.margins.left + flow.width, y: flow.y },
+    thickness: 0.5,
+    color: RULE,
+  });
+}

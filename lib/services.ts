@@ -1,0 +1,27 @@
+import type { Db, DbDriver } from '../db/connect';
+import type { BlobStore } from './blobs';
+import type { CodeLimits } from './code-limits';
+import type { Config, Faults } from './config/config';
+import type { Logger } from './log';
+import type { Mailer } from './mail';
+import type { Sealer } from './pdf/seal';
+import type { TemporalDeps } from './temporal';
+
+/** What the API, the worker and the admin commands run on; built once per process. */
+export interface Services {
+  config: Config;
+  db: Db;
+  dbDriver: DbDriver;
+  log: Logger;
+  temporal: TemporalDeps;
+  blobs: BlobStore;
+  /** Key of signed links, tokens and cookies. */
+  secret: Buffer;
+  mailer: Mailer;
+  /** Wrong-code budgets and per-address limits of e-mailed codes, kept in the database. */
+  codeLimits: CodeLimits;
+  /** The PDF seal, loaded (or created) on first use. */
+  sealer(): Promise<Sealer>;
+  /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
+  faults: Faults;
+}

@@ -1,0 +1,54 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from './config/config';
+import { errors } from './errors';
+
+export interface TemporalDeps {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  connection: Connection;
+  client: Client;
+  /** For health checks: no retry interceptor, so an unreachable server answers at once, not after retries. */
+  probe: Connection;
+}
+
+/** A lazy client connection: the API starts even while Temporal is down, and health reports it. */
+export function connectTemporal(config: Config, address: string): TemporalDeps {
+  const connection = Connection.lazy({ address });
+  return {
+    address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    connection,
+    client: new Client({ connection, namespace: config.temporal.namespace }),
+    probe: Connection.lazy({ address, interceptors: [], connectTimeout: 3000 }),
+  };
+}
+
+// gRPC status codes that mean "not reachable now": CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE.
+const UNAVAILABLE = new Set([1, 4, 8, 10, 14]);
+
+function isUnreachable(error: unknown): boolean {
+  for (
+    let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    cause && depth < 5;
+    cause = cause.cause as typeof cause, depth += 1
+  ) {
+    if (typeof cause.code === 'number' && UNAVAILABLE.has(cause.code)) return true;
+  }
+  return false;
+}
+
+/**
+ * One call to Temporal from a request: bounded by SVC_TEMPORAL_CALL_TIMEOUT_MS, and answered as 503
+ * service_unavailable when Temporal cannot be reached (never a 500, never a request left hanging).
+ */
+export async function temporalCall<T>(temporal: TemporalDeps, config: Config, call: () => Promise<T>): Promise<T> {
+  try {
+    return await temporal.connection.withDeadline(Date.now() + config.durations.temporalCallMs, call);
+  } catch (error) {
+    if (isUnreachable(error))
+      throw errors.serviceUnavailable('The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+// `npm run admin -- <command>`: operators create principals and keys and set plans (see USAGE).
+
+import path from 'node:path';
+import { absoluteArgv, errorJson, parseCommand, runCommand, USAGE, UsageError } from '../api/admin/commands';
+import { connectDb } from '../db/connect';
+import { migrateLatest, migrationStatus } from '../db/migrate';
+import { createFileBlobStore } from '../lib/blobs';
+import { loadConfig } from '../lib/config/config';
+import { sendAdminCommand } from './admin-socket';
+import { livePid } from './data-lock';
+
+function print(stream: NodeJS.WriteStream, value: unknown) {
+  stream.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let command: ReturnType<typeof parseCommand>;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    print(process.stderr, errorJson(error));
+    process.stderr.write(`\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    // Embedded PGlite: a running `npm start` owns the files, so the command goes to it.
+    const reply = await sendAdminCommand(config.dataDir, absoluteArgv(argv));
+    if (reply) {
+      print(reply.ok ? process.stdout : process.stderr, reply.ok ? reply.result : { error: reply.error });
+      return reply.ok ? 0 : reply.error?.code === 'usage' ? 2 : 1;
+    }
+    const holder = livePid(path.join(config.dataDir, 'svc.pid'));
+    if (holder) throw new Error(`the service (pid ${holder}) holds ${config.dataDir} but its admin socket does not answer`);
+  }
+  const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    if (config.databaseUrl) {
+      const { pending } = await migrationStatus(db);
+      if (pending.length > 0) throw new Error(`the database has pending migrations; run: npm run migrate`);
+    } else {
+      await migrateLatest(db);
+    }
+    print(process.stdout, await runCommand({ db, blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')) }, command));
+    return 0;
+  } catch (error) {
+    print(process.stderr, errorJson(error));
+    if (!(error instanceof UsageError)) return 1;
+    process.stderr.write(`\n${USAGE}\n`);
+    return 2;
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    print(process.stderr, { error: { code: 'admin_failed', message: error.message } });
+    process.exit(1);
+  },
+);

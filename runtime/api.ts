@@ -1,0 +1,22 @@
+// `npm run api`: the HTTP API alone, for production; configured only by environment variables.
+
+import { startHttpServer } from '../api/server';
+import { loadConfig } from '../lib/config/config';
+import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
+import { closeServices, createServices } from './services';
+
+async function main() {
+  const config = loadConfig();
+  requireProductionSettings(config, 'api');
+  const deps = createServices(config);
+  await requireMigrated(deps);
+  const http = await startHttpServer(deps);
+  deps.log.info('api listening', { url: http.url, public_url: config.publicUrl });
+  onShutdown(async () => {
+    await http.stop();
+    await closeServices(deps);
+    deps.log.info('stopped');
+  });
+}
+
+main().catch(fail);

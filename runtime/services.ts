@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { connectDb, dbDriver } from '../db/connect';
+import { createFileBlobStore } from '../lib/blobs';
+import { createCodeLimits } from '../lib/code-limits';
+import type { Config } from '../lib/config/config';
+import { createLogger, type Logger } from '../lib/log';
+import { createMailer } from '../lib/mail';
+import { createSealer, loadSealCertificate, type Sealer } from '../lib/pdf/seal';
+import { loadSecretKey } from '../lib/secrets/secret-key';
+import type { Services } from '../lib/services';
+import { connectTemporal } from '../lib/temporal';
+
+export function createServices(config: Config, options: { temporalAddress?: string; log?: Logger } = {}): Services {
+  const address = options.temporalAddress ?? config.temporal.address;
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  let sealer: Promise<Sealer> | undefined;
+  const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+  // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
+  const loadSealer = () =>
+    loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase })
+      .then(createSealer)
+      .catch((error: unknown) => {
+        sealer = undefined;
+        throw error;
+      });
+  return {
+    config,
+    db,
+    dbDriver: dbDriver(config),
+    log,
+    temporal: connectTemporal(config, address),
+    blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
+    secret,
+    mailer: createMailer({
+      db,
+      log,
+      smtpUrl: config.smtpUrl,
+      from: config.mailFrom,
+      secret,
+      print: config.env === 'development' ? (text) => process.stdout.write(text) : undefined,
+    }),
+    codeLimits: createCodeLimits(db, config.codeLimits),
+    sealer: () => (sealer ??= loadSealer()),
+    faults: config.faults,
+  };
+}
+
+export async function closeServices(deps: Services): Promise<void> {
+  deps.mailer.close();
+  await deps.temporal.connection.close().catch(() => undefined);
+  await deps.temporal.probe.close().catch(() => undefined);
+  await deps.db.destroy();
+}

@@ -1,0 +1,26 @@
+// `npm run worker`: the Temporal worker alone, for production; configured only by environment variables.
+import { loadConfig } from '../lib/config/config';
+import { startWorker } from '../worker/worker';
+import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
+import { closeServices, createServices } from './services';
+
+async function main() {
+  const config = loadConfig();
+  requireProductionSettings(config, 'worker');
+  const deps = createServices(config);
+  await requireMigrated(deps);
+  const worker = await startWorker(deps);
+  deps.log.info('worker polling', {
+    address: deps.temporal.address,
+    namespace: deps.temporal.namespace,
+    task_queue: deps.temporal.taskQueue,
+  });
+  onShutdown(async () => {
+    await worker.stop();
+    await closeServices(deps);
+    deps.log.info('stopped');
+  });
+  await worker.done;
+}
+
+main().catch(fail);

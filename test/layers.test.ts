@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/**
+ * Which top-level folders each layer may import (docs/architecture.md). A layer never imports one
+ * above it; only entry points (runtime/) import the composition root. Workflows import activities
+ * and infrastructure as types only (the workflow bundle must hold no I/O), and activities may take
+ * from workflows only their shared definitions (names, ids, signals, inputs) or types.
+ */
+const ALLOWED: Record<string, string[]> = {
+  lib: ['lib', 'db'],
+  db: ['db', 'lib'],
+  activities: ['activities', 'lib', 'db', 'workflows'],
+  workflows: ['workflows'],
+  worker: ['worker', 'activities', 'workflows', 'lib', 'db'],
+  api: ['api', 'activities', 'workflows', 'lib', 'db'],
+  clients: ['clients'],
+  runtime: ['runtime', 'api', 'worker', 'activities', 'workflows', 'lib', 'db', 'clients'],
+};
+/** Type-only imports beyond ALLOWED: a workflow names its activities' types. */
+const TYPES_ALSO: Record<string, string[]> = { workflows: ['activities', 'lib', 'db'] };
+
+const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm;
+
+function sources(directory: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && entry.name !== 'static') found.push(...sources(full));
+    } else if (/\.(ts|mjs)$/.test(entry.name) && !/\.test\.ts$/.test(entry.name)) found.push(full);
+  }
+  return found;
+}
+
+function layerOf(file: string): string {
+  return path.relative(ROOT, file).split(path.sep)[0];
+}
+
+/** Every import of a source file that crosses into a layer it may not use. */
+export function violations(): string[] {
+  const found: string[] = [];
+  for (const layer of Object.keys(ALLOWED)) {
+    const directory = path.join(ROOT, layer);
+    if (!fs.existsSync(directory)) continue;
+    for (const file of sources(directory)) {
+      const text = fs.readFileSync(file, 'utf8');
+      for (const match of text.matchAll(IMPORT)) {
+        const specifier = match[3] ?? match[4] ?? match[5];
+        const typeOnly = Boolean(match[2]) || /^\s*import\s+type\b/.test(match[0]);
+        const target = layerOf(path.resolve(path.dirname(file), specifier));
+        const allowed = ALLOWED[layer].includes(target) || (typeOnly && (TYPES_ALSO[layer] ?? []).includes(target));
+        const workflowCode = layer === 'activities' && target === 'workflows' && !typeOnly && !/\/shared(\.ts)?$/.test(specifier);
+        if (!allowed || workflowCode) found.push(`${path.relative(ROOT, file)} imports ${specifier}${typeOnly ? ' (types)' : ''}`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('layers', () => {
+  it('no import crosses into a layer above it (surfaces → workflows → activities → lib/db; runtime/ wires them)', () => {
+    assert.deepEqual(violations(), []);
+  });
+});
