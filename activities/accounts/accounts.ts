@@ -152,21 +152,25 @@ export async function createOwnKey(db: Db, principal: Principal, label: string, 
   if (!isBusinessPlus(tenant.plan))
     throw errors.planRequired(`API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
   if (!label.trim()) throw errors.invalidRequest('Give the key a label.', [{ path: 'label', message: 'required' }]);
-  const created = await createKey(db, { principalId: principal.id, label: label.slice(0, 200) });
-  await recordAudit(db, {
-    tenantId: principal.tenant_id,
-    actor,
-    action: 'key.created',
-    data: { api_key_id: created.apiKey.id, label: created.apiKey.label },
+  return db.transaction(async (trx) => {
+    const created = await createKey(trx, { principalId: principal.id, label: label.slice(0, 200) });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor,
+      action: 'key.created',
+      data: { api_key_id: created.apiKey.id, label: created.apiKey.label },
+    });
+    return created;
   });
-  return created;
 }
 
 /** The principal revokes one of their own keys; another principal's key is 404. */
 export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<ApiKey> {
   const key = await ApiKey.query(db).findById(keyId).where({ principal_id: principal.id });
   if (!key) throw errors.notFound('No such API key of yours.');
-  const revoked = await revokeKey(db, key.id);
-  await recordAudit(db, { tenantId: principal.tenant_id, actor, action: 'key.revoked', data: { api_key_id: key.id, label: key.label } });
-  return revoked;
+  return db.transaction(async (trx) => {
+    const revoked = await revokeKey(trx, key.id);
+    await recordAudit(trx, { tenantId: principal.tenant_id, actor, action: 'key.revoked', data: { api_key_id: key.id, label: key.label } });
+    return revoked;
+  });
 }

@@ -6,7 +6,7 @@ import { errors, type ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { mac, verifyMac } from '../../lib/secrets/signed';
-import { recordAudit } from '../audit/audit';
+import { recordObservation } from '../audit/audit';
 import { sendNow } from '../mail/send';
 
 /** DESIGN: 6 digits, 10 minutes (an input), 5 tries, stored only as a keyed hash. */
@@ -131,7 +131,7 @@ export async function verifyCode(
 
 async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject, owner: LockOwner, lockedMs: number): Promise<void> {
   const until = new Date(Date.now() + lockedMs).toISOString().slice(0, 16).replace('T', ' ');
-  await recordAudit(deps.db, {
+  await recordObservation(deps.db, {
     tenantId: owner.tenantId,
     actor: { type: 'system' },
     action: 'code.locked',

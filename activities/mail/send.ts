@@ -2,12 +2,12 @@ import type { Db } from '../../db/connect';
 import type { MailMessage } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { type Mailer, MailNotSent, type OutgoingMail } from '../../lib/mail';
-import { recordAudit } from '../audit/audit';
+import { recordObservation } from '../audit/audit';
 
 /** A mail that was not delivered goes on the record (`mail.failed`), where its sender can see it. */
 async function recordFailed(db: Db, mail: MailMessage): Promise<void> {
   if (!mail.tenant_id) return;
-  await recordAudit(db, {
+  await recordObservation(db, {
     tenantId: mail.tenant_id,
     documentId: mail.document_id,
     actor: { type: 'system' },

@@ -22,42 +22,46 @@ export async function principalsSignRequest(
 export async function beginConfirm(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
   const { request } = await principalsSignRequest(db, principal, id);
   const now = new Date();
-  const claimed = await SignRequest.query(db)
-    .findById(id)
-    .where({ status: 'open' })
-    .where('expires_at', '>', now)
-    .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
-  if (claimed === 0) {
-    const current = (await SignRequest.query(db).findById(id))!;
-    if (current.status === 'open') throw errors.expired('This sign request has expired.');
-    throw errors.invalidState(`This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
-  }
-  await recordAudit(db, {
-    tenantId: request.tenant_id,
-    documentId: request.document_id,
-    actor,
-    action: 'sign_request.confirmed',
-    data: { sign_request_id: id, mandate_id: request.mandate_id },
+  return db.transaction(async (trx) => {
+    const claimed = await SignRequest.query(trx)
+      .findById(id)
+      .where({ status: 'open' })
+      .where('expires_at', '>', now)
+      .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
+    if (claimed === 0) {
+      const current = (await SignRequest.query(trx).findById(id))!;
+      if (current.status === 'open') throw errors.expired('This sign request has expired.');
+      throw errors.invalidState(`This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
+    }
+    await recordAudit(trx, {
+      tenantId: request.tenant_id,
+      documentId: request.document_id,
+      actor,
+      action: 'sign_request.confirmed',
+      data: { sign_request_id: id, mandate_id: request.mandate_id },
+    });
+    return (await SignRequest.query(trx).findById(id))!;
   });
-  return (await SignRequest.query(db).findById(id))!;
 }
 
 /** The principal's decline: open → declined; the document stays unsigned by them. */
 export async function declineRequest(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
   const { request } = await principalsSignRequest(db, principal, id);
-  const declined = await SignRequest.query(db)
-    .findById(id)
-    .where({ status: 'open' })
-    .patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
-  if (declined === 0) throw errors.invalidState(`This sign request is already ${(await SignRequest.query(db).findById(id))!.status}.`);
-  await recordAudit(db, {
-    tenantId: request.tenant_id,
-    documentId: request.document_id,
-    actor,
-    action: 'sign_request.declined',
-    data: { sign_request_id: id },
+  return db.transaction(async (trx) => {
+    const declined = await SignRequest.query(trx)
+      .findById(id)
+      .where({ status: 'open' })
+      .patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
+    if (declined === 0) throw errors.invalidState(`This sign request is already ${(await SignRequest.query(trx).findById(id))!.status}.`);
+    await recordAudit(trx, {
+      tenantId: request.tenant_id,
+      documentId: request.document_id,
+      actor,
+      action: 'sign_request.declined',
+      data: { sign_request_id: id },
+    });
+    return (await SignRequest.query(trx).findById(id))!;
   });
-  return (await SignRequest.query(db).findById(id))!;
 }
 
 /** The hand-over to the request's workflow failed: the request is open again, to be confirmed later. */

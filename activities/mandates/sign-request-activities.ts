@@ -9,11 +9,22 @@ import { signalApply, waitForApply } from '../documents/orchestration';
 import { queueMail } from '../mail/queue';
 import { confirmMailKey, confirmUrl, signRequestToken, storedAppearance } from './signing';
 
-async function settle(deps: Services, id: string, status: SignRequestStatus, error?: ServiceError): Promise<void> {
-  await SignRequest.query(deps.db)
-    .findById(id)
-    .whereIn('status', ['open', 'confirming'])
-    .patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
+/** Ends a confirmed request, once: applied (with its audit line, in the same transaction) or failed. */
+async function settle(deps: Services, request: SignRequest, status: 'applied' | 'failed', error?: ServiceError): Promise<void> {
+  await deps.db.transaction(async (trx) => {
+    const settled = await SignRequest.query(trx)
+      .findById(request.id)
+      .whereIn('status', ['open', 'confirming'])
+      .patch({ status, error_code: error?.code ?? null, error_message: error?.message ?? null });
+    if (!settled || status !== 'applied') return;
+    await recordAudit(trx, {
+      tenantId: request.tenant_id,
+      documentId: request.document_id,
+      actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
+      action: 'sign_request.applied',
+      data: { sign_request_id: request.id, apply_id: request.apply_id },
+    });
+  });
 }
 
 /**
@@ -41,7 +52,7 @@ async function applyConfirmed(deps: Services, confirmed: SignRequest): Promise<S
       request = await request.$query(deps.db).patchAndFetch({ apply_id: apply.id });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      await settle(deps, request.id, 'failed', error);
+      await settle(deps, request, 'failed', error);
       return 'failed';
     }
   }
@@ -51,15 +62,7 @@ async function applyConfirmed(deps: Services, confirmed: SignRequest): Promise<S
     const outcome = await waitForApply(deps.db, request.apply_id!, 1000);
     if (outcome.status === 'pending') continue;
     const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
-    await settle(deps, request.id, error ? 'failed' : 'applied', error);
-    if (!error)
-      await recordAudit(deps.db, {
-        tenantId: request.tenant_id,
-        documentId: request.document_id,
-        actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
-        action: 'sign_request.applied',
-        data: { sign_request_id: request.id, apply_id: request.apply_id },
-      });
+    await settle(deps, request, error ? 'failed' : 'applied', error);
     return error ? 'failed' : 'applied';
   }
 }
@@ -101,20 +104,24 @@ export function createSignRequestActivities(deps: Services) {
 
     /** Open → expired; answers the status it found or left (a confirm already recorded stays). */
     async expireSignRequest(id: string): Promise<SignRequestStatus> {
-      const expired = await SignRequest.query(deps.db)
-        .findById(id)
-        .where({ status: 'open' })
-        .patch({ status: 'expired', decided_at: new Date() });
-      const request = (await SignRequest.query(deps.db).findById(id))!;
-      if (expired)
-        await recordAudit(deps.db, {
-          tenantId: request.tenant_id,
-          documentId: request.document_id,
-          actor: { type: 'system' },
-          action: 'sign_request.expired',
-          data: { sign_request_id: id, document_id: request.document_id },
-        });
-      return request.status;
+      return deps.db.transaction(async (trx) => {
+        const expired = await SignRequest.query(trx)
+          .findById(id)
+          .where({ status: 'open' })
+          .patch({ status: 'expired', decided_at: new Date() });
+        const request = (await SignRequest.query(trx).findById(id))!;
+        if (expired) {
+          const data = { sign_request_id: id, document_id: request.document_id };
+          await recordAudit(trx, {
+            tenantId: request.tenant_id,
+            documentId: request.document_id,
+            actor: { type: 'system' },
+            action: 'sign_request.expired',
+            data,
+          });
+        }
+        return request.status;
+      });
     },
 
     /**

@@ -27,14 +27,16 @@ export async function storeAppearance(
   if (!('kind' in checked)) throw errors.unsupportedMediaType('The signature must be a PNG or JPEG image that opens correctly.');
   const { kind } = checked;
   const sha256 = await deps.blobs.put(bytes);
-  const updated = await principal
-    .$query(deps.db)
-    .patchAndFetch({ signature_sha256: sha256, signature_kind: kind, signature_updated_at: new Date(), updated_at: new Date() });
-  await recordAudit(deps.db, {
-    tenantId: principal.tenant_id,
-    actor,
-    action: 'appearance.stored',
-    data: { sha256, kind, bytes: bytes.length },
+  return deps.db.transaction(async (trx) => {
+    const updated = await principal
+      .$query(trx)
+      .patchAndFetch({ signature_sha256: sha256, signature_kind: kind, signature_updated_at: new Date(), updated_at: new Date() });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor,
+      action: 'appearance.stored',
+      data: { sha256, kind, bytes: bytes.length },
+    });
+    return updated;
   });
-  return updated;
 }

@@ -4,7 +4,7 @@ import type { CodeLimits } from '../../lib/code-limits';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { normalizeEmail } from '../accounts/accounts';
-import { type Actor, recordAudit } from '../audit/audit';
+import { type Actor, recordAudit, recordObservation } from '../audit/audit';
 import { assertCodesOpen, codeRefusal, issueCode, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 
@@ -37,7 +37,7 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     tenantId: principal.tenant_id,
     secrets: [code],
   });
-  await recordAudit(deps.db, {
+  await recordObservation(deps.db, {
     tenantId: principal.tenant_id,
     actor: { ...actor, type: 'principal', id: principal.id },
     action: 'login.code_sent',
@@ -57,18 +57,21 @@ export async function signIn(
   const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
   await verifyCode(deps, { ...loginSubject(email), code, owner });
   if (!principal) throw codeRefusal('invalid');
-  const session = await AppSession.query(deps.db).insertAndFetch({
-    id: newId('ses'),
-    principal_id: principal.id,
-    ip: actor.ip ?? null,
-    user_agent: actor.userAgent?.slice(0, 500) ?? null,
-    expires_at: new Date(Date.now() + deps.sessionTtlMs),
-  });
-  await recordAudit(deps.db, {
-    tenantId: principal.tenant_id,
-    actor: { ...actor, type: 'principal', id: principal.id },
-    action: 'login.succeeded',
-    data: { session_id: session.id },
+  const session = await deps.db.transaction(async (trx) => {
+    const opened = await AppSession.query(trx).insertAndFetch({
+      id: newId('ses'),
+      principal_id: principal.id,
+      ip: actor.ip ?? null,
+      user_agent: actor.userAgent?.slice(0, 500) ?? null,
+      expires_at: new Date(Date.now() + deps.sessionTtlMs),
+    });
+    await recordAudit(trx, {
+      tenantId: principal.tenant_id,
+      actor: { ...actor, type: 'principal', id: principal.id },
+      action: 'login.succeeded',
+      data: { session_id: opened.id },
+    });
+    return opened;
   });
   return { principal, session };
 }

@@ -66,26 +66,28 @@ export async function createTemplate(
   const sizes = await pageSizes(input.pdf);
   const roles = checkWidgets(definition.widgets, sizes, definition.roles);
   const pdfSha256 = await deps.blobs.put(input.pdf);
-  const template = await Template.query(deps.db).insertAndFetch({
-    id: newId('tpl'),
-    tenant_id: input.tenantId,
-    name: definition.name,
-    pdf_sha256: pdfSha256,
-    page_count: sizes.length,
-    roles,
-    widgets: definition.widgets,
-    created_by: input.createdBy,
-  });
   const actor = input.createdBy.startsWith('prn_')
     ? { type: 'principal' as const, id: input.createdBy }
     : { type: 'operator' as const, id: input.createdBy };
-  await recordAudit(deps.db, {
-    tenantId: input.tenantId,
-    actor,
-    action: 'template.created',
-    data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length },
+  return deps.db.transaction(async (trx) => {
+    const template = await Template.query(trx).insertAndFetch({
+      id: newId('tpl'),
+      tenant_id: input.tenantId,
+      name: definition.name,
+      pdf_sha256: pdfSha256,
+      page_count: sizes.length,
+      roles,
+      widgets: definition.widgets,
+      created_by: input.createdBy,
+    });
+    await recordAudit(trx, {
+      tenantId: input.tenantId,
+      actor,
+      action: 'template.created',
+      data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length },
+    });
+    return template;
   });
-  return template;
 }
 
 /** A template of this tenant, or 404: another tenant's id answers exactly as an unknown one. */

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { type Actor, recordAudit } from '../../../activities/audit/audit';
+import { type Actor, recordObservation } from '../../../activities/audit/audit';
 import { issueCode, verifyCode } from '../../../activities/codes/one-time-codes';
 import { declineDocument, documentStatusAfter, recordApply, rejectionOf } from '../../../activities/documents/apply';
 import { signersOf } from '../../../activities/documents/documents';
@@ -101,7 +101,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
       tenantId: document.tenant_id,
       secrets: [code],
     });
-    await recordAudit(deps.db, {
+    await recordObservation(deps.db, {
       tenantId: document.tenant_id,
       documentId: document.id,
       actor: actorOf(ctx, signer),
@@ -129,7 +129,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
       path: `${appPath}/sign/`,
       secure: secureCookies(ctx, deps.config),
     });
-    await recordAudit(deps.db, {
+    await recordObservation(deps.db, {
       tenantId: document.tenant_id,
       documentId: document.id,
       actor: actorOf(ctx, signer),
@@ -174,7 +174,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.get(`${base}/document.pdf`, async (ctx) => {
     const { signer, document } = await resolveVerified(ctx);
-    await recordAudit(deps.db, {
+    await recordObservation(deps.db, {
       tenantId: document.tenant_id,
       documentId: document.id,
       actor: actorOf(ctx, signer),
