@@ -1,14 +1,17 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document } from '../../db/models';
 import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
-import { applySignature, rejectApply } from './apply';
+import type { MailQueueDeps } from '../mail/queue';
+import { type ApplyDeps, applySignature, rejectApply } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
 import { notifyPrincipalOfApply } from './notify';
 
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
-export function createDocumentActivities(deps: Services) {
+/** What the document workflow's activities work with: the apply rules and the mail queue. */
+export type DocumentActivityDeps = ApplyDeps & MailQueueDeps & { secret: Buffer };
+
+export function createDocumentActivities(deps: DocumentActivityDeps) {
   return {
     /**
      * The document's status once it has left draft. The workflow may start inside the transaction

@@ -1,16 +1,19 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { recordAudit } from '../audit/audit';
 import { recordApply, rejectionOf } from '../documents/apply';
 import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
+import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
-import { confirmMailKey, confirmUrl, signRequestToken, storedAppearance } from './signing';
+import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
+
+/** What the sign-request workflow's activities work with: the signing rules and the mail queue. */
+export type SignRequestDeps = SigningDeps & MailQueueDeps;
 
 /** Ends a confirmed request, once: applied (with its audit line, in the same transaction) or failed. */
-async function settle(deps: Services, request: SignRequest, status: 'applied' | 'failed', error?: ServiceError): Promise<void> {
+async function settle(deps: SignRequestDeps, request: SignRequest, status: 'applied' | 'failed', error?: ServiceError): Promise<void> {
   await deps.db.transaction(async (trx) => {
     const settled = await SignRequest.query(trx)
       .findById(request.id)
@@ -32,7 +35,7 @@ async function settle(deps: Services, request: SignRequest, status: 'applied' | 
  * through the document's workflow, with the mandate re-checked now (a revoke since the request
  * stops it). Idempotent by the recorded apply.
  */
-async function applyConfirmed(deps: Services, confirmed: SignRequest): Promise<SignRequestStatus> {
+async function applyConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Promise<SignRequestStatus> {
   let request = confirmed;
   if (!request.apply_id) {
     try {
@@ -68,7 +71,7 @@ async function applyConfirmed(deps: Services, confirmed: SignRequest): Promise<S
 }
 
 /** The sign request workflow's activities; each is safe to run twice. */
-export function createSignRequestActivities(deps: Services) {
+export function createSignRequestActivities(deps: SignRequestDeps) {
   return {
     /**
      * Queues the confirm mail. The workflow starts in the transaction that inserts the request, so

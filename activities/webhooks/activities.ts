@@ -1,9 +1,13 @@
-import type { Services } from '../../lib/services';
+import type { Db } from '../../db/connect';
+import type { Config } from '../../lib/config/config';
 import { attemptDelivery, giveUp } from './delivery';
-import { dispatchOutbox } from './relay';
+import { dispatchOutbox, type RelayDeps } from './relay';
 
 /** Activities of the delivery and relay workflows. */
-export function createWebhookActivities(deps: Services) {
+/** What the delivery and relay workflows' activities work with. */
+export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config };
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
   const delivery = {
     db: deps.db,
     secret: deps.secret,
