@@ -23,6 +23,7 @@ import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
+import { maySignNow, waitingFor } from '../signers/turn';
 import { type Certified, certificateEntry, certificateSigner, certify, recordCompletion, sha256Hex } from './complete';
 import { signersOf } from './documents';
 import { pdfStep } from './pdf-errors';
@@ -65,10 +66,9 @@ export function checkApplicable(document: Document, signers: DocumentSigner[], s
     throw errors.invalidState(`This document cannot be signed: ${why}.`);
   }
   if (signer.status === 'declined') throw errors.invalidState(`${signer.name} declined this document.`);
-  if (document.strict_order) {
-    const waitingFor = signers.filter((other) => other.position < signer.position && other.status !== 'signed');
-    if (waitingFor.length > 0)
-      throw errors.strictOrder(`Strict signing order: ${waitingFor.map((s) => s.name).join(', ')} must sign first.`);
+  if (!maySignNow(document, signers, signer)) {
+    const before = waitingFor(document, signers, signer);
+    throw errors.strictOrder(`Strict signing order: ${before.map((s) => s.name).join(', ')} must sign first.`);
   }
   const widgets = widgetsOf(document, signer);
   if (!widgets.some((widget) => widget.type === 'signature')) {

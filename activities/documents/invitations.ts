@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import { Document, Principal } from '../../db/models';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { type MailState, mailStates } from '../mail/status';
+import { signersAllowedNow } from '../signers/turn';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
 
@@ -16,8 +17,7 @@ export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buff
   const document = await Document.query(deps.db).findById(documentId);
   if (document?.status !== 'sent') return 0;
   const owner = (await Principal.query(deps.db).findById(document.owner_principal_id))!;
-  const pending = (await signersOf(deps.db, documentId)).filter((signer) => signer.status === 'pending');
-  const eligible = document.strict_order ? pending.slice(0, 1) : pending;
+  const eligible = signersAllowedNow(document, await signersOf(deps.db, documentId));
   for (const signer of eligible) {
     await queueMail(deps, {
       to: signer.email,

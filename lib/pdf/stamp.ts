@@ -5,7 +5,7 @@ import { PdfError } from './errors';
 import { embedDejaVu } from './fonts';
 import { boxMatrix, displayedSize } from './geometry';
 import { checkImage, ownBuffer } from './image';
-import { unfilledWidgets, WIDGET_TYPES, type Widget } from './widgets';
+import { unfilledWidgets, WIDGET_TYPES, type Widget, type WidgetType } from './widgets';
 
 export interface StampInput {
   /** Only this signer's widgets. */
@@ -83,18 +83,18 @@ async function contentOf(widget: Widget, input: StampInput, appearance: Appearan
     return line === '' ? undefined : ({ kind: 'text', text: line, font: await appearance.font() } as const);
   };
   const value = input.values[widget.id];
+  const stamped = () => autoFilledText(widget.type, input.signer, input.signedAt) ?? '';
   switch (widget.type) {
     case 'signature':
       return { kind: 'image', image: appearance.signature! };
     case 'initials':
       if (appearance.initials) return { kind: 'image', image: appearance.initials };
-      return identity(widget, await text(initialsOf(input.signer.name)));
+      return identity(widget, await text(stamped()));
     case 'date':
-      return text(input.signedAt.toISOString().slice(0, 10));
+      return text(stamped());
     case 'name':
-      return identity(widget, await text(input.signer.name));
     case 'email':
-      return identity(widget, await text(input.signer.email));
+      return identity(widget, await text(stamped()));
     case 'checkbox':
       return value === true ? { kind: 'check' } : undefined;
     case 'text':
@@ -107,6 +107,25 @@ async function contentOf(widget: Widget, input: StampInput, appearance: Appearan
 function identity(widget: Widget, content: Content | undefined): Content {
   if (!content) throw new PdfError('missing_appearance', `The signer has no ${widget.type} to put in widget ${widget.id}.`);
   return content;
+}
+
+/**
+ * The text stamped on an auto-filled widget that gets no image: the initials' letters, the UTC date of
+ * the apply, the name, the e-mail. The sign page shows it before the apply, so it comes from here.
+ */
+export function autoFilledText(type: WidgetType, signer: { name: string; email: string }, signedAt: Date): string | undefined {
+  switch (type) {
+    case 'initials':
+      return singleLine(initialsOf(signer.name));
+    case 'date':
+      return signedAt.toISOString().slice(0, 10);
+    case 'name':
+      return singleLine(signer.name);
+    case 'email':
+      return singleLine(signer.email);
+    default:
+      return undefined;
+  }
 }
 
 /** The first letter of each word of a name, upper-cased: "Ann Lee" -> "AL", "Zoë Šimůnek" -> "ZŠ". */

@@ -1,5 +1,6 @@
 // What every part of the sign page shares: its elements, the signer's progress, the API of the
-// sign link, the alert and status regions, and small rules about widgets.
+// sign link, and the alert and status regions. The rules (who may sign, what is stamped where, which
+// fields are required) come from the server's state; the page only shows them.
 
 export const root = document.getElementById('sign');
 export const base = root.dataset.base;
@@ -7,9 +8,7 @@ export const view = document.getElementById('view');
 const alertBox = root.querySelector('[data-testid="alert"]');
 const statusBox = root.querySelector('[data-testid="status"]');
 
-export const FILLABLE = new Set(['text', 'checkbox', 'dropdown']);
-
-/** What the signer has done so far; kept across re-renders of the state. */
+/** What the signer has done so far (values holds answers only: a blank one is none); kept across re-renders of the state. */
 export const S = { state: null, signature: null, initials: null, values: {}, consent: false, busy: false, viewer: null, recheck: 0 };
 /** Elements refresh() updates in place, so typing never loses focus. */
 export const ui = { widgets: {} };
@@ -62,23 +61,8 @@ export function showError(error) {
 
 export const clearError = () => (alertBox.textContent = '');
 export const say = (text) => (statusBox.textContent = text);
-export const today = () => new Date().toISOString().slice(0, 10); // the server stamps the UTC date
 export const labelOf = (widget) => widget.label || widget.type[0].toUpperCase() + widget.type.slice(1);
 
-/** The first letter of each word, upper-cased: what the server stamps when no initials image is sent. */
-export function initialsOf(name) {
-  const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  return name
-    .normalize('NFC')
-    .split(/\s+/u)
-    .map((word) => [...graphemes.segment(word)].find((part) => /\p{L}/u.test(part.segment))?.segment ?? '')
-    .join('')
-    .toLocaleUpperCase();
-}
-
-export function isFilled(widget, value) {
-  if (widget.type === 'checkbox') return value === true;
-  if (widget.type === 'dropdown')
-    return typeof value === 'string' && (widget.options?.length ? widget.options.includes(value) : value.trim() !== '');
-  return typeof value === 'string' && value.trim() !== '';
-}
+/** A field the signer fills with a value (the server fills the others: auto_filled). */
+export const fillsIn = (widget) => widget.mine && !widget.auto_filled;
+export const answered = (widget) => S.values[widget.id] !== undefined;

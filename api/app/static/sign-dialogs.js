@@ -2,7 +2,7 @@
 // Upload tabs. The drawing pad itself is signature-pad.js, shared with the app.
 
 import { h } from './dom.js';
-import { api, changed, clearError, initialsOf, S, say } from './sign-context.js';
+import { api, changed, clearError, S, say } from './sign-context.js';
 import { createSignaturePad, INK, trimmedPng } from './signature-pad.js';
 
 const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
@@ -52,7 +52,7 @@ export function openDeclineDialog(onDeclined) {
 /** Draw, Type or Upload; kind 'initials' makes the initials image instead of the signature. */
 export function openSignatureDialog(kind) {
   const signature = kind === 'signature';
-  const typedText = signature ? S.state.signer.name : initialsOf(S.state.signer.name);
+  const typedText = signature ? S.state.signer.name : S.state.signer.initials;
   const problem = h('p', { class: 'dialog-alert', role: 'alert', testid: 'dialog-alert' });
   const tabs = [drawTab(signature), typeTab(typedText), uploadTab(problem)];
   let active = 0;

@@ -2,7 +2,7 @@
 // for this signer, read-only labels for everyone else's, and moving between them.
 
 import { h } from './dom.js';
-import { changed, FILLABLE, initialsOf, isFilled, labelOf, S, showError, today, ui } from './sign-context.js';
+import { answered, changed, fillsIn, labelOf, S, showError, ui } from './sign-context.js';
 import { openSignatureDialog } from './sign-dialogs.js';
 
 /** One widget over its page, placed in percentages of the page so it follows any width. */
@@ -26,20 +26,16 @@ export function widgetElement(widget, pageWidth, pageHeight) {
 }
 
 function readOnlyWidget(widget) {
-  const { signer } = S.state;
-  let text = `${labelOf(widget)}${widget.mine ? '' : ` · ${widget.role}`}`;
-  if (widget.mine && widget.type === 'name') text = signer.name;
-  if (widget.mine && widget.type === 'email') text = signer.email;
-  if (widget.mine && widget.type === 'date') text = today();
-  if (widget.mine && widget.type === 'initials') text = initialsOf(signer.name);
+  // The server says what it stamps on the signer's own name, e-mail, date and initials.
+  const text = widget.mine && widget.text ? widget.text : `${labelOf(widget)}${widget.mine ? '' : ` · ${widget.role}`}`;
   return h('div', { testid: `widget-${widget.id}`, title: widget.mine ? labelOf(widget) : `${labelOf(widget)} for ${widget.role}` }, text);
 }
 
 function editableWidget(widget) {
-  const { signer } = S.state;
   const label = labelOf(widget);
   const remember = (value) => {
-    S.values[widget.id] = value;
+    if (value === undefined) delete S.values[widget.id];
+    else S.values[widget.id] = value;
     ui.widgets[widget.id]?.removeAttribute('aria-invalid');
     changed();
   };
@@ -61,12 +57,17 @@ function editableWidget(widget) {
         'aria-label': label,
         required: widget.required,
         placeholder: label,
-        oninput: () => remember(control.value),
+        oninput: () => remember(control.value.trim() || undefined),
       });
       control.value = S.values[widget.id] ?? '';
       break;
     case 'checkbox':
-      control = h('input', { type: 'checkbox', 'aria-label': label, required: widget.required, onchange: () => remember(control.checked) });
+      control = h('input', {
+        type: 'checkbox',
+        'aria-label': label,
+        required: widget.required,
+        onchange: () => remember(control.checked || undefined),
+      });
       control.checked = S.values[widget.id] === true;
       // The label widens the tap target of a checkbox only a few points wide.
       box = h('label', null, control);
@@ -74,14 +75,14 @@ function editableWidget(widget) {
     case 'dropdown':
       control = h(
         'select',
-        { 'aria-label': label, required: widget.required, onchange: () => remember(control.value) },
+        { 'aria-label': label, required: widget.required, onchange: () => remember(control.value || undefined) },
         h('option', { value: '' }, `${label}…`),
         (widget.options ?? []).map((option) => h('option', { value: option }, option)),
       );
       control.value = S.values[widget.id] ?? '';
       break;
     default:
-      control = h('div', { title: label }, widget.type === 'name' ? signer.name : widget.type === 'email' ? signer.email : today());
+      control = h('div', { title: label }, widget.text ?? '');
   }
   control.dataset.testid = `widget-${widget.id}`;
   ui.widgets[widget.id] = control;
@@ -98,9 +99,9 @@ export function focusWidget(id) {
 /** The next of the signer's fields, in reading order, that still needs something. */
 export function nextField() {
   const own = S.state.widgets
-    .filter((widget) => widget.mine && (FILLABLE.has(widget.type) || widget.type === 'signature'))
+    .filter((widget) => fillsIn(widget) || (widget.mine && widget.type === 'signature'))
     .sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x);
-  const pending = own.filter((widget) => (widget.type === 'signature' ? !S.signature : !isFilled(widget, S.values[widget.id])));
+  const pending = own.filter((widget) => (widget.type === 'signature' ? !S.signature : !answered(widget)));
   const list = pending.length > 0 ? pending : own;
   const current = list.findIndex((widget) => ui.widgets[widget.id] === document.activeElement);
   const next = list[(current + 1) % list.length];

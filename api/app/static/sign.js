@@ -5,23 +5,7 @@
 
 import { h, nodes } from './dom.js';
 import { renderVerify } from './sign-code.js';
-import {
-  ApiError,
-  api,
-  base,
-  clearError,
-  FILLABLE,
-  initialsOf,
-  isFilled,
-  labelOf,
-  resetUi,
-  root,
-  S,
-  say,
-  showError,
-  ui,
-  view,
-} from './sign-context.js';
+import { ApiError, answered, api, base, clearError, fillsIn, labelOf, resetUi, root, S, say, showError, ui, view } from './sign-context.js';
 import { openDeclineDialog, openSignatureDialog } from './sign-dialogs.js';
 import { focusWidget, nextField } from './sign-fields.js';
 import { renderPdf } from './sign-viewer.js';
@@ -213,7 +197,7 @@ function todoItems() {
   const items = [];
   if (!S.signature) items.push({ text: 'Add your signature', go: () => openSignatureDialog('signature') });
   for (const widget of S.state.widgets) {
-    if (widget.mine && widget.required && FILLABLE.has(widget.type) && !isFilled(widget, S.values[widget.id])) {
+    if (widget.unfilled && !answered(widget)) {
       items.push({ text: `Fill in “${labelOf(widget)}” (page ${widget.page})`, go: () => focusWidget(widget.id) });
     }
   }
@@ -223,8 +207,7 @@ function todoItems() {
 
 function refresh() {
   if (!S.state?.can_sign || !ui.submit) return;
-  const name = S.state.signer.name;
-  const letters = initialsOf(name);
+  const letters = S.state.signer.initials;
   ui.sigPreview.replaceChildren(
     S.signature ? h('img', { src: S.signature.image, alt: 'Your signature' }) : h('span', { class: 'hint' }, 'No signature yet.'),
   );
@@ -257,10 +240,9 @@ function refresh() {
 function submittedValues() {
   const values = {};
   for (const widget of S.state.widgets) {
-    if (!widget.mine || !FILLABLE.has(widget.type)) continue;
-    const value = S.values[widget.id];
-    if (widget.type === 'checkbox') values[widget.id] = value === true;
-    else if (typeof value === 'string' && value.trim() !== '') values[widget.id] = value.trim();
+    if (!fillsIn(widget)) continue;
+    if (widget.type === 'checkbox') values[widget.id] = S.values[widget.id] === true;
+    else if (answered(widget)) values[widget.id] = S.values[widget.id];
   }
   return values;
 }

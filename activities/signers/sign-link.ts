@@ -1,0 +1,94 @@
+import type { Db } from '../../db/connect';
+import { Document, DocumentSigner } from '../../db/models';
+import type { CodeLimits } from '../../lib/code-limits';
+import { errors } from '../../lib/errors';
+import type { Mailer } from '../../lib/mail';
+import { type Actor, recordObservation } from '../audit/audit';
+import { issueCode, verifyCode } from '../codes/one-time-codes';
+import { signersOf } from '../documents/documents';
+import { signerIdFromToken } from '../documents/links';
+import { sendNow } from '../mail/send';
+
+/** A sign link resolved: its signer, their document, and every signer of it in order. */
+export interface SignerView {
+  signer: DocumentSigner;
+  document: Document;
+  signers: DocumentSigner[];
+}
+
+/** Where a request at a sign link came from; the signer is the actor of what it records. */
+export interface SignerClient {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface SignCodeDeps {
+  db: Db;
+  secret: Buffer;
+  mailer: Mailer;
+  codeLimits: CodeLimits;
+  codeTtlMs: number;
+}
+
+export function signerActor(signer: DocumentSigner, client: SignerClient): Actor {
+  return { type: 'signer', id: signer.id, ip: client.ip, userAgent: client.userAgent };
+}
+
+/** Whoever holds the link sees the address only masked: the code goes to it, they need not learn it. */
+export function maskEmail(email: string): string {
+  const [local, domain] = email.split('@');
+  return `${local.slice(0, 1)}${'•'.repeat(Math.max(1, Math.min(6, local.length - 1)))}@${domain}`;
+}
+
+/** The signer a link names; 404 for a forged link or a document not sent yet. */
+export async function resolveSignLink(deps: { db: Db; secret: Buffer }, token: string): Promise<SignerView> {
+  const signerId = signerIdFromToken(deps.secret, token);
+  const signer = signerId ? await DocumentSigner.query(deps.db).findById(signerId) : undefined;
+  const document = signer ? await Document.query(deps.db).findById(signer.document_id) : undefined;
+  if (!signer || !document || document.status === 'draft') throw errors.notFound('This sign link is not valid.');
+  return { signer, document, signers: await signersOf(deps.db, document.id) };
+}
+
+/**
+ * E-mails the signer a code that opens the link. Reading or signing needs it, so whoever else holds
+ * the link (the sending agent among them) cannot sign with it.
+ */
+export async function requestSignCode(deps: SignCodeDeps, view: SignerView, client: SignerClient): Promise<{ sentTo: string }> {
+  const { signer, document } = view;
+  const code = await issueCode(deps, { purpose: 'sign', subject: signer.id, ttlMs: deps.codeTtlMs });
+  const minutes = Math.max(1, Math.round(deps.codeTtlMs / 60_000));
+  await sendNow(deps, {
+    to: signer.email,
+    subject: `Your code to open "${document.name}": ${code}`,
+    text: `Your code is ${code}\n\nEnter it on the sign page to open "${document.name}". It works once, for ${minutes} minute(s).\nIf you did not ask for it, ignore this message.`,
+    purpose: 'sign-code',
+    tenantId: document.tenant_id,
+    secrets: [code],
+  });
+  await recordObservation(deps.db, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor: signerActor(signer, client),
+    action: 'sign.code_sent',
+    data: { signer_id: signer.id },
+  });
+  return { sentTo: maskEmail(signer.email) };
+}
+
+/** Accepts the signer's code (or throws its refusal); the caller then opens a session bound to the signer. */
+export async function verifySignCode(deps: SignCodeDeps, view: SignerView, code: string, client: SignerClient): Promise<void> {
+  const { signer, document } = view;
+  await verifyCode(deps, {
+    purpose: 'sign',
+    subject: signer.id,
+    code,
+    owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` },
+  });
+  await recordObservation(deps.db, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor: signerActor(signer, client),
+    action: 'sign.email_verified',
+    data: { signer_id: signer.id, email: signer.email },
+  });
+}

@@ -1,0 +1,73 @@
+import type { Db } from '../../db/connect';
+import type { BlobStore } from '../../lib/blobs';
+import type { Config } from '../../lib/config/config';
+import type { TemporalDeps } from '../../lib/temporal';
+import { recordObservation } from '../audit/audit';
+import { type ApplyDeps, type ApplyOutcome, declineDocument, recordApply, rejectionOf, widgetsOf } from '../documents/apply';
+import { handOverApply, signalSettled, waitForApply } from '../documents/orchestration';
+import { type SignerClient, type SignerView, signerActor } from './sign-link';
+import { checkValues, decodeImage, type SignerValues } from './submission';
+
+/** Shown above the sign button and kept with every browser apply in the audit trail. */
+export const CONSENT_TEXT =
+  'I agree to sign this document electronically. My electronic signature is the legal equivalent of my handwritten signature, and I consent to do business electronically.';
+
+export type SignAtLinkDeps = ApplyDeps & { temporal: TemporalDeps; config: Config };
+
+/** What a signer submits at their link: the images as `data:` URLs, as the page sends them. */
+export interface LinkSubmission {
+  signature: { method: 'drawn' | 'typed' | 'uploaded'; image: string };
+  initials?: { image: string };
+  values: SignerValues;
+}
+
+/**
+ * The signer's apply, handed to the document's workflow; waits up to SVC_APPLY_WAIT_MS for its
+ * outcome (pending after that) and throws the refusal of a rejected one.
+ */
+export async function signAtLink(
+  deps: SignAtLinkDeps,
+  view: SignerView,
+  submission: LinkSubmission,
+  client: SignerClient,
+): Promise<ApplyOutcome> {
+  const { signer, document } = view;
+  checkValues(widgetsOf(document, signer), submission.values);
+  const apply = await recordApply(deps, {
+    signer,
+    kind: 'browser',
+    input: { values: submission.values, appearance: submission.signature.method, consent_text: CONSENT_TEXT },
+    signatureImage: decodeImage(submission.signature.image, 'signature.image'),
+    initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
+    actor: signerActor(signer, client),
+  });
+  await handOverApply(deps, apply);
+  const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
+  if (outcome.status === 'rejected') throw rejectionOf(outcome);
+  return outcome;
+}
+
+/** The signer declines: the document is declined, and its workflow is told it settled. */
+export async function declineAtLink(
+  deps: { db: Db; temporal: TemporalDeps; config: Config },
+  view: SignerView,
+  reason: string | undefined,
+  client: SignerClient,
+): Promise<{ documentStatus: string }> {
+  const declined = await declineDocument(deps.db, { signerId: view.signer.id, reason, actor: signerActor(view.signer, client) });
+  await signalSettled(deps.temporal, deps.config, view.document.id);
+  return { documentStatus: declined.status };
+}
+
+/** The current sealed PDF for the signer to read; each view is on the record with the hash it showed. */
+export async function documentForSigner(deps: { db: Db; blobs: BlobStore }, view: SignerView, client: SignerClient): Promise<Buffer> {
+  const { signer, document } = view;
+  await recordObservation(deps.db, {
+    tenantId: document.tenant_id,
+    documentId: document.id,
+    actor: signerActor(signer, client),
+    action: 'document.viewed',
+    data: { signer_id: signer.id, sha256: document.current_sha256 },
+  });
+  return deps.blobs.get(document.current_sha256);
+}

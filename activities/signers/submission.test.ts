@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ServiceError } from '../../lib/errors';
+import type { Widget } from '../../lib/pdf/widgets';
+import { blankPng, dataUrl, signaturePng, TINY_GIF } from '../../test/images';
+import { checkValues, decodeImage } from './submission';
+
+const base = { role: 'R', page: 1, x: 0, y: 0, width: 10, height: 10, required: true };
+const widgets: Widget[] = [
+  { ...base, id: 'sig', type: 'signature' },
+  { ...base, id: 'date', type: 'date' },
+  { ...base, id: 'title', type: 'text' },
+  { ...base, id: 'agree', type: 'checkbox' },
+  { ...base, id: 'term', type: 'dropdown', options: ['1 year', '2 years'] },
+];
+
+/** The `{path, message}` details of the 400 that `run` throws. */
+function refusal(run: () => unknown): Array<{ path: string; message: string }> {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ServiceError);
+    assert.equal(error.code, 'invalid_request');
+    return (error.details ?? []) as Array<{ path: string; message: string }>;
+  }
+  assert.fail('expected invalid_request');
+}
+
+describe('what a signer may submit', () => {
+  it('takes a value of its kind for each of the signer’s own fillable widgets, and none at all', () => {
+    checkValues(widgets, {});
+    checkValues(widgets, { title: 'CFO', agree: false, term: '2 years' });
+    checkValues(widgets, { term: '' });
+  });
+
+  it('refuses values for other widgets, auto-filled ones, and values of the wrong kind, naming each', () => {
+    assert.deepEqual(
+      refusal(() => checkValues(widgets, { theirs: 'x', sig: 'x', date: '2020-01-01', title: true, agree: 'yes', term: '3 years' })),
+      [
+        { path: 'values.theirs', message: 'not a field you fill' },
+        { path: 'values.sig', message: 'not a field you fill' },
+        { path: 'values.date', message: 'not a field you fill' },
+        { path: 'values.title', message: 'expected text' },
+        { path: 'values.agree', message: 'expected true or false' },
+        { path: 'values.term', message: 'expected one of 1 year, 2 years' },
+      ],
+    );
+  });
+
+  it('decodes a PNG or JPEG data URL within the image limits, and names the field otherwise', () => {
+    assert.deepEqual(decodeImage(dataUrl(signaturePng()), 'signature.image'), signaturePng());
+    assert.deepEqual(
+      refusal(() => decodeImage(dataUrl(TINY_GIF, 'image/gif'), 'signature.image')).map((d) => d.path),
+      ['signature.image'],
+    );
+    const tooLarge = refusal(() => decodeImage(dataUrl(blankPng(5000, 5000)), 'initials.image'));
+    assert.equal(tooLarge[0].path, 'initials.image');
+    assert.match(tooLarge[0].message, /4 megapixels/);
+  });
+});
