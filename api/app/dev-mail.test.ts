@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { MailMessage } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
+import { newId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { closeServices, createServices } from '../../runtime/services';
 import { type Stack, startStack } from '../../test/stack';
@@ -36,6 +38,24 @@ describe('/dev/mail', () => {
     const reply = await fetch(`${url}/dev/mail`);
     assert.equal(reply.status, 200);
     assert.match(await reply.text(), /<h1>Outbox/);
+  });
+
+  it('shows a mail’s subject, address, purpose and text as text', async () => {
+    const hostile = `<script>alert(1)</script>" onmouseover="alert(2)'`;
+    await MailMessage.query(stack.deps.db).insert({
+      id: newId('msg'),
+      to_address: `${hostile}@example.test`,
+      subject: hostile,
+      text: `</pre>${hostile}`,
+      purpose: hostile,
+      status: 'stored',
+    });
+    const url = await api({ SVC_ENV: 'development', HOST: '127.0.0.1' });
+    const page = await (await fetch(`${url}/dev/mail`)).text();
+    assert.ok(!page.includes('<script>alert') && !page.includes('</pre><script>'), page);
+    assert.ok(!/onmouseover\s*=\s*"/.test(page), page);
+    assert.match(page, /<h2>&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot; onmouseover=&quot;alert\(2\)&#39;<\/h2>/);
+    assert.match(page, /<pre>&lt;\/pre&gt;&lt;script&gt;/);
   });
 
   it('is not found in development on an API bound to 0.0.0.0', async () => {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { MailMessage } from '../../db/models';
 import type { Services } from '../../lib/services';
-import { escapeHtml } from '../http/html';
+import { html, joinHtml } from '../http/html';
 
 /** Whether the API binds only a loopback address: 127.0.0.0/8, ::1 or localhost. */
 export function isLoopbackHost(host: string): boolean {
@@ -17,16 +17,15 @@ export function devMailRoutes(router: Router, deps: Services): void {
   if (deps.config.env !== 'development' || !isLoopbackHost(deps.config.host)) return;
   router.get('/dev/mail', async (ctx) => {
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);
-    const rows = mails
-      .map(
-        (mail) =>
-          `<article><h2>${escapeHtml(mail.subject)}</h2><p class="meta">To ${escapeHtml(mail.to_address)} · ${mail.created_at.toISOString()} · ${escapeHtml(mail.purpose)} · ${mail.status}</p><pre>${escapeHtml(mail.text)}</pre></article>`,
-      )
-      .join('\n');
+    const rows = mails.map(
+      (mail) =>
+        html`<article><h2>${mail.subject}</h2><p class="meta">To ${mail.to_address} · ${mail.created_at.toISOString()} · ${mail.purpose} · ${mail.status}</p><pre>${mail.text}</pre></article>`,
+    );
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'");
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'html';
-    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outbox</title><link rel="stylesheet" href="/static/sign.css"></head>
-<body><main class="outbox"><h1>Outbox (${deps.mailer.mode === 'smtp' ? 'SMTP delivers mail; copies here' : 'no SMTP_URL: mail stays here'})</h1>${rows || '<p>No mail yet.</p>'}</main></body></html>`;
+    ctx.body =
+      html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outbox</title><link rel="stylesheet" href="/static/sign.css"></head>
+<body><main class="outbox"><h1>Outbox (${deps.mailer.mode === 'smtp' ? 'SMTP delivers mail; copies here' : 'no SMTP_URL: mail stays here'})</h1>${rows.length ? joinHtml(rows, '\n') : html`<p>No mail yet.</p>`}</main></body></html>`.toString();
   });
 }

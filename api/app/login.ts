@@ -3,26 +3,26 @@ import type { Context } from 'koa';
 import { requestLoginCode, signIn, signOut } from '../../activities/principals/sessions';
 import { errors, ServiceError } from '../../lib/errors';
 import type { Services } from '../../lib/services';
-import { escapeHtml } from '../http/html';
+import { html, type SafeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
 import { appState, checkForm, checkOrigin, endAppSession, MAX_NEXT, safeNext, startAppSession } from './session';
 
-function emailForm(appPath: string, next: string, email = ''): string {
-  return `<form method="post" action="${appPath}/login" class="stack">
-<input type="hidden" name="next" value="${escapeHtml(next)}">
-<label>E-mail address <input type="email" name="email" required autocomplete="email" value="${escapeHtml(email)}" data-testid="login-email"></label>
+function emailForm(appPath: string, next: string, email = ''): SafeHtml {
+  return html`<form method="post" action="${appPath}/login" class="stack">
+<input type="hidden" name="next" value="${next}">
+<label>E-mail address <input type="email" name="email" required autocomplete="email" value="${email}" data-testid="login-email"></label>
 <button type="submit" data-testid="login-send">Send me a code</button></form>`;
 }
 
-function codeForm(appPath: string, next: string, email: string): string {
-  return `<p>If <strong>${escapeHtml(email)}</strong> has an account, a 6-digit code is on its way.</p>
+function codeForm(appPath: string, next: string, email: string): SafeHtml {
+  return html`<p>If <strong>${email}</strong> has an account, a 6-digit code is on its way.</p>
 <form method="post" action="${appPath}/login/verify" class="stack">
-<input type="hidden" name="next" value="${escapeHtml(next)}"><input type="hidden" name="email" value="${escapeHtml(email)}">
+<input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}">
 <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="login-code"></label>
 <button type="submit" data-testid="login-verify">Sign in</button></form>
-<form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${escapeHtml(next)}"><input type="hidden" name="email" value="${escapeHtml(email)}"><button type="submit" class="link">Send a new code</button></form>`;
+<form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><button type="submit" class="link">Send a new code</button></form>`;
 }
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
@@ -40,7 +40,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       throw errors.invalidRequest('This form did not come from this app. Open the sign-in page again and retry.');
     await deps.codeLimits.consumeIp(ctx.ip);
   };
-  const page = (ctx: Context, body: string, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
+  const page = (ctx: Context, body: SafeHtml, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
     sendPage(ctx, renderPage({ title: 'Sign in', appPath, body, notice }), status);
 
   router.get(`${appPath}/login`, (ctx) => {

@@ -6,7 +6,7 @@ import { signRequestIdFromToken } from '../../activities/mandates/signing';
 import { ApiKey, Mandate } from '../../db/models';
 import { errors } from '../../lib/errors';
 import type { Services } from '../../lib/services';
-import { escapeHtml } from '../http/html';
+import { html } from '../http/html';
 import { sendPdf } from './files';
 import { hiddenCsrf, renderPage, sendPage } from './layout';
 import { pageHandler, postedForm, principalActor } from './pages/common';
@@ -41,23 +41,22 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
       Mandate.query(deps.db).findById(request.mandate_id),
       ApiKey.query(deps.db).findById(request.api_key_id),
     ]);
-    const link = `${appPath}/sign-request/${escapeHtml(ctx.params.token)}`;
+    const link = `${appPath}/sign-request/${ctx.params.token}`;
     const open = request.status === 'open' && request.expires_at.getTime() > Date.now();
     const noAppearance = !principal!.signature_sha256;
-    const body = `<dl class="facts" data-testid="sign-request">
-<dt>Document</dt><dd>${escapeHtml(document.name)} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>
-<dt>Asked by</dt><dd>Your API key “${escapeHtml(key!.label)}” (${escapeHtml(key!.prefix)}…)</dd>
-<dt>Its reason</dt><dd>${escapeHtml(request.reason)}</dd>
-<dt>Mandate</dt><dd>${escapeHtml(mandate!.name)} (${escapeHtml(mandate!.id)}, ${mandate!.confirmation_level})</dd>
+    const body = html`<dl class="facts" data-testid="sign-request">
+<dt>Document</dt><dd>${document.name} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>
+<dt>Asked by</dt><dd>Your API key “${key!.label}” (${key!.prefix}…)</dd>
+<dt>Its reason</dt><dd>${request.reason}</dd>
+<dt>Mandate</dt><dd>${mandate!.name} (${mandate!.id}, ${mandate!.confirmation_level})</dd>
 <dt>Expires</dt><dd>${request.expires_at.toISOString()}</dd>
-<dt>Status</dt><dd data-testid="sign-request-status">${escapeHtml(WORDS[request.status] ?? request.status)}${request.error_message ? `: ${escapeHtml(request.error_message)}` : ''}</dd></dl>
+<dt>Status</dt><dd data-testid="sign-request-status">${WORDS[request.status] ?? request.status}${request.error_message && `: ${request.error_message}`}</dd></dl>
 ${
-  open
-    ? `${noAppearance ? `<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>` : ''}
+  open &&
+  html`${noAppearance && html`<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>`}
 <p>Confirming applies your stored signature to this document now, as you, with the line “Signer (via authorized agent)” and this mandate on its certificate.</p>
-<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<button type="submit" data-testid="confirm" ${noAppearance ? 'disabled' : ''}>Confirm and sign</button></form>
+<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>Confirm and sign</button></form>
 <form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">Decline</button></form></div>`
-    : ''
 }`;
     sendPage(ctx, renderPage({ title: 'Confirm a signature', appPath, principal, csrf, body, notice }), status);
   }

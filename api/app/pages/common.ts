@@ -4,7 +4,7 @@ import type { MandateDeps } from '../../../activities/mandates/mandates';
 import type { Principal } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { type HtmlValue, html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { type Form, readForm } from '../forms';
 import { type PageOptions, renderPage, sendPage } from '../layout';
@@ -33,7 +33,7 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       ctx.set(error.headers);
-      const back = `<p><a href="${escapeHtml(ctx.path)}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
+      const back = html`<p><a href="${ctx.path}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
       sendPage(
         ctx,
         renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }),
@@ -67,21 +67,21 @@ export function mandateDeps(deps: Services): MandateDeps {
 }
 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */
-export function when(date: Date | null | undefined, empty = '—'): string {
-  if (!date) return empty;
+export function when(date: Date | null | undefined, empty = '—'): SafeHtml {
+  if (!date) return html`${empty}`;
   const iso = date.toISOString();
-  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 /**
  * The error of a form, next to it: the rule's message, or with `describe`, a list of what to
  * correct, one line per detail.
  */
-export function formErrors(error: ServiceError | undefined, describe?: (detail: ErrorDetail) => string): string {
-  if (!error) return '';
-  const details = describe && error.details?.length ? error.details.map((detail) => `<li>${escapeHtml(describe(detail))}</li>`) : [];
+export function formErrors(error: ServiceError | undefined, describe?: (detail: ErrorDetail) => string): SafeHtml {
+  if (!error) return html``;
+  const details = describe && error.details?.length ? error.details.map((detail) => html`<li>${describe(detail)}</li>`) : [];
   const head = details.length ? 'Please correct the following:' : error.message;
-  return `<div class="form-errors" role="alert" data-testid="form-errors"><p>${escapeHtml(head)}</p>${details.length ? `<ul>${details.join('')}</ul>` : ''}</div>`;
+  return html`<div class="form-errors" role="alert" data-testid="form-errors"><p>${head}</p>${details.length > 0 && html`<ul>${details}</ul>`}</div>`;
 }
 
 /** A ServiceError kept to show beside the form; anything else is a bug and propagates. */
@@ -98,25 +98,22 @@ export function noticeFrom(ctx: Context, notices: Record<string, string>): Notic
 }
 
 export interface TableRow {
-  /** Trusted attributes of the <tr> (escaped already). */
-  attrs?: string;
-  /** Trusted HTML per column; the first is the row's header. */
-  cells: string[];
+  /** Attributes of the <tr>, name → value (names are written in code, values are escaped). */
+  attrs?: Record<string, string>;
+  /** One value per column; the first is the row's header. */
+  cells: HtmlValue[];
 }
 
 /** A table that becomes one card per row on a phone: each cell names its column (data-label). */
-export function dataTable(testid: string, columns: string[], rows: TableRow[]): string {
-  const head = columns
-    .map((column) => `<th scope="col">${column ? escapeHtml(column) : '<span class="visually-hidden">Actions</span>'}</th>`)
-    .join('');
-  const body = rows
-    .map(({ attrs, cells }) => {
-      const [first, ...rest] = cells;
-      const tds = rest
-        .map((cell, index) => (columns[index + 1] ? `<td data-label="${escapeHtml(columns[index + 1])}">${cell}</td>` : `<td>${cell}</td>`))
-        .join('');
-      return `<tr${attrs ? ` ${attrs}` : ''}><th scope="row">${first}</th>${tds}</tr>`;
-    })
-    .join('');
-  return `<div class="table-wrap"><table class="stacked" data-testid="${escapeHtml(testid)}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+export function dataTable(testid: string, columns: string[], rows: TableRow[]): SafeHtml {
+  const head = columns.map((column) => html`<th scope="col">${column || html`<span class="visually-hidden">Actions</span>`}</th>`);
+  const body = rows.map(({ attrs = {}, cells }) => {
+    const [first, ...rest] = cells;
+    const tds = rest.map((cell, index) =>
+      columns[index + 1] ? html`<td data-label="${columns[index + 1]}">${cell}</td>` : html`<td>${cell}</td>`,
+    );
+    const attributes = Object.entries(attrs).map(([name, value]) => html` ${name}="${value}"`);
+    return html`<tr${attributes}><th scope="row">${first}</th>${tds}</tr>`;
+  });
+  return html`<div class="table-wrap"><table class="stacked" data-testid="${testid}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }

@@ -12,7 +12,7 @@ import {
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
 import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandates';
@@ -60,7 +60,7 @@ function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: Conf
   return { level: form.level as ConfirmationLevel, mode: form.mode as MandateMode, expiresAt };
 }
 
-const checked = (on: boolean) => (on ? ' checked' : '');
+const checked = (on: boolean) => on && html` checked`;
 
 /** The grant form: key, name, level, mode, expiry, then the clickwrap. */
 export function grantRoutes(router: Router, deps: Services, appPath: string): void {
@@ -70,46 +70,41 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
   /** `listed`: an error of the form's own checks, whose details are sentences to list. */
   async function sendForm(ctx: Context, principal: Principal, csrf: string, form: GrantForm, error?: ServiceError, listed = false) {
     const keys = (await keysOfPrincipal(deps.db, principal.id)).filter((key) => !key.revoked_at);
-    let body: string;
+    let body: SafeHtml;
     if (levels.length === 0) {
-      body = '<p data-testid="signing-disabled">Signing mandates are turned off on this deployment.</p>';
+      body = html`<p data-testid="signing-disabled">Signing mandates are turned off on this deployment.</p>`;
     } else if (keys.length === 0) {
-      body = `<p data-testid="no-keys">A mandate is granted to one of your API keys, and you have none. <a href="${appPath}/keys">Create an API key</a> first.</p>`;
+      body = html`<p data-testid="no-keys">A mandate is granted to one of your API keys, and you have none. <a href="${appPath}/keys">Create an API key</a> first.</p>`;
     } else {
-      const keyOptions = keys
-        .map(
-          (key) =>
-            `<option value="${escapeHtml(key.id)}"${key.id === form.api_key_id ? ' selected' : ''}>${escapeHtml(key.label)} (${escapeHtml(key.prefix)}…)</option>`,
-        )
-        .join('');
-      const levelChoices = levels
-        .map(
-          (level) =>
-            `<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span><strong>${level}</strong>: ${LEVEL_WORDS[level]}.</span></label>`,
-        )
-        .join('');
-      const l2Note = flags.l2_signing
-        ? ''
-        : '<p class="hint" data-testid="l2-disabled">L2 (signing without asking each time) is turned off on this deployment, so only L1 is offered.</p>';
-      const l1Note = flags.l1_signing ? '' : '<p class="hint">L1 is turned off on this deployment.</p>';
+      const keyOptions = keys.map(
+        (key) => html`<option value="${key.id}"${key.id === form.api_key_id && html` selected`}>${key.label} (${key.prefix}…)</option>`,
+      );
+      const levelChoices = levels.map(
+        (level) =>
+          html`<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span><strong>${level}</strong>: ${LEVEL_WORDS[level]}.</span></label>`,
+      );
+      const l2Note =
+        !flags.l2_signing &&
+        html`<p class="hint" data-testid="l2-disabled">L2 (signing without asking each time) is turned off on this deployment, so only L1 is offered.</p>`;
+      const l1Note = !flags.l1_signing && html`<p class="hint">L1 is turned off on this deployment.</p>`;
       const modeChoices = MODES.map(
         (mode) =>
-          `<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span><strong>${mode}</strong>: ${MODE_WORDS[mode]}.</span></label>`,
-      ).join('');
-      body = `<p>Choose which key may sign for you, and how. Nothing is granted until you enter the code we e-mail you next.</p>
+          html`<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span><strong>${mode}</strong>: ${MODE_WORDS[mode]}.</span></label>`,
+      );
+      body = html`<p>Choose which key may sign for you, and how. Nothing is granted until you enter the code we e-mail you next.</p>
 <form method="post" action="${appPath}/mandates/new" class="stack" data-testid="grant-form" novalidate>${hiddenCsrf(csrf)}${formErrors(error, listed ? (detail) => detail.message : undefined)}
 <label for="grant-key">API key</label>
 <select id="grant-key" name="api_key_id" required data-testid="grant-key"><option value="">Choose a key…</option>${keyOptions}</select>
 <label for="grant-name">Name of the mandate</label>
-<input id="grant-name" name="name" required maxlength="200" value="${escapeHtml(form.name)}" aria-describedby="grant-name-help" data-testid="grant-name">
+<input id="grant-name" name="name" required maxlength="200" value="${form.name}" aria-describedby="grant-name-help" data-testid="grant-name">
 <p id="grant-name-help" class="hint">For you and the completion certificate, for example “Supplier NDAs”.</p>
 <fieldset><legend>Confirmation level</legend>${levelChoices}${l2Note}${l1Note}</fieldset>
 <fieldset><legend>Which documents it covers</legend>${modeChoices}</fieldset>
 <label for="grant-expiry">Expires (optional)</label>
-<input id="grant-expiry" type="date" name="expires_on" value="${escapeHtml(form.expires_on)}" min="${new Date().toISOString().slice(0, 10)}" aria-describedby="grant-expiry-help" data-testid="grant-expiry">
+<input id="grant-expiry" type="date" name="expires_on" value="${form.expires_on}" min="${new Date().toISOString().slice(0, 10)}" aria-describedby="grant-expiry-help" data-testid="grant-expiry">
 <p id="grant-expiry-help" class="hint">The mandate ends at the end of that day (23:59 UTC). Leave it empty for no expiry; you can revoke it at any time.</p>
 <fieldset class="consent"><legend>Terms of the mandate <span class="version" data-testid="consent-version">${CONSENT_VERSION}</span></legend>
-<p id="consent-text" class="consent-text" data-testid="consent-text">${escapeHtml(CONSENT_TEXT)}</p>
+<p id="consent-text" class="consent-text" data-testid="consent-text">${CONSENT_TEXT}</p>
 <input type="hidden" name="consent_version" value="${CONSENT_VERSION}">
 <label class="choice"><input type="checkbox" name="consent" value="accepted" required aria-describedby="consent-text"${checked(form.consent)} data-testid="grant-consent"><span>I accept these terms (${CONSENT_VERSION}).</span></label></fieldset>
 <div><button type="submit" class="primary" data-testid="grant-submit">Continue: e-mail me a code</button> <a href="${appPath}/mandates">Cancel</a></div></form>`;
@@ -120,18 +115,18 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
   async function sendConfirm(ctx: Context, principal: Principal, csrf: string, mandate: Mandate, notice?: Notice, status = 200) {
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === mandate.api_key_id);
     const current = mandateStatus(mandate);
-    const facts = `<dl class="facts" data-testid="mandate-facts"><dt>Name</dt><dd>${escapeHtml(mandate.name)}</dd><dt>API key</dt><dd>${escapeHtml(key?.label ?? '')} <code>${escapeHtml(key?.prefix ?? '')}…</code></dd>
-<dt>Level</dt><dd>${mandate.confirmation_level}: ${LEVEL_WORDS[mandate.confirmation_level]}</dd><dt>Covers</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>Expires</dt><dd>${when(mandate.expires_at, 'no expiry')}</dd><dt>Terms</dt><dd>${escapeHtml(mandate.consent_version)}, accepted ${when(mandate.consent_accepted_at)}</dd></dl>`;
+    const facts = html`<dl class="facts" data-testid="mandate-facts"><dt>Name</dt><dd>${mandate.name}</dd><dt>API key</dt><dd>${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code></dd>
+<dt>Level</dt><dd>${mandate.confirmation_level}: ${LEVEL_WORDS[mandate.confirmation_level]}</dd><dt>Covers</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>Expires</dt><dd>${when(mandate.expires_at, 'no expiry')}</dd><dt>Terms</dt><dd>${mandate.consent_version}, accepted ${when(mandate.consent_accepted_at)}</dd></dl>`;
     const minutes = Math.round(deps.config.durations.oneTimeCodeMs / 60_000);
     const body =
       current === 'pending'
-        ? `${facts}<p>We e-mailed a 6-digit code to <strong>${escapeHtml(principal.email)}</strong>. Enter it to grant the mandate; it works once, for ${minutes} minutes.</p>
-<form method="post" action="${appPath}/mandates/${escapeHtml(mandate.id)}/confirm" class="stack" data-testid="grant-code-form">${hiddenCsrf(csrf)}
+        ? html`${facts}<p>We e-mailed a 6-digit code to <strong>${principal.email}</strong>. Enter it to grant the mandate; it works once, for ${minutes} minutes.</p>
+<form method="post" action="${appPath}/mandates/${mandate.id}/confirm" class="stack" data-testid="grant-code-form">${hiddenCsrf(csrf)}
 <label for="grant-code">Code from the e-mail</label>
 <input id="grant-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="grant-code">
 <div><button type="submit" class="primary" data-testid="grant-confirm">Grant the mandate</button></div></form>
-<form method="post" action="${appPath}/mandates/${escapeHtml(mandate.id)}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">Send a new code</button></form>`
-        : `${facts}<p>This mandate is <span class="badge ${current}">${current}</span>.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`;
+<form method="post" action="${appPath}/mandates/${mandate.id}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">Send a new code</button></form>`
+        : html`${facts}<p>This mandate is <span class="badge ${current}">${current}</span>.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`;
     sendPage(ctx, renderPage({ title: 'Confirm the mandate', appPath, principal, csrf, body, notice, current: '/mandates' }), status);
   }
 

@@ -5,7 +5,7 @@ import { mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../acti
 import type { Mandate, MandateMode, Principal } from '../../../db/models';
 import { errors } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { html, joinHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { dataTable, pageHandler, postedForm, principalActor, when } from './common';
 import { grantRoutes } from './mandate-grant';
@@ -45,32 +45,30 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
               ? `${await l2AppliesToday(deps.db, mandate.id)} of ${DAILY_L2_CAP}`
               : '—';
           const actions = [
-            status === 'pending'
-              ? `<a href="${appPath}/mandates/${escapeHtml(mandate.id)}/confirm" data-testid="mandate-enter-code">Enter the code</a>`
-              : '',
-            status === 'pending' || status === 'active'
-              ? `<a href="${appPath}/mandates/${escapeHtml(mandate.id)}/revoke" class="danger-link" data-testid="mandate-revoke">${status === 'pending' ? 'Cancel' : 'Revoke'}</a>`
-              : '',
+            status === 'pending' &&
+              html`<a href="${appPath}/mandates/${mandate.id}/confirm" data-testid="mandate-enter-code">Enter the code</a>`,
+            (status === 'pending' || status === 'active') &&
+              html`<a href="${appPath}/mandates/${mandate.id}/revoke" class="danger-link" data-testid="mandate-revoke">${status === 'pending' ? 'Cancel' : 'Revoke'}</a>`,
           ].filter(Boolean);
           return {
-            attrs: `data-testid="mandate-row" data-mandate-id="${escapeHtml(mandate.id)}"`,
+            attrs: { 'data-testid': 'mandate-row', 'data-mandate-id': mandate.id },
             cells: [
-              escapeHtml(mandate.name),
-              `${escapeHtml(key?.label ?? '')} <code>${escapeHtml(key?.prefix ?? '')}…</code>${key?.revoked_at ? ' (revoked key)' : ''}`,
-              `<abbr title="${LEVEL_WORDS[mandate.confirmation_level]}">${mandate.confirmation_level}</abbr>`,
+              mandate.name,
+              html`${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code>${key?.revoked_at ? ' (revoked key)' : ''}`,
+              html`<abbr title="${LEVEL_WORDS[mandate.confirmation_level]}">${mandate.confirmation_level}</abbr>`,
               MODE_WORDS[mandate.mode],
               when(mandate.expires_at, 'no expiry'),
-              `<span class="badge ${status}" data-testid="mandate-status">${status}</span>`,
+              html`<span class="badge ${status}" data-testid="mandate-status">${status}</span>`,
               today,
-              actions.join(' '),
+              joinHtml(actions, ' '),
             ],
           };
         }),
       );
       const table = rows.length
         ? dataTable('mandates', ['Name', 'API key', 'Level', 'Covers', 'Expires', 'Status', 'L2 today', ''], rows)
-        : '<p class="muted" data-testid="no-mandates">You have granted no mandates: no agent can sign for you.</p>';
-      const body = `<p>A mandate lets one of your API keys apply your stored signature for you, within limits you choose. It is not a signature itself, and the key never becomes a party to a document.</p>
+        : html`<p class="muted" data-testid="no-mandates">You have granted no mandates: no agent can sign for you.</p>`;
+      const body = html`<p>A mandate lets one of your API keys apply your stored signature for you, within limits you choose. It is not a signature itself, and the key never becomes a party to a document.</p>
 <ul><li><strong>L1</strong>: ${LEVEL_WORDS.L1}.</li><li><strong>L2</strong>: ${LEVEL_WORDS.L2}.</li></ul>
 <p><a class="button primary" href="${appPath}/mandates/new" data-testid="grant-mandate">Grant a mandate</a></p>${table}`;
       sendPage(
@@ -95,12 +93,12 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
       const status = mandateStatus(mandate);
       const body =
         status === 'revoked'
-          ? `<p>The mandate “${escapeHtml(mandate.name)}” was revoked ${when(mandate.revoked_at)}.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`
-          : `<p>Revoke the ${mandate.confirmation_level} mandate “<strong>${escapeHtml(mandate.name)}</strong>”?</p>
+          ? html`<p>The mandate “${mandate.name}” was revoked ${when(mandate.revoked_at)}.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`
+          : html`<p>Revoke the ${mandate.confirmation_level} mandate “<strong>${mandate.name}</strong>”?</p>
 <ul><li>Its key can no longer sign for you, from this moment; open confirmation requests under it can no longer be applied.</li>
 <li>When it is the key’s last active mandate, the scope <code>documents:sign</code> is removed from the key.</li>
 <li><strong>Documents already completed stay signed</strong>: revoking does not undo them.</li></ul>
-<form method="post" action="${appPath}/mandates/${escapeHtml(mandate.id)}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="mandate-revoke-confirm">Revoke the mandate</button><a class="button" href="${appPath}/mandates">Keep it</a></form>`;
+<form method="post" action="${appPath}/mandates/${mandate.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="mandate-revoke-confirm">Revoke the mandate</button><a class="button" href="${appPath}/mandates">Keep it</a></form>`;
       sendPage(ctx, renderPage({ title: 'Revoke a mandate', appPath, principal, csrf, body, current: '/mandates' }));
     }),
   );

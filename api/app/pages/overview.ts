@@ -4,7 +4,7 @@ import { mandateStatus, mandatesOfPrincipal } from '../../../activities/mandates
 import { confirmUrl } from '../../../activities/mandates/signing';
 import { type ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { html } from '../../http/html';
 import { renderPage, sendPage } from '../layout';
 import { pageHandler, when } from './common';
 
@@ -26,40 +26,37 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
     const plan = tenant!.plan;
 
     const signature = principal.signature_sha256
-      ? `<p data-testid="signature-status">Stored (${escapeHtml(principal.signature_kind ?? '')}, ${when(principal.signature_updated_at)}). <a href="${appPath}/signature">See or change it</a></p>`
-      : `<p data-testid="signature-status"><strong>Not stored yet.</strong> Agents cannot sign for you until you <a href="${appPath}/signature">add your signature</a>.</p>`;
+      ? html`<p data-testid="signature-status">Stored (${principal.signature_kind ?? ''}, ${when(principal.signature_updated_at)}). <a href="${appPath}/signature">See or change it</a></p>`
+      : html`<p data-testid="signature-status"><strong>Not stored yet.</strong> Agents cannot sign for you until you <a href="${appPath}/signature">add your signature</a>.</p>`;
 
     const openRequests = requests.length
-      ? `<ul class="cards" data-testid="open-sign-requests">${requests
-          .map((request) => {
-            const key = keyOf.get(request.api_key_id);
-            const link = new URL(confirmUrl(deps.config.appUrl, deps.secret, request.id)).pathname;
-            return `<li><a href="${escapeHtml(link)}" data-testid="sign-request-link"><strong>${escapeHtml(nameOf.get(request.document_id) ?? request.document_id)}</strong></a>
-<span class="meta">Asked by “${escapeHtml(key?.label ?? '')}” · ${escapeHtml(request.reason)} · expires ${when(request.expires_at)}</span></li>`;
-          })
-          .join('')}</ul>`
-      : '<p class="muted">Nothing is waiting for you.</p>';
+      ? html`<ul class="cards" data-testid="open-sign-requests">${requests.map((request) => {
+          const key = keyOf.get(request.api_key_id);
+          const link = new URL(confirmUrl(deps.config.appUrl, deps.secret, request.id)).pathname;
+          return html`<li><a href="${link}" data-testid="sign-request-link"><strong>${nameOf.get(request.document_id) ?? request.document_id}</strong></a>
+<span class="meta">Asked by “${key?.label ?? ''}” · ${request.reason} · expires ${when(request.expires_at)}</span></li>`;
+        })}</ul>`
+      : html`<p class="muted">Nothing is waiting for you.</p>`;
 
     const liveKeys = keys.filter((key) => !key.revoked_at);
     const keyList = liveKeys.length
-      ? `<ul>${liveKeys.map((key) => `<li>${escapeHtml(key.label)} <code>${escapeHtml(key.prefix)}…</code>${key.scopes.includes('documents:sign') ? ' · may sign under a mandate' : ''}</li>`).join('')}</ul>`
-      : `<p class="muted">No API keys yet.</p>`;
+      ? html`<ul>${liveKeys.map((key) => html`<li>${key.label} <code>${key.prefix}…</code>${key.scopes.includes('documents:sign') ? ' · may sign under a mandate' : ''}</li>`)}</ul>`
+      : html`<p class="muted">No API keys yet.</p>`;
 
     const mandateList = mandates.length
-      ? `<ul>${mandates
+      ? html`<ul>${mandates
           .slice(0, 10)
           .map(
             (mandate) =>
-              `<li>${escapeHtml(mandate.name)} · ${mandate.confirmation_level} · ${escapeHtml(keyOf.get(mandate.api_key_id)?.label ?? '')} · <span class="badge ${mandateStatus(mandate)}">${mandateStatus(mandate)}</span></li>`,
-          )
-          .join('')}</ul>`
-      : '<p class="muted">No mandates: no agent can sign for you.</p>';
+              html`<li>${mandate.name} · ${mandate.confirmation_level} · ${keyOf.get(mandate.api_key_id)?.label ?? ''} · <span class="badge ${mandateStatus(mandate)}">${mandateStatus(mandate)}</span></li>`,
+          )}</ul>`
+      : html`<p class="muted">No mandates: no agent can sign for you.</p>`;
 
-    const body = `<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for your confirmation</h2>${openRequests}</section>
+    const body = html`<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for your confirmation</h2>${openRequests}</section>
 <section aria-labelledby="signature-title"><h2 id="signature-title">Your signature</h2>${signature}</section>
 <section aria-labelledby="keys-title"><h2 id="keys-title">API keys</h2>${keyList}<p><a href="${appPath}/keys">Manage API keys</a></p></section>
 <section aria-labelledby="mandates-title"><h2 id="mandates-title">Mandates</h2>${mandateList}<p><a href="${appPath}/mandates">Manage mandates</a></p></section>
-<section aria-labelledby="plan-title"><h2 id="plan-title">Plan</h2><p data-testid="plan">Your account is on the <strong>${escapeHtml(plan)}</strong> plan.${
+<section aria-labelledby="plan-title"><h2 id="plan-title">Plan</h2><p data-testid="plan">Your account is on the <strong>${plan}</strong> plan.${
       isBusinessPlus(plan) ? ' API access is included.' : ' API access (and so API keys and mandates) needs the Business plan or higher.'
     }</p></section>`;
     sendPage(ctx, renderPage({ title: 'Overview', appPath, principal, csrf, body, current: '/' }));

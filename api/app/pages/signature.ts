@@ -4,7 +4,7 @@ import { MAX_APPEARANCE_BYTES, storeAppearance } from '../../../activities/princ
 import type { Principal } from '../../../db/models';
 import { errors, ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 
@@ -19,12 +19,12 @@ function drawnBytes(value: string): Buffer {
   return Buffer.from(match[1], 'base64');
 }
 
-function renderSignature(appPath: string, principal: Principal, csrf: string): string {
+function renderSignature(appPath: string, principal: Principal, csrf: string): SafeHtml {
   const current = principal.signature_sha256
-    ? `<figure class="signature" data-testid="signature-current"><img src="${appPath}/signature/image?v=${escapeHtml(principal.signature_sha256.slice(0, 12))}" alt="Your stored signature">
-<figcaption>Stored ${when(principal.signature_updated_at)} (${escapeHtml(principal.signature_kind ?? '')}). It is what your mandates apply; agents cannot change it.</figcaption></figure>`
-    : '<p data-testid="signature-current"><strong>No signature stored yet.</strong> Until you add one, no agent can sign for you, even with a mandate.</p>';
-  return `${current}
+    ? html`<figure class="signature" data-testid="signature-current"><img src="${appPath}/signature/image?v=${principal.signature_sha256.slice(0, 12)}" alt="Your stored signature">
+<figcaption>Stored ${when(principal.signature_updated_at)} (${principal.signature_kind ?? ''}). It is what your mandates apply; agents cannot change it.</figcaption></figure>`
+    : html`<p data-testid="signature-current"><strong>No signature stored yet.</strong> Until you add one, no agent can sign for you, even with a mandate.</p>`;
+  return html`${current}
 <section aria-labelledby="upload-title" class="card"><h2 id="upload-title">Upload an image</h2>
 <form method="post" action="${appPath}/signature" enctype="multipart/form-data" class="stack" data-testid="upload-form">${hiddenCsrf(csrf)}
 <label for="signature-file">A PNG or JPEG image of your signature, up to 2 MB and 4 megapixels</label>

@@ -7,7 +7,7 @@ import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
 import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
 import type { Services } from '../../../lib/services';
 import { assertStorableJson } from '../../../lib/text';
-import { escapeHtml } from '../../http/html';
+import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, refusal, when } from './common';
 
@@ -58,50 +58,53 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   throw errors.invalidRequest('The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
 }
 
-function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors: string): string {
+function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors?: SafeHtml): SafeHtml {
   const list = templates.length
     ? dataTable(
         'templates',
         ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id'],
         templates.map((template) => ({
-          attrs: 'data-testid="template-row"',
+          attrs: { 'data-testid': 'template-row' },
           cells: [
-            escapeHtml(template.name),
-            String(template.page_count),
-            template.roles.map(escapeHtml).join(', '),
-            String(template.widgets.length),
+            template.name,
+            template.page_count,
+            joinHtml(template.roles, ', '),
+            template.widgets.length,
             when(template.created_at),
-            `<code>${escapeHtml(template.id)}</code>`,
+            html`<code>${template.id}</code>`,
           ],
         })),
       )
-    : '<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>';
-  return `<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>
+    : html`<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>`;
+  return html`<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>
 ${list}
 <section class="card" aria-labelledby="new-template-title"><h2 id="new-template-title">Add a template</h2>
 <form method="post" action="${appPath}/templates" enctype="multipart/form-data" class="stack" data-testid="template-form">${hiddenCsrf(csrf)}${errors}
 <label for="template-name">Name</label>
-<input id="template-name" name="name" required maxlength="200" value="${escapeHtml(form.name)}" data-testid="template-name">
+<input id="template-name" name="name" required maxlength="200" value="${form.name}" data-testid="template-name">
 <label for="template-pdf">PDF, up to 20 MB</label>
 <input id="template-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required aria-describedby="template-pdf-help" data-testid="template-pdf">
-<p id="template-pdf-help" class="hint">${errors ? '<strong>Choose the PDF again:</strong> browsers do not keep a chosen file after an error. ' : ''}Without a password.</p>
+<p id="template-pdf-help" class="hint">${errors && html`<strong>Choose the PDF again:</strong> browsers do not keep a chosen file after an error. `}Without a password.</p>
 <label for="template-roles">Signer roles in signing order (optional)</label>
-<input id="template-roles" name="roles" maxlength="2000" value="${escapeHtml(form.roles)}" aria-describedby="template-roles-help" data-testid="template-roles">
+<input id="template-roles" name="roles" maxlength="2000" value="${form.roles}" aria-describedby="template-roles-help" data-testid="template-roles">
 <p id="template-roles-help" class="hint">Separated by commas, for example “Seller, Buyer”. Empty: the roles of the widgets, in the order they first appear.</p>
 <label for="template-widgets">Widgets (JSON)</label>
-<textarea id="template-widgets" name="widgets" rows="14" required spellcheck="false" aria-describedby="widgets-help" data-testid="template-widgets">${escapeHtml(form.widgets)}</textarea>
+<textarea id="template-widgets" name="widgets" rows="14" required spellcheck="false" aria-describedby="widgets-help" data-testid="template-widgets">${form.widgets}</textarea>
 <div id="widgets-help" class="hint help">
 <p>A JSON list with one object per field:</p>
 <ul>
 <li><code>id</code>: your name for the field (letters, digits, <code>_ . -</code>), unique in the template;</li>
-<li><code>type</code>: ${WIDGET_TYPES.map((type) => `<code>${type}</code>`).join(', ')};</li>
+<li><code>type</code>: ${joinHtml(
+    WIDGET_TYPES.map((type) => html`<code>${type}</code>`),
+    ', ',
+  )};</li>
 <li><code>role</code>: the signer who fills it;</li>
 <li><code>page</code>: from 1; <code>x</code>, <code>y</code>, <code>width</code>, <code>height</code>: in PDF points (72 to an inch) from the page’s <strong>top-left</strong> corner;</li>
 <li><code>required</code>: <code>true</code> (the default) or <code>false</code>; <code>label</code>: optional text shown to the signer;</li>
 <li><code>options</code>: the choices of a <code>dropdown</code> (and only of a dropdown).</li>
 </ul>
 <p>Signature, initials, date, name and e-mail fill themselves when the signer signs; text, checkbox and dropdown are filled by the signer. For example (the <code>//</code> comments explain; leave them out of your JSON):</p>
-<pre>${escapeHtml(EXAMPLE)}</pre></div>
+<pre>${EXAMPLE}</pre></div>
 <div><button type="submit" class="primary" data-testid="template-create">Add template</button></div></form></section>`;
 }
 
@@ -112,7 +115,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
     principal: Principal,
     csrf: string,
     form: TemplateForm,
-    errors = '',
+    errors?: SafeHtml,
     status = 200,
     notice?: ReturnType<typeof noticeFrom>,
   ) {
@@ -143,7 +146,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
         principal,
         csrf,
         { name: '', roles: '', widgets: '' },
-        '',
+        undefined,
         200,
         noticeFrom(ctx, { created: 'The template is added. Agents can use it now.' }),
       );

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../http/html';
+import { html } from '../../http/html';
 
 export interface SignPageOptions {
   token: string;
@@ -16,17 +16,17 @@ export interface SignPageOptions {
  * inline script or style, so the markup carries classes only.
  */
 export function renderSignPage(options: SignPageOptions): string {
-  const head = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.invalid ? 'Link not valid' : `Sign: ${escapeHtml(options.documentName ?? '')}`}</title>
+  const head = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.invalid ? 'Link not valid' : `Sign: ${options.documentName ?? ''}`}</title>
 <link rel="stylesheet" href="/static/sign.css"></head><body>`;
   if (options.invalid) {
-    return `${head}<main class="notice"><h1>This link is not valid</h1><p>The sign link is wrong or no longer in use. Ask the sender for a new one.</p></main></body></html>`;
+    return html`${head}<main class="notice"><h1>This link is not valid</h1><p>The sign link is wrong or no longer in use. Ask the sender for a new one.</p></main></body></html>`.toString();
   }
   // The alert and status regions exist from the first paint so that screen readers announce changes.
-  return `${head}<main id="sign" data-base="${escapeHtml(`${options.appPath}/sign/${options.token}`)}" data-verified="${options.verified ? 'true' : 'false'}" data-email="${escapeHtml(options.maskedEmail ?? '')}">
-<header class="top"><h1>${escapeHtml(options.documentName ?? '')}</h1><p class="for" data-testid="signer">For ${escapeHtml(options.signerName ?? '')}</p></header>
+  return html`${head}<main id="sign" data-base="${options.appPath}/sign/${options.token}" data-verified="${options.verified ? 'true' : 'false'}" data-email="${options.maskedEmail ?? ''}">
+<header class="top"><h1>${options.documentName ?? ''}</h1><p class="for" data-testid="signer">For ${options.signerName ?? ''}</p></header>
 <div class="alert" role="alert" data-testid="alert"></div>
 <p class="status" role="status" data-testid="status"></p>
 <div id="view" class="view"><noscript>This page needs JavaScript to show and sign the document.</noscript></div>
-</main><script type="module" src="/static/sign.js"></script></body></html>`;
+</main><script type="module" src="/static/sign.js"></script></body></html>`.toString();
 }
