@@ -1,4 +1,4 @@
-import type { Model, QueryBuilder } from 'objection';
+import { type Model, type QueryBuilder, raw } from 'objection';
 import { errors } from './errors';
 
 interface Cursor {
@@ -32,23 +32,25 @@ function decodeCursor(cursor: string): Cursor {
   throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
 }
 
-/** One page of a newest-first list; `next_cursor` is null on the last page. */
+/**
+ * One page of a newest-first list; `next_cursor` is null on the last page. Rows are ordered and
+ * compared by their creation time in milliseconds, the precision a Date (and so the cursor) has:
+ * PostgreSQL keeps microseconds, and rows made within one millisecond of the cursor's would be skipped.
+ */
 export async function page<M extends Model & { created_at: Date; id: string }>(
   query: QueryBuilder<M>,
   options: { limit: number; cursor?: string; table: string },
 ): Promise<{ items: M[]; next_cursor: string | null }> {
+  const created = raw(`date_trunc('milliseconds', ??)`, [`${options.table}.created_at`]);
+  const id = `${options.table}.id`;
   if (options.cursor) {
-    const { t, id } = decodeCursor(options.cursor);
-    const at = new Date(t);
-    query.where((q) =>
-      q
-        .where(`${options.table}.created_at`, '<', at)
-        .orWhere((same) => same.where(`${options.table}.created_at`, '=', at).where(`${options.table}.id`, '<', id)),
-    );
+    const cursor = decodeCursor(options.cursor);
+    const at = new Date(cursor.t);
+    query.where((q) => q.where(created, '<', at).orWhere((same) => same.where(created, '=', at).where(id, '<', cursor.id)));
   }
   const rows = (await query
-    .orderBy(`${options.table}.created_at`, 'desc')
-    .orderBy(`${options.table}.id`, 'desc')
+    .orderBy(created, 'desc')
+    .orderBy(id, 'desc')
     .limit(options.limit + 1)) as M[];
   const items = rows.slice(0, options.limit);
   return { items, next_cursor: rows.length > options.limit ? encodeCursor(items[items.length - 1]) : null };

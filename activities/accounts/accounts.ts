@@ -4,6 +4,7 @@ import { ApiKey, PLANS, type Plan, Principal, Tenant } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { type Actor, recordAudit } from '../audit/audit';
+import { authorize } from './authorize';
 
 /** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
 export const DEFAULT_SCOPES = [
@@ -24,9 +25,7 @@ const KEY_RANDOM_LENGTH = 32;
 const KEY_DISPLAY_LENGTH = 8;
 const KEY_PATTERN = /^svc_[0-9A-Za-z]{32}$/;
 
-export function isBusinessPlus(plan: Plan): boolean {
-  return plan === 'business' || plan === 'enterprise';
-}
+export { isBusinessPlus } from './authorize';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -149,8 +148,7 @@ export async function keysOfPrincipal(db: Db, principalId: string): Promise<ApiK
 /** A key made by the principal in the app: API access needs Business+, as for the API itself. */
 export async function createOwnKey(db: Db, principal: Principal, label: string, actor: Actor): Promise<CreatedKey> {
   const tenant = (await Tenant.query(db).findById(principal.tenant_id))!;
-  if (!isBusinessPlus(tenant.plan))
-    throw errors.planRequired(`API keys need the Business plan or higher; your account is on ${tenant.plan}.`);
+  authorize({ tenant }, { plan: 'keys' });
   if (!label.trim()) throw errors.invalidRequest('Give the key a label.', [{ path: 'label', message: 'required' }]);
   return db.transaction(async (trx) => {
     const created = await createKey(trx, { principalId: principal.id, label: label.slice(0, 200) });

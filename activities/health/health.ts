@@ -1,5 +1,5 @@
 import protos from '@temporalio/proto';
-import type { Db } from '../../db/connect';
+import type { Db, DbDriver } from '../../db/connect';
 import type { Services } from '../../lib/services';
 import type { TemporalDeps } from '../../lib/temporal';
 
@@ -10,7 +10,7 @@ export interface ComponentHealth {
 
 export interface HealthReport {
   status: 'ok' | 'degraded' | 'unavailable';
-  database: ComponentHealth & { driver: string };
+  database: ComponentHealth & { driver: DbDriver };
   temporal: ComponentHealth & { namespace: string };
   worker: { ok: boolean; task_queue: string; pollers: number };
 }

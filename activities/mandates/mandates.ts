@@ -2,11 +2,13 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type Principal, Tenant } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
-import type { FlagSnapshot } from '../../lib/config/flags';
+import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
-import { isBusinessPlus, SIGN_SCOPE } from '../accounts/accounts';
+import { page } from '../../lib/paging';
+import { SIGN_SCOPE } from '../accounts/accounts';
+import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
@@ -22,6 +24,9 @@ export const CONSENT_TEXT = [
 ].join(' ');
 
 export { DAILY_L2_CAP } from './cap';
+
+/** The feature flag each confirmation level needs, wherever it is granted or used. */
+export const LEVEL_FLAG: Record<ConfirmationLevel, FlagName> = { L1: 'l1_signing', L2: 'l2_signing' };
 
 export interface GrantInput {
   apiKeyId: string;
@@ -59,14 +64,12 @@ async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId:
 export async function startGrant(deps: MandateDeps, principal: Principal, input: GrantInput, actor: Actor): Promise<Mandate> {
   if (!input.consentAccepted)
     throw errors.invalidRequest('Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
-  if (input.level === 'L2' && !deps.flags.l2_signing) throw errors.featureDisabled('L2 signing is disabled for this deployment.');
-  if (input.level === 'L1' && !deps.flags.l1_signing) throw errors.featureDisabled('L1 signing is disabled for this deployment.');
+  authorize(null, { flag: LEVEL_FLAG[input.level] }, deps.flags);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw errors.invalidRequest('The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
   }
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
-  if (!isBusinessPlus(tenant.plan))
-    throw errors.planRequired(`Signing by API needs the Business plan or higher; your account is on ${tenant.plan}.`);
+  authorize({ tenant }, { plan: 'signing' });
   const key = await ownKey(deps.db, principal, input.apiKeyId);
   const mandate = await deps.db.transaction(async (trx) => {
     const created = await Mandate.query(trx).insertAndFetch({
@@ -197,13 +200,19 @@ export async function mandatesOfPrincipal(db: Db, principalId: string): Promise<
   return Mandate.query(db).where({ principal_id: principalId }).orderBy('created_at', 'desc').orderBy('id', 'desc');
 }
 
-/** Mandates granted to a key (pending ones are not yet granted), newest first. */
-export async function mandatesOfKey(db: Db, apiKeyId: string): Promise<Mandate[]> {
-  return Mandate.query(db)
-    .where({ api_key_id: apiKeyId })
-    .whereNot('status', 'pending')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
+/** One page of the mandates granted to a key (pending ones are not yet granted), newest first. */
+export async function mandatesOfKey(db: Db, apiKeyId: string, list: { limit: number; cursor?: string }) {
+  return page(Mandate.query(db).where('mandates.api_key_id', apiKeyId).whereNot('mandates.status', 'pending'), {
+    ...list,
+    table: 'mandates',
+  });
+}
+
+/** One mandate granted to the key; 404 for any other (another key's, another tenant's, a pending one). */
+export async function mandateOfKey(db: Db, apiKeyId: string, id: string): Promise<Mandate> {
+  const mandate = await Mandate.query(db).findById(id).where({ api_key_id: apiKeyId }).whereNot('status', 'pending');
+  if (!mandate) throw errors.notFound('No such mandate for this key.');
+  return mandate;
 }
 
 export async function mandatesInForce(db: Db, apiKeyId: string, now = new Date()): Promise<Mandate[]> {

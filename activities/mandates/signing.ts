@@ -9,12 +9,13 @@ import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import type { TemporalDeps } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
+import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, checkApplicable, recordApply, rejectionOf } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
 import { handOverApply, waitForApply } from '../documents/orchestration';
 import { utcDay } from './cap';
-import { mandatesInForce } from './mandates';
+import { LEVEL_FLAG, mandatesInForce } from './mandates';
 
 export interface SigningDeps extends ApplyDeps {
   config: Config;
@@ -81,7 +82,8 @@ export interface L2Result {
 }
 
 /**
- * POST /documents/:id/sign: the stored appearance applied now, under the key's L2 mandate. The
+ * POST /documents/:id/sign: the stored appearance applied now, under the key's L2 mandate, for any
+ * surface (the gate runs here, not only in a route spec: Business+ and l2_signing). The
  * day's slot is taken with the apply record (a caller that joins an apply in flight takes none)
  * and given back by whoever rejects the apply.
  */
@@ -92,7 +94,7 @@ export async function signAsPrincipal(
   reason: string,
   actor: Actor,
 ): Promise<L2Result> {
-  if (!deps.config.flags.values.l2_signing) throw errors.featureDisabled('L2 signing is disabled for this deployment.');
+  authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L2 }, deps.config.flags.values);
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
   checkApplicable(document, signers, signer, {});
@@ -132,7 +134,8 @@ export function confirmMailKey(id: string): string {
 }
 
 /**
- * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app. One open
+ * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app, for any surface
+ * (the gate runs here: Business+ and l1_signing). One open
  * request per document and key (the unique index answers a second one with 409 pending_exists).
  * `start` launches the request's workflow inside the transaction, so no request exists without one
  * (and none is left when Temporal is unreachable); the workflow waits for the commit before mailing.
@@ -145,6 +148,7 @@ export async function requestSign(
   actor: Actor,
   start: (request: SignRequest) => Promise<void>,
 ): Promise<SignRequest> {
+  authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L1 }, deps.config.flags.values);
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
   if (signer.status === 'signed') throw errors.alreadySigned('The principal already signed this document.');
   if (document.status !== 'sent' || signer.status !== 'pending')

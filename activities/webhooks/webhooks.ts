@@ -1,7 +1,8 @@
 import type { Db } from '../../db/connect';
-import { Delivery, DeliveryAttempt, Webhook } from '../../db/models';
+import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { newId, randomBase62 } from '../../lib/ids';
+import { page } from '../../lib/paging';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 import { EVENT_NAMES } from '../events/outbox';
 import { resolveTarget } from './targets';
@@ -56,8 +57,9 @@ export async function findWebhook(db: Db, tenantId: string, id: string): Promise
   return webhook;
 }
 
-export async function listWebhooks(db: Db, tenantId: string): Promise<Webhook[]> {
-  return Webhook.query(db).where({ tenant_id: tenantId }).whereNull('deleted_at').orderBy('created_at', 'desc').orderBy('id', 'desc');
+/** One page of the tenant's webhooks, newest first. */
+export async function listWebhooks(db: Db, tenantId: string, list: { limit: number; cursor?: string }) {
+  return page(Webhook.query(db).where('webhooks.tenant_id', tenantId).whereNull('webhooks.deleted_at'), { ...list, table: 'webhooks' });
 }
 
 /** Deleting stops deliveries not yet made; the delivery log stays. */
@@ -92,19 +94,40 @@ export function signingSecrets(webhook: Webhook, key: Buffer, now = new Date()):
   return secrets;
 }
 
-export async function deliveriesOf(db: Db, webhookId: string, limit: number) {
-  const deliveries = await Delivery.query(db)
-    .where({ target_kind: 'webhook', target_id: webhookId })
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit);
-  const attempts = deliveries.length
-    ? await DeliveryAttempt.query(db)
-        .whereIn(
-          'delivery_id',
-          deliveries.map((d) => d.id),
-        )
-        .orderBy('attempt')
-    : [];
-  return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
+export interface DeliveryLog {
+  delivery: Delivery;
+  /** The event's name. */
+  event: string;
+  attempts: DeliveryAttempt[];
+}
+
+/** One page of the deliveries to a webhook, newest first, each with its event's name and its attempts. */
+export async function deliveriesOf(
+  db: Db,
+  webhookId: string,
+  list: { limit: number; cursor?: string },
+): Promise<{ items: DeliveryLog[]; next_cursor: string | null }> {
+  const { items: deliveries, next_cursor } = await page(
+    Delivery.query(db).where({ 'deliveries.target_kind': 'webhook', 'deliveries.target_id': webhookId }),
+    { ...list, table: 'deliveries' },
+  );
+  const ids = deliveries.map((delivery) => delivery.id);
+  const [attempts, events] = ids.length
+    ? await Promise.all([
+        DeliveryAttempt.query(db).whereIn('delivery_id', ids).orderBy('attempt'),
+        Event.query(db).whereIn(
+          'id',
+          deliveries.map((delivery) => delivery.event_id),
+        ),
+      ])
+    : [[], []];
+  const names = new Map(events.map((event) => [event.id, event.event]));
+  return {
+    items: deliveries.map((delivery) => ({
+      delivery,
+      event: names.get(delivery.event_id) ?? '',
+      attempts: attempts.filter((attempt) => attempt.delivery_id === delivery.id),
+    })),
+    next_cursor,
+  };
 }

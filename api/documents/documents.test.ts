@@ -4,6 +4,7 @@ import type { Template } from '../../db/models';
 import { createDocument, latestMail, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
+import { assertPaging } from '../../test/paging';
 import { pdfsig } from '../../test/pdf-tools';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
@@ -55,6 +56,7 @@ describe('documents and templates API', () => {
       const bad = await call(stack.url, 'GET', '/v1/templates?cursor=garbage', { key: owner.key });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error.details[0].path, 'query.cursor');
+      await assertPaging(stack.url, '/v1/templates', owner.key, 'template_id', 2);
     });
 
     it('answers 404 for another tenant’s template, and lists none of them', async () => {
@@ -212,6 +214,24 @@ describe('documents and templates API', () => {
         [...times].sort((a, b) => b - a),
         times,
       );
+    });
+
+    it('keeps the list convention outbound and inbound: every page size, the same order; a bad cursor or limit is 400', async () => {
+      const sender = await createAccount(stack.deps.db, { name: 'Paige Pager' });
+      const { nda } = await seedSamples(stack, sender);
+      const recipient = await createAccount(stack.deps.db, { name: 'Ria Recipient' });
+      const they = { name: 'Ria Recipient', email: recipient.email };
+      for (let n = 0; n < 3; n += 1) {
+        const created = await createDocument(stack, sender, {
+          template_id: nda.id,
+          name: `Paged ${n}`,
+          signers: [they, signers[1]],
+          send: n < 2,
+        });
+        assert.equal(created.status, 201, created.text);
+      }
+      await assertPaging(stack.url, '/v1/documents', sender.key, 'document_id', 3);
+      await assertPaging(stack.url, '/v1/documents?direction=inbound', recipient.key, 'document_id', 2);
     });
 
     it('expires download links', async () => {

@@ -2,7 +2,7 @@ import type { DocumentWithSigners } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
 import type { DocumentSigner } from '../../db/models';
-import type { DocumentResponse } from './schema';
+import type { DocumentResponse, DownloadResponse } from './schema';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -90,4 +90,9 @@ export function presentDocument(
     ),
     next_actions: nextActions(view, options.inbound),
   };
+}
+
+/** A short-lived URL of the current sealed PDF, with the SHA-256 the file will have. */
+export function presentDownload(link: { url: string; expires_at: string }, sha256: string): DownloadResponse {
+  return { url: link.url, expires_at: link.expires_at, sha256 };
 }

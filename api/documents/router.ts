@@ -13,7 +13,7 @@ import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
-import { presentDocument } from './presenter';
+import { presentDocument, presentDownload } from './presenter';
 import {
   DocumentCreateSchema,
   DocumentListQuerySchema,
@@ -154,7 +154,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
         sha256: document.current_sha256,
         ttlMs: deps.config.durations.downloadUrlMs,
       });
-      return { ...link, sha256: document.current_sha256 };
+      return presentDownload(link, document.current_sha256);
     },
   );
 }

@@ -81,3 +81,4 @@ export const DownloadResponseSchema = z.object({
   expires_at: z.iso.datetime(),
   sha256: z.string(),
 });
+export type DownloadResponse = z.infer<typeof DownloadResponseSchema>;

@@ -1,3 +1,4 @@
+import { type Readable, Transform } from 'node:stream';
 import type { Context } from 'koa';
 import { errors, ServiceError } from '../../lib/errors';
 import { assertStorableJson } from '../../lib/text';
@@ -57,4 +58,101 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   // Checked once here, for every route: text PostgreSQL refuses would otherwise end as a 500 at the insert.
   assertStorableJson(parsed);
   return parsed;
+}
+
+/** An upload body the registry does not read (RouteSpec.stream): what it takes, and how much. */
+export interface StreamSpec {
+  /** Media types taken (`image/*` or `*\/*` take a family or anything); another Content-Type gets 415. */
+  types: readonly string[];
+  /** Largest body in bytes: 413 before reading when Content-Length says so, else as soon as the bytes pass it. */
+  limit: number;
+  /** The field that carries the file when `multipart/form-data` is taken (default `file`), for OpenAPI. */
+  field?: string;
+}
+
+/** What the handler of a streaming route gets instead of a parsed body. */
+export interface StreamBody {
+  /**
+   * The body as it arrives, never buffered whole. It fails with 413 payload_too_large past the
+   * limit and 400 invalid_request when the client leaves mid-body; a handler that lets either
+   * escape answers with it.
+   */
+  stream: Readable;
+  /** The Content-Type as sent, parameters included (a multipart boundary). */
+  type: string;
+  /** The Content-Length the client declared, if any. */
+  length?: number;
+}
+
+const MEDIA_TYPE = /^\s*([\w.+-]+)\/([\w.+-]+)\s*(;|$)/;
+/** How long the rest of an upload answered early is read and dropped before its connection is cut. */
+const DRAIN_MS = 5000;
+
+function takes(types: readonly string[], type: string, subtype: string): boolean {
+  return types.some((taken) => {
+    const [family, sub] = taken.toLowerCase().split('/');
+    return (family === '*' || family === type) && (sub === '*' || sub === subtype);
+  });
+}
+
+function uploadTooLarge(limit: number): ServiceError {
+  return errors.payloadTooLarge(`The request body is larger than ${limit} bytes.`);
+}
+
+/**
+ * The request body of a streaming route, checked before a byte is read (Content-Length against the
+ * limit, Content-Type against the types) and counted as it flows: past the limit the stream fails
+ * with 413 and the request is left unread (see drainAfterAnswer).
+ */
+export function streamBody(ctx: Context, spec: StreamSpec): StreamBody {
+  const declared = ctx.get('content-length');
+  const length = declared ? Number(declared) : undefined;
+  if (length !== undefined && length > spec.limit) throw uploadTooLarge(spec.limit);
+  const type = ctx.get('content-type');
+  const media = MEDIA_TYPE.exec(type);
+  if (!media || !takes(spec.types, media[1].toLowerCase(), media[2].toLowerCase()))
+    throw errors.unsupportedMediaType(`Send the body as ${spec.types.join(' or ')}.`);
+
+  const { req } = ctx;
+  let size = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size <= spec.limit) {
+        done(null, chunk);
+      } else {
+        req.unpipe(counted);
+        req.pause();
+        done(uploadTooLarge(spec.limit));
+      }
+    },
+  });
+  // Its reader gets the error too; this keeps one nobody reads (a handler that refused early) from crashing the process.
+  counted.on('error', () => undefined);
+  const left = (error?: unknown) => {
+    if (!req.complete) counted.destroy(unreadBody(error));
+  };
+  req.once('aborted', () => left());
+  req.once('error', left);
+  req.pipe(counted);
+  return { stream: counted, type, length };
+}
+
+/**
+ * After an answer given before an upload was read in full (refused, or 413 past its limit), the rest
+ * of the body is read and dropped for at most DRAIN_MS, then the connection is cut. Closing at once
+ * would leave unread bytes, TCP would answer them with a reset, and the client could lose the answer.
+ */
+export function drainAfterAnswer(ctx: Context): void {
+  const { req, res } = ctx;
+  if (req.complete) return;
+  res.once('finish', () => {
+    if (req.complete) return;
+    const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+    cut.unref();
+    req.once('end', () => clearTimeout(cut));
+    req.socket.once('close', () => clearTimeout(cut));
+    req.unpipe();
+    req.resume();
+  });
 }

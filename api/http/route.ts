@@ -2,13 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
-import { isBusinessPlus } from '../../activities/accounts/accounts';
+import { authorize } from '../../activities/accounts/authorize';
 import type { FlagName } from '../../lib/config/flags';
 import { type ErrorCode, errors } from '../../lib/errors';
 import type { Services } from '../../lib/services';
 import { authenticate } from './auth';
-import { readJsonBody } from './body';
+import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
 import { describeDetails, issueDetails } from './issues';
+import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 
 export type Method = 'get' | 'post' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -18,6 +19,8 @@ export interface RouteSpec<
   B extends z.ZodType | undefined = undefined,
   Q extends AnyObject | undefined = undefined,
   P extends AnyObject | undefined = undefined,
+  R extends z.ZodType | undefined = z.ZodType | undefined,
+  S extends StreamSpec | undefined = StreamSpec | undefined,
 > {
   method: Method;
   /** Path below /v1 in router syntax, e.g. `/documents/:id`. */
@@ -28,12 +31,17 @@ export interface RouteSpec<
   tag: string;
   /** `key` (default) needs a Business+ API key; `none` is open (health, OpenAPI, public claim links). */
   auth?: 'key' | 'none';
+  /** Checked by the gate (activities/accounts/authorize.ts) before validation; a rule with a flag checks it again itself. */
   flag?: FlagName;
   scope?: string;
+  /** A JSON body, read and validated by the registry. */
   body?: B;
+  /** Instead of `body`: the body is not read but handed to the handler as a stream (uploads). */
+  stream?: S;
   query?: Q;
   params?: P;
-  response?: z.ZodType;
+  /** What the handler answers: its type is checked by tsc, and every response by the schema in tests. */
+  response?: R;
   /** Success status (200 unless given). */
   status?: number;
   /** Error codes this endpoint can answer with, beyond the ones every endpoint has. */
@@ -42,10 +50,12 @@ export interface RouteSpec<
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
-export interface RouteInput<B, Q, P> {
+export interface RouteInput<B, Q, P, S = undefined> {
   body: B;
   query: Q;
   params: P;
+  /** The body of a streaming route (RouteSpec.stream). */
+  stream: S;
 }
 
 export type ApiContext = Context & { state: ApiState };
@@ -56,10 +66,15 @@ export interface ApiState {
   rawBody?: Buffer;
 }
 
-/** What a handler answers: the body (sent with the route's status), or a status and body. */
-export type HandlerResult = unknown;
-
-export type Handler<B, Q, P> = (ctx: ApiContext, input: RouteInput<B, Q, P>) => Promise<HandlerResult>;
+/**
+ * A handler answers the response body, sent with the route's status; one that answers another
+ * success status (202 still processing, 503 unavailable) sets `ctx.status` first. With a response
+ * schema `R`, the body must have exactly its fields (see Exactly).
+ */
+export type Handler<B, Q, P, S = undefined, R = undefined, T = unknown> = (
+  ctx: ApiContext,
+  input: RouteInput<B, Q, P, S>,
+) => Promise<CheckedResult<R, T>>;
 
 export interface RegisteredRoute {
   spec: RouteSpec<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined>;
@@ -101,35 +116,46 @@ export class Routes {
     B extends z.ZodType | undefined = undefined,
     Q extends AnyObject | undefined = undefined,
     P extends AnyObject | undefined = undefined,
-  >(spec: RouteSpec<B, Q, P>, handler?: Handler<Infer<B>, Infer<Q>, Infer<P>>): void {
+    R extends z.ZodType | undefined = undefined,
+    S extends StreamSpec | undefined = undefined,
+    T extends ResponseOf<R> = ResponseOf<R>,
+  >(
+    spec: RouteSpec<B, Q, P, R, S>,
+    handler?: Handler<Infer<B>, Infer<Q>, Infer<P>, S extends StreamSpec ? StreamBody : undefined, R, T>,
+  ): void {
+    if (spec.body && spec.stream) throw new Error(`${spec.operationId}: a route takes a JSON body or a stream, not both`);
     const params = spec.params ?? pathParamsSchema(spec.path);
     this.registered.push({ spec: { ...spec, params } as RegisteredRoute['spec'], implemented: Boolean(handler) });
     const { deps } = this;
     const limit = deps.config.jsonLimitBytes;
+    const keyed = (spec.auth ?? 'key') === 'key';
+    // Tests check every response against its schema, so a presenter that drifts from the contract fails the suite.
+    const checkResponses = deps.config.env === 'test';
 
     const run = async (ctx: Context) => {
       const api = ctx as ApiContext;
-      if ((spec.auth ?? 'key') === 'key') {
-        const caller = await authenticate(api, deps.db);
-        if (!isBusinessPlus(caller.tenant.plan))
-          throw errors.planRequired(`API access needs the Business plan or higher; this account is on ${caller.tenant.plan}.`);
-        if (spec.scope && !caller.apiKey.scopes.includes(spec.scope))
-          throw errors.insufficientScope(`This key lacks the scope ${spec.scope}.`);
-      }
-      if (spec.flag && !deps.config.flags.values[spec.flag])
-        throw errors.featureDisabled(`The feature ${spec.flag} is disabled for this deployment.`);
+      const caller = keyed ? await authenticate(api, deps.db) : null;
+      authorize(caller, { plan: keyed ? 'api' : undefined, scope: spec.scope, flag: spec.flag }, deps.config.flags.values);
       const input = {
         params: parseOrThrow(params, ctx.params ?? {}, 'path'),
         query: spec.query ? parseOrThrow(spec.query, ctx.query, 'query') : undefined,
         body: spec.body ? parseOrThrow(spec.body, await readJsonBody(ctx, limit)) : undefined,
-      } as RouteInput<Infer<B>, Infer<Q>, Infer<P>>;
+        stream: spec.stream ? streamBody(ctx, spec.stream) : undefined,
+      } as RouteInput<Infer<B>, Infer<Q>, Infer<P>, S extends StreamSpec ? StreamBody : undefined>;
       if (!handler) throw errors.notImplemented(`${spec.method.toUpperCase()} /v1${spec.path} is not implemented yet.`);
+      ctx.status = spec.status ?? 200;
       const result = await handler(api, input);
-      if (ctx.body === undefined || ctx.body === null) {
-        ctx.status = spec.status ?? 200;
-        if (result !== undefined) ctx.body = result;
-      }
+      if (result === undefined) return;
+      const mismatch = checkResponses && spec.response ? responseMismatch(spec.response, result) : undefined;
+      if (mismatch) throw new Error(`The response of ${spec.operationId} does not match its schema: ${mismatch}`);
+      ctx.body = result;
     };
-    this.router[spec.method](spec.operationId, spec.path, run);
+    this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
+      try {
+        await run(ctx);
+      } finally {
+        if (spec.stream) drainAfterAnswer(ctx);
+      }
+    });
   }
 }

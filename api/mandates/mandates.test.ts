@@ -5,6 +5,7 @@ import { AuditEvent, Mandate } from '../../db/models';
 import { latestMail } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
+import { assertPaging } from '../../test/paging';
 import { grantMandate, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
@@ -165,5 +166,28 @@ describe('mandates', () => {
       .findById(mandate.id)
       .patch({ expires_at: new Date(Date.now() - 1000) });
     assert.equal((await call(stack.url, 'GET', `/v1/mandates/${mandate.id}`, { key: account.key })).body.status, 'expired');
+  });
+
+  it('pages the key’s mandates with limit and cursor; a bad cursor or limit is 400; no key is 401', async () => {
+    const account = await createAccount(stack.deps.db);
+    for (const level of ['L1', 'L2', 'L1'] as const) await grantMandate(stack, account, { level });
+    await revokeMandate(
+      stack.deps.db,
+      await principalOf(stack, account),
+      (await grantMandate(stack, account, { level: 'L2' })).id,
+      actor(account),
+    );
+    await startGrant(
+      deps(),
+      await principalOf(stack, account),
+      { apiKeyId: account.keyId, name: 'Not granted yet', level: 'L1', mode: 'both', consentAccepted: true },
+      actor(account),
+    );
+    await assertPaging(stack.url, '/v1/mandates', account.key, 'mandate_id', 4);
+    assert.equal((await call(stack.url, 'GET', '/v1/mandates')).status, 401);
+    assert.deepEqual((await call(stack.url, 'GET', '/v1/mandates', { key: (await createAccount(stack.deps.db)).key })).body, {
+      data: [],
+      next_cursor: null,
+    });
   });
 });

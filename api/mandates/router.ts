@@ -1,9 +1,8 @@
 import { l2AppliesToday } from '../../activities/mandates/cap';
-import { mandatesOfKey } from '../../activities/mandates/mandates';
-import { errors } from '../../lib/errors';
+import { mandateOfKey, mandatesOfKey } from '../../activities/mandates/mandates';
 import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
-import { IdParamsSchema } from '../shared/schema';
+import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentMandate } from './presenter';
 import { MandateListResponseSchema, MandateResponseSchema } from './schema';
 
@@ -13,16 +12,17 @@ export function mandateRoutes(routes: Routes, deps: Services): void {
       method: 'get',
       path: '/mandates',
       operationId: 'listMandates',
-      summary: 'Mandates granted to this key (not every key of the account)',
+      summary: 'Mandates granted to this key (not every key of the account), newest first',
       tag: 'Signing',
+      query: ListQuerySchema,
       response: MandateListResponseSchema,
     },
-    async (ctx) => {
+    async (ctx, { query }) => {
       const caller = callerOf(ctx);
-      const mandates = await mandatesOfKey(deps.db, caller.apiKey.id);
+      const { items, next_cursor } = await mandatesOfKey(deps.db, caller.apiKey.id, query);
       return {
-        data: await Promise.all(mandates.map(async (m) => presentMandate(m, caller.apiKey, await l2AppliesToday(deps.db, m.id)))),
-        next_cursor: null,
+        data: await Promise.all(items.map(async (m) => presentMandate(m, caller.apiKey, await l2AppliesToday(deps.db, m.id)))),
+        next_cursor,
       };
     },
   );
@@ -39,8 +39,7 @@ export function mandateRoutes(routes: Routes, deps: Services): void {
     },
     async (ctx, { params }) => {
       const caller = callerOf(ctx);
-      const mandate = (await mandatesOfKey(deps.db, caller.apiKey.id)).find((m) => m.id === params.id);
-      if (!mandate) throw errors.notFound('No such mandate for this key.');
+      const mandate = await mandateOfKey(deps.db, caller.apiKey.id, params.id);
       return presentMandate(mandate, caller.apiKey, await l2AppliesToday(deps.db, mandate.id));
     },
   );

@@ -1,40 +1,8 @@
-import type { Caller } from '../../activities/accounts/accounts';
-import { allowedLevels, mandatesInForce } from '../../activities/mandates/mandates';
-import type { Mandate } from '../../db/models';
-import type { FlagSnapshot } from '../../lib/config/flags';
+import { mandatesInForce } from '../../activities/mandates/mandates';
 import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
-import { FlagsSchema, type MeResponse, MeResponseSchema } from './schema';
-
-function presentMe(caller: Caller, flags: FlagSnapshot, inForce: Mandate[]): MeResponse {
-  const { apiKey, principal, tenant } = caller;
-  return {
-    key: {
-      id: apiKey.id,
-      label: apiKey.label,
-      prefix: apiKey.prefix,
-      created_at: apiKey.created_at.toISOString(),
-      last_used_at: apiKey.last_used_at ? apiKey.last_used_at.toISOString() : null,
-    },
-    principal: { id: principal.id, email: principal.email, name: principal.name },
-    tenant_id: tenant.id,
-    scopes: apiKey.scopes,
-    plan: tenant.plan,
-    ...(inForce[0]
-      ? {
-          signing_mandate: {
-            id: inForce[0].id,
-            name: inForce[0].name,
-            confirmation_level: inForce[0].confirmation_level,
-            mode: inForce[0].mode,
-            expires_at: inForce[0].expires_at ? inForce[0].expires_at.toISOString() : null,
-          },
-        }
-      : {}),
-    flags: { ...flags },
-    allowed_confirmation_levels: allowedLevels(inForce, flags),
-  };
-}
+import { presentFlags, presentMe } from './presenter';
+import { FlagsSchema, MeResponseSchema } from './schema';
 
 export function meRoutes(routes: Routes, deps: Services): void {
   routes.add(
@@ -60,6 +28,6 @@ export function meRoutes(routes: Routes, deps: Services): void {
       tag: 'Account',
       response: FlagsSchema,
     },
-    async () => ({ ...deps.config.flags.values }),
+    async () => presentFlags(deps.config.flags.values),
   );
 }

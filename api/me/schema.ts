@@ -5,6 +5,7 @@ import { FLAG_NAMES } from '../../lib/config/flags';
 export const FlagsSchema = z.object(Object.fromEntries(FLAG_NAMES.map((name) => [name, z.boolean()]))).meta({
   description: 'Deploy-time feature switches (SPEC: Feature flags).',
 });
+export type FlagsResponse = z.infer<typeof FlagsSchema>;
 
 export const ConfirmationLevelSchema = z.enum(['L1', 'L2']);
 

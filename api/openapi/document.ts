@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
+import type { StreamSpec } from '../http/body';
 import type { RegisteredRoute } from '../http/route';
 
 type JsonSchema = Record<string, unknown>;
@@ -58,6 +59,30 @@ function parameters(route: RegisteredRoute) {
   return out;
 }
 
+/**
+ * The body of a streaming route: each media type it takes, a file field for multipart/form-data and
+ * the raw bytes otherwise (OpenAPI 3.1 describes binary with contentMediaType, not format: binary).
+ */
+function streamedBody(stream: StreamSpec) {
+  const field = stream.field ?? 'file';
+  const binary = { type: 'string', contentMediaType: 'application/octet-stream' };
+  const content = Object.fromEntries(
+    stream.types.map((type) => [
+      type,
+      type === 'multipart/form-data'
+        ? { schema: { type: 'object', required: [field], properties: { [field]: binary } } }
+        : { schema: type.includes('*') ? binary : { ...binary, contentMediaType: type } },
+    ]),
+  );
+  return { required: true, description: `At most ${stream.limit} bytes (413 \`payload_too_large\` past it).`, content };
+}
+
+function requestBody(spec: RegisteredRoute['spec']) {
+  if (spec.stream) return { requestBody: streamedBody(spec.stream) };
+  if (spec.body) return { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } };
+  return {};
+}
+
 function operation(route: RegisteredRoute) {
   const { spec } = route;
   const keyed = (spec.auth ?? 'key') === 'key';
@@ -65,7 +90,7 @@ function operation(route: RegisteredRoute) {
   if (keyed) for (const code of ['unauthorized', 'plan_required'] as const) codes.add(code);
   if (spec.scope) codes.add('insufficient_scope');
   if (spec.flag) codes.add('feature_disabled');
-  if (spec.body) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
+  if (spec.body || spec.stream) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   if (!route.implemented) codes.add('not_implemented');
 
   const byStatus = new Map<number, ErrorCode[]>();
@@ -95,7 +120,7 @@ function operation(route: RegisteredRoute) {
     tags: [spec.tag],
     security: keyed ? [{ bearerAuth: [] }] : [],
     parameters: parameters(route),
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+    ...requestBody(spec),
     responses,
     ...(route.implemented ? {} : { 'x-implemented': false }),
   };

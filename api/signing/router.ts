@@ -1,16 +1,16 @@
-import { documentStatusAfter } from '../../activities/documents/apply';
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
 import { mailStates } from '../../activities/mail/status';
 import { confirmMailKey, requestSign, signAsPrincipal } from '../../activities/mandates/signing';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { page } from '../../lib/paging';
 import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
-import { presentSignRequest } from '../mandates/presenter';
-import { SignRequestListResponseSchema, SignRequestResponseSchema, SignResultSchema } from '../mandates/schema';
-import { IdParamsSchema, ReasonSchema } from '../shared/schema';
+import { IdParamsSchema, ListQuerySchema, ReasonSchema } from '../shared/schema';
+import { presentSignRequest, presentSignResult } from './presenter';
+import { SignRequestListResponseSchema, SignRequestResponseSchema, SignResultSchema } from './schema';
 
 const APPLY_ERRORS = [
   'mandate_required',
@@ -55,17 +55,8 @@ export function signingRoutes(routes: Routes, deps: Services): void {
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const { outcome, mandate } = await signAsPrincipal(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)));
-      const applied = outcome.status === 'applied';
-      ctx.status = applied ? 200 : 202;
-      ctx.body = {
-        status: applied ? 'applied' : 'processing',
-        document_id: params.id,
-        mandate_id: mandate.id,
-        confirmation_level: 'L2',
-        pre_sign_hash: outcome.pre_sign_hash ?? null,
-        document_hash: outcome.document_hash ?? null,
-        document_status: documentStatusAfter(outcome),
-      };
+      if (outcome.status !== 'applied') ctx.status = 202;
+      return presentSignResult(params.id, mandate, outcome);
     },
   );
   routes.add(
@@ -109,16 +100,18 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       tag: 'Signing',
       flag: 'l1_signing',
       params: IdParamsSchema,
+      query: ListQuerySchema,
       response: SignRequestListResponseSchema,
       errors: ['not_found'],
     },
-    async (ctx, { params }) => {
+    async (ctx, { params, query }) => {
       const caller = callerOf(ctx);
       await findVisibleDocument(deps.db, caller, params.id);
-      const requests = await SignRequest.query(deps.db)
-        .where({ document_id: params.id, api_key_id: caller.apiKey.id })
-        .orderBy('created_at', 'desc');
-      return { data: await present(requests) };
+      const { items, next_cursor } = await page(
+        SignRequest.query(deps.db).where({ 'sign_requests.document_id': params.id, 'sign_requests.api_key_id': caller.apiKey.id }),
+        { ...query, table: 'sign_requests' },
+      );
+      return { data: await present(items), next_cursor };
     },
   );
   routes.add(

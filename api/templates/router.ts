@@ -4,19 +4,8 @@ import { page } from '../../lib/paging';
 import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
+import { presentTemplate } from './presenter';
 import { TemplateListResponseSchema, TemplateResponseSchema } from './schema';
-
-export function presentTemplate(template: Template) {
-  return {
-    template_id: template.id,
-    name: template.name,
-    page_count: template.page_count,
-    roles: template.roles,
-    widgets: template.widgets,
-    pdf_sha256: template.pdf_sha256,
-    created_at: template.created_at.toISOString(),
-  };
-}
 
 export function templateRoutes(routes: Routes, deps: Services): void {
   routes.add(

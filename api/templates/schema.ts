@@ -15,6 +15,7 @@ export const WidgetResponseSchema = z.object({
   label: z.string().optional(),
   options: z.array(z.string()).optional(),
 });
+export type WidgetResponse = z.infer<typeof WidgetResponseSchema>;
 
 export const TemplateResponseSchema = z.object({
   template_id: z.string(),
@@ -25,5 +26,6 @@ export const TemplateResponseSchema = z.object({
   pdf_sha256: z.string(),
   created_at: z.iso.datetime(),
 });
+export type TemplateResponse = z.infer<typeof TemplateResponseSchema>;
 
 export const TemplateListResponseSchema = listOf(TemplateResponseSchema);

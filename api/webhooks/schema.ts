@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_NAMES } from '../../activities/events/outbox';
+import { listOf } from '../shared/schema';
 
 export const WebhookCreateSchema = z.strictObject({
   url: z.string().max(2000).meta({
@@ -34,10 +35,16 @@ export const WebhookResponseSchema = z.object({
   created_at: z.iso.datetime(),
   previous_secret_expires_at: z.iso.datetime().nullable(),
 });
+export type WebhookResponse = z.infer<typeof WebhookResponseSchema>;
+
+export const WebhookListResponseSchema = listOf(WebhookResponseSchema);
 
 export const WebhookCreatedSchema = WebhookResponseSchema.extend({
   secret: z.string().meta({ description: 'whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md).' }),
 });
+export type WebhookCreatedResponse = z.infer<typeof WebhookCreatedSchema>;
+
+export const WebhookDeletedSchema = z.object({ deleted: z.literal(true) });
 
 export const DeliveryResponseSchema = z.object({
   delivery_id: z.string(),
@@ -57,3 +64,6 @@ export const DeliveryResponseSchema = z.object({
   delivered_at: z.iso.datetime().nullable(),
   failed_at: z.iso.datetime().nullable(),
 });
+export type DeliveryResponse = z.infer<typeof DeliveryResponseSchema>;
+
+export const DeliveryListResponseSchema = listOf(DeliveryResponseSchema);

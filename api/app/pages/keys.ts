@@ -1,52 +1,45 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { createOwnKey, isBusinessPlus, keysOfPrincipal, revokeOwnKey, SIGN_SCOPE } from '../../../activities/accounts/accounts';
+import { createOwnKey, keysOfPrincipal, revokeOwnKey, SIGN_SCOPE } from '../../../activities/accounts/accounts';
+import { permits } from '../../../activities/accounts/authorize';
 import { type ApiKey, type Plan, type Principal, Tenant } from '../../../db/models';
 import { errors, type ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
-import { escapeHtml } from '../../http/html';
+import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 
 const TITLE = 'API keys';
 
-function keyRows(appPath: string, keys: ApiKey[]): string {
-  if (keys.length === 0) return '<p class="muted" data-testid="no-keys">You have no API keys yet.</p>';
+function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
+  if (keys.length === 0) return html`<p class="muted" data-testid="no-keys">You have no API keys yet.</p>`;
   const rows = keys.map((key) => {
-    const scopes = key.scopes
-      .map((scope) => `<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${escapeHtml(scope)}</code>`)
-      .join(' ');
+    const scopes = joinHtml(
+      key.scopes.map((scope) => html`<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${scope}</code>`),
+      ' ',
+    );
     const status = key.revoked_at
-      ? `<span class="badge revoked">revoked</span> ${when(key.revoked_at)}`
-      : '<span class="badge active">active</span>';
-    const action = key.revoked_at
-      ? ''
-      : `<a href="${appPath}/keys/${escapeHtml(key.id)}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
+      ? html`<span class="badge revoked">revoked</span> ${when(key.revoked_at)}`
+      : html`<span class="badge active">active</span>`;
+    const action =
+      !key.revoked_at && html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
     return {
-      attrs: `data-testid="key-row" data-key-id="${escapeHtml(key.id)}"`,
-      cells: [
-        escapeHtml(key.label),
-        `<code>${escapeHtml(key.prefix)}…</code>`,
-        when(key.created_at),
-        when(key.last_used_at, 'never'),
-        status,
-        scopes,
-        action,
-      ],
+      attrs: { 'data-testid': 'key-row', 'data-key-id': key.id },
+      cells: [key.label, html`<code>${key.prefix}…</code>`, when(key.created_at), when(key.last_used_at, 'never'), status, scopes, action],
     };
   });
   return dataTable('keys', ['Label', 'Key', 'Created', 'Last used', 'Status', 'Scopes', ''], rows);
 }
 
-function createForm(appPath: string, csrf: string, plan: Plan, label: string, error?: ServiceError): string {
-  if (!isBusinessPlus(plan)) {
-    return `<section class="card" aria-labelledby="create-title" data-testid="plan-required"><h2 id="create-title">Create a key</h2>
-${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or higher. Your account is on <strong>${escapeHtml(plan)}</strong>, so agents cannot use the API yet and no key can be created here.</p></section>`;
+function createForm(appPath: string, csrf: string, plan: Plan, label: string, error?: ServiceError): SafeHtml {
+  if (!permits({ tenant: { plan } }, { plan: 'keys' })) {
+    return html`<section class="card" aria-labelledby="create-title" data-testid="plan-required"><h2 id="create-title">Create a key</h2>
+${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or higher. Your account is on <strong>${plan}</strong>, so agents cannot use the API yet and no key can be created here.</p></section>`;
   }
-  return `<section class="card" aria-labelledby="create-title"><h2 id="create-title">Create a key</h2>
+  return html`<section class="card" aria-labelledby="create-title"><h2 id="create-title">Create a key</h2>
 <form method="post" action="${appPath}/keys" class="stack" data-testid="create-key-form">${hiddenCsrf(csrf)}${formErrors(error)}
 <label for="key-label">Label</label>
-<input id="key-label" name="label" required maxlength="200" value="${escapeHtml(label)}" aria-describedby="key-label-help" data-testid="key-label">
+<input id="key-label" name="label" required maxlength="200" value="${label}" aria-describedby="key-label-help" data-testid="key-label">
 <p id="key-label-help" class="hint">Name the agent that will use it, so you can tell your keys apart (for example “invoice bot”).</p>
 <p class="hint">A new key can read and write documents, templates, contacts, offers, transfers and webhooks. It cannot sign: only a mandate you grant adds <code>${SIGN_SCOPE}</code>.</p>
 <div><button type="submit" class="primary" data-testid="create-key">Create key</button></div></form></section>`;
@@ -61,7 +54,7 @@ export function keyRoutes(router: Router, deps: Services, appPath: string): void
     options: { notice?: PageOptions['notice']; label?: string; error?: ServiceError; status?: number } = {},
   ) {
     const [tenant, keys] = await Promise.all([Tenant.query(deps.db).findById(principal.tenant_id), keysOfPrincipal(deps.db, principal.id)]);
-    const body = `<p>Agents call the API with one of these keys in <code>Authorization: Bearer …</code>. Each acts for you; none is ever a party to a document.</p>
+    const body = html`<p>Agents call the API with one of these keys in <code>Authorization: Bearer …</code>. Each acts for you; none is ever a party to a document.</p>
 ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
     sendPage(
       ctx,
@@ -93,12 +86,15 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
         const { fields } = await postedForm(ctx, deps);
         label = (fields.label ?? '').trim();
         const { apiKey, secret } = await createOwnKey(deps.db, principal, label, principalActor(ctx, principal));
-        const body = `<div class="card key-once" data-testid="key-created">
+        const body = html`<div class="card key-once" data-testid="key-created">
 <p><strong>Copy this key now.</strong> It is shown only this once: we keep only its SHA-256, so nobody (not even us) can show it again. If you lose it, revoke it and create another.</p>
-<p class="key-line"><code id="new-key" data-testid="new-key">${escapeHtml(secret)}</code> <button type="button" data-copy="new-key" hidden>Copy</button></p>
+<p class="key-line"><code id="new-key" data-testid="new-key">${secret}</code> <button type="button" data-copy="new-key" hidden>Copy</button></p>
 <p role="status" class="hint" data-copy-status></p>
-<dl class="facts"><dt>Label</dt><dd>${escapeHtml(apiKey.label)}</dd><dt>Shown later as</dt><dd><code>${escapeHtml(apiKey.prefix)}…</code></dd><dt>Scopes</dt><dd>${apiKey.scopes.map((scope) => `<code class="scope">${escapeHtml(scope)}</code>`).join(' ')}</dd></dl>
-<p>To let this key sign for you, <a href="${appPath}/mandates/new?key=${escapeHtml(apiKey.id)}">grant it a mandate</a>.</p></div>
+<dl class="facts"><dt>Label</dt><dd>${apiKey.label}</dd><dt>Shown later as</dt><dd><code>${apiKey.prefix}…</code></dd><dt>Scopes</dt><dd>${joinHtml(
+          apiKey.scopes.map((scope) => html`<code class="scope">${scope}</code>`),
+          ' ',
+        )}</dd></dl>
+<p>To let this key sign for you, <a href="${appPath}/mandates/new?key=${apiKey.id}">grant it a mandate</a>.</p></div>
 <p><a href="${appPath}/keys">Back to your keys</a></p>`;
         sendPage(
           ctx,
@@ -117,10 +113,10 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
     pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal, csrf }) => {
       const key = await ownKey(principal, ctx.params.id);
       const body = key.revoked_at
-        ? `<p>The key “${escapeHtml(key.label)}” was revoked ${when(key.revoked_at)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
-        : `<p>Revoke the key “<strong>${escapeHtml(key.label)}</strong>” (<code>${escapeHtml(key.prefix)}…</code>)?</p>
+        ? html`<p>The key “${key.label}” was revoked ${when(key.revoked_at)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
+        : html`<p>Revoke the key “<strong>${key.label}</strong>” (<code>${key.prefix}…</code>)?</p>
 <ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Mandates granted to it can no longer sign. Documents already signed stay signed.</li></ul>
-<form method="post" action="${appPath}/keys/${escapeHtml(key.id)}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
+<form method="post" action="${appPath}/keys/${key.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
       sendPage(ctx, renderPage({ title: 'Revoke an API key', appPath, principal, csrf, body, current: '/keys' }));
     }),
   );
