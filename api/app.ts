@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { errors } from '../lib/errors';
@@ -13,6 +14,7 @@ import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
+import { readJsonBody } from './http/body';
 import { errorMiddleware } from './http/errors-middleware';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
@@ -22,6 +24,7 @@ import { meRoutes } from './me/router';
 import { offerRoutes } from './offers/router';
 import { signingRoutes } from './signing/router';
 import { systemRoutes } from './system/router';
+import { wellKnownRoutes } from './system/well-known';
 import { templateRoutes } from './templates/router';
 import { transferRoutes } from './transfers/router';
 import { webhookRoutes } from './webhooks/router';
@@ -64,13 +67,32 @@ function unmatched(router: Router) {
   };
 }
 
+/**
+ * A surface the composition root mounts on the service's HTTP listener besides the REST API (the
+ * MCP server at /mcp): it answers the request itself, after the JSON body was read under the limit.
+ */
+export interface MountedSurface {
+  path: string;
+  handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
+}
+
+function mountSurfaces(surfaces: MountedSurface[], limit: number) {
+  return async (ctx: Context, next: Next) => {
+    const surface = surfaces.find((candidate) => candidate.path === ctx.path);
+    if (!surface) return next();
+    const body = ctx.method === 'POST' ? await readJsonBody(ctx, limit) : undefined;
+    ctx.respond = false;
+    await surface.handle(ctx.req, ctx.res, body);
+  };
+}
+
 /** The path part of SVC_APP_URL, where the app's pages are mounted. */
 export function appPath(appUrl: string): string {
   return new URL(appUrl).pathname.replace(/\/$/, '');
 }
 
 /** The Koa application: the /v1 API, the principal app pages and the error documentation page. */
-export function createApp(deps: Services) {
+export function createApp(deps: Services, options: { surfaces?: MountedSurface[] } = {}) {
   const app = new Koa({ proxy: deps.config.trustProxy });
   const v1 = new Router({ prefix: '/v1' });
   const routes = new Routes(v1, deps);
@@ -81,14 +103,15 @@ export function createApp(deps: Services) {
   signingRoutes(routes, deps);
   documentRoutes(routes, deps);
   templateRoutes(routes, deps);
-  contactRoutes(routes);
-  offerRoutes(routes);
+  contactRoutes(routes, deps);
+  offerRoutes(routes, deps);
   webhookRoutes(routes, deps);
-  driveRoutes(routes);
-  transferRoutes(routes);
+  driveRoutes(routes, deps);
+  transferRoutes(routes, deps);
 
   const mount = appPath(deps.config.appUrl);
   const pages = new Router();
+  wellKnownRoutes(pages, deps);
   pages.get('/docs/errors', (ctx) => {
     ctx.type = 'html';
     ctx.body = renderErrorsPage();
@@ -116,6 +139,7 @@ export function createApp(deps: Services) {
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   app.use(storableUrl([v1, pages]));
+  if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps.config.jsonLimitBytes));
   app.use(unmatched(v1));
   app.use(v1.routes());
   app.use(pages.routes());

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../lib/services';
-import { createApp } from './app';
+import { createApp, type MountedSurface } from './app';
 
 export interface RunningServer {
   server: http.Server;
@@ -10,8 +10,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startHttpServer(deps: Services, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
-  const { app } = createApp(deps);
+export async function startHttpServer(
+  deps: Services,
+  options: { port?: number; host?: string; surfaces?: MountedSurface[] } = {},
+): Promise<RunningServer> {
+  const { app } = createApp(deps, { surfaces: options.surfaces });
   const server = http.createServer(app.callback());
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;

@@ -31,6 +31,10 @@ export const ERROR_CATALOGUE = {
   },
   document_changed: { status: 409, description: 'The document PDF changed since the offer was made (its SHA-256 no longer matches).' },
   idempotency_mismatch: { status: 409, description: 'The Idempotency-Key was used before with a different request.' },
+  idempotency_in_progress: {
+    status: 409,
+    description: 'A request with this Idempotency-Key is still running; retry it in a moment to get its answer.',
+  },
   conflict: { status: 409, description: 'The resource already exists.' },
   expired: { status: 410, description: 'The link, request or offer has expired.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit.' },

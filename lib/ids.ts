@@ -35,6 +35,7 @@ export type IdPrefix =
   | 'ofr'
   | 'xfr'
   | 'drv'
+  | 'rcp'
   | 'wh';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../db/connect';
 import { MailMessage } from '../db/models';
@@ -25,8 +26,11 @@ export interface Mailer {
   readonly mode: 'smtp' | 'outbox';
   /** Sends now, for mail a person is waiting for (codes); MailNotSent when it does not go out. */
   send(mail: OutgoingMail): Promise<MailMessage>;
-  /** Stores the mail (its text sealed) for delivery by its own workflow; idempotent by dedupeKey. */
-  queue(mail: OutgoingMail): Promise<MailMessage>;
+  /**
+   * Stores the mail (its text sealed) for delivery by its own workflow; idempotent by dedupeKey. With
+   * `trx`, the mail commits with the change that sends it (or not at all).
+   */
+  queue(mail: OutgoingMail, trx?: Knex.Transaction): Promise<MailMessage>;
   /** Delivers a queued mail once; throws when the relay refuses it (MailRefused when for good). */
   deliver(id: string): Promise<MailMessage>;
   /** A queued mail that could not be delivered: recorded as failed (the row, when this call failed it). */
@@ -132,20 +136,22 @@ export function createMailer(options: {
       }
     },
 
-    async queue(mail) {
+    async queue(mail, trx) {
       const fields = {
         id: newId('msg'),
         ...row(mail, 'queued'),
         sealed: encryptSecret(options.secret, SEAL, JSON.stringify({ subject: mail.subject, text: mail.text })),
       };
-      if (!mail.dedupeKey) return MailMessage.query(db).insertAndFetch(fields);
-      await MailMessage.query(db).insert(fields).onConflict('dedupe_key').ignore();
-      return (await MailMessage.query(db).findOne({ dedupe_key: mail.dedupeKey }))!;
+      const on = trx ?? db;
+      if (!mail.dedupeKey) return MailMessage.query(on).insertAndFetch(fields);
+      await MailMessage.query(on).insert(fields).onConflict('dedupe_key').ignore();
+      return (await MailMessage.query(on).findOne({ dedupe_key: mail.dedupeKey }))!;
     },
 
     async deliver(id) {
       const message = await MailMessage.query(db).findById(id);
-      if (!message) throw new MailRefused(`No mail ${id}.`);
+      // Queued in a transaction that has not committed (yet): retried within the mail's budget.
+      if (!message) throw new Error(`No mail ${id} (not committed yet, or rolled back).`);
       if (message.status !== 'queued' || !message.sealed) return message;
       return transmit(message, JSON.parse(decryptSecret(options.secret, SEAL, message.sealed)));
     },

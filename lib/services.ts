@@ -5,6 +5,7 @@ import type { Config, Faults } from './config/config';
 import type { Logger } from './log';
 import type { Mailer } from './mail';
 import type { Sealer } from './pdf/seal';
+import type { ReceiptIssuer } from './receipts';
 import type { TemporalDeps } from './temporal';
 
 /** What the API, the worker and the admin commands run on; built once per process. */
@@ -22,6 +23,8 @@ export interface Services {
   codeLimits: CodeLimits;
   /** The PDF seal, loaded (or created) on first use. */
   sealer(): Promise<Sealer>;
+  /** Signs verifiable receipts (accepted offers, completed documents) and publishes their keys. */
+  receipts: ReceiptIssuer;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
   faults: Faults;
 }

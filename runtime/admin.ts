@@ -6,6 +6,8 @@ import { connectDb } from '../db/connect';
 import { migrateLatest, migrationStatus } from '../db/migrate';
 import { createFileBlobStore } from '../lib/blobs';
 import { loadConfig } from '../lib/config/config';
+import { createReceiptIssuer } from '../lib/receipts';
+import { loadSecretKey } from '../lib/secrets/secret-key';
 import { sendAdminCommand } from './admin-socket';
 import { livePid } from './data-lock';
 
@@ -41,7 +43,13 @@ async function main(argv: string[]): Promise<number> {
     } else {
       await migrateLatest(db);
     }
-    print(process.stdout, await runCommand({ db, blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')) }, command));
+    const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+    const context = {
+      db,
+      blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
+      receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
+    };
+    print(process.stdout, await runCommand(context, command));
     return 0;
   } catch (error) {
     print(process.stderr, errorJson(error));

@@ -4,13 +4,14 @@ import { startHttpServer } from '../api/server';
 import { loadConfig } from '../lib/config/config';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
 import { closeServices, createServices } from './services';
+import { serviceSurfaces } from './surfaces';
 
 async function main() {
   const config = loadConfig();
   requireProductionSettings(config, 'api');
   const deps = createServices(config);
   await requireMigrated(deps);
-  const http = await startHttpServer(deps);
+  const http = await startHttpServer(deps, { surfaces: serviceSurfaces() });
   deps.log.info('api listening', { url: http.url, public_url: config.publicUrl });
   onShutdown(async () => {
     await http.stop();

@@ -6,6 +6,7 @@ import type { Config } from '../lib/config/config';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
 import { createSealer, loadSealCertificate, type Sealer } from '../lib/pdf/seal';
+import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import type { Services } from '../lib/services';
 import { connectTemporal } from '../lib/temporal';
@@ -43,6 +44,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     }),
     codeLimits: createCodeLimits(db, config.codeLimits),
     sealer: () => (sealer ??= loadSealer()),
+    receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     faults: config.faults,
   };
 }

@@ -12,6 +12,7 @@ import { livePid, lockDataDir } from './data-lock';
 import { type DevServer, startDevServer } from './dev-server';
 import { fail, onShutdown } from './lifecycle';
 import { closeServices, createServices } from './services';
+import { serviceSurfaces } from './surfaces';
 import { ensureTemporalCli } from './temporal-cli';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -68,7 +69,7 @@ async function main() {
     if (applied.length > 0) deps.log.info('migrations applied', { applied });
     const worker = await startWorker(deps);
     cleanups.push(() => worker.stop());
-    const http = await startHttpServer(deps);
+    const http = await startHttpServer(deps, { surfaces: serviceSurfaces() });
     cleanups.push(() => http.stop());
     if (!config.databaseUrl) {
       const admin = await startAdminSocket(deps, config.dataDir);

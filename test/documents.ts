@@ -1,5 +1,6 @@
 import { createTemplate } from '../activities/templates/templates';
 import type { Template } from '../db/models';
+import { randomBase62 } from '../lib/ids';
 import { buildSampleNda, buildSampleServicesAgreement } from '../lib/pdf/samples';
 import type { Account } from './factories';
 import { call, type Reply } from './http';
@@ -23,6 +24,46 @@ export async function seedSamples(stack: Stack, account: Account): Promise<{ nda
 
 export async function createDocument(stack: Stack, account: Account, body: Record<string, unknown>): Promise<Reply> {
   return call(stack.url, 'POST', '/v1/documents', { key: account.key, body });
+}
+
+export interface SentNdaOptions {
+  /** The signer's role: 0 (Disclosing Party, the default) or 1 (Receiving Party); the counterparty takes the other. */
+  position?: 0 | 1;
+  /** strict_order (false unless given). */
+  strict?: boolean;
+  /** Sent at once (true unless given); false leaves a draft. */
+  send?: boolean;
+  /** The document's name. */
+  name?: string;
+  /** The counterparty: its name ('Carl Counterparty' unless given) and e-mail (a fresh unique address unless given). */
+  other?: { name?: string; email?: string };
+}
+
+/**
+ * A document from `sender` on `template` (a two-role NDA) where `signer` signs in role `position` and a
+ * counterparty in the other; answers the created document's body, and throws unless the create answered 201.
+ */
+export async function sentNda(
+  stack: Stack,
+  sender: Account,
+  template: Template,
+  signer: { name: string; email: string },
+  options: SentNdaOptions = {},
+): Promise<any> {
+  const me = { name: signer.name, email: signer.email };
+  const other = {
+    name: options.other?.name ?? 'Carl Counterparty',
+    email: options.other?.email ?? `counterparty-${randomBase62(12).toLowerCase()}@example.test`,
+  };
+  const created = await createDocument(stack, sender, {
+    template_id: template.id,
+    name: options.name ?? 'Inbound NDA',
+    signers: options.position === 1 ? [other, me] : [me, other],
+    send: options.send ?? true,
+    strict_order: options.strict ?? false,
+  });
+  if (created.status !== 201) throw new Error(`create document: ${created.status} ${created.text}`);
+  return created.body;
 }
 
 /** The newest mail to an address with a purpose, as the stack's SMTP listener received it. */

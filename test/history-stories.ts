@@ -8,14 +8,18 @@ import { Delivery, DocumentRevision, MailMessage, type Template } from '../db/mo
 import { startWorker } from '../worker/worker';
 import { documentWorkflowId } from '../workflows/document/shared';
 import { mailWorkflowId } from '../workflows/mail/shared';
+import { offerWorkflowId } from '../workflows/offer/shared';
 import { PING_WORKFLOW, pingWorkflowId } from '../workflows/ping/shared';
 import { signRequestWorkflowId } from '../workflows/sign-request/shared';
+import { transferWorkflowId } from '../workflows/transfer/shared';
 import { deliveryWorkflowId, relayWorkflowId } from '../workflows/webhook/shared';
-import { createDocument, SignerSession, waitForDocument } from './documents';
+import { connect } from './contacts';
+import { createDocument, SignerSession, sentNda, waitForDocument } from './documents';
 import { type Account, createAccount } from './factories';
+import { driveSamples } from './files';
 import { call } from './http';
 import { dataUrl, signaturePng } from './images';
-import { AppClient, giveAppearance, grantMandate, principalOf } from './principal';
+import { AppClient, mandatedAccount, principalOf } from './principal';
 import { Receiver, type selfSignedCertificate } from './receiver';
 import { historyToJson } from './replay';
 import { type Stack, startStack } from './stack';
@@ -72,21 +76,9 @@ async function mailId(stack: Stack, to: string, purpose: string): Promise<string
 /** A principal with a stored appearance and an L1 mandate, and a sent NDA from the owner where they sign first. */
 async function l1Principal(context: Context) {
   const { stack, owner, nda } = context;
-  const account = await createAccount(stack.deps.db, { name: 'Lena Lone', label: 'l1 agent' });
-  await giveAppearance(stack, account);
-  await grantMandate(stack, account, { level: 'L1' });
-  const principal = await principalOf(stack, account);
-  const created = await createDocument(stack, owner, {
-    template_id: nda.id,
-    name: 'NDA for confirmation',
-    send: true,
-    signers: [
-      { name: principal.name, email: principal.email },
-      { name: 'Other', email: `other-${Date.now()}@example.test` },
-    ],
-  });
-  if (created.status !== 201) throw new Error(`create document: ${created.status} ${created.text}`);
-  return { account, principal, documentId: created.body.document_id as string };
+  const { account, principal } = await mandatedAccount(stack, { level: 'L1', name: 'Lena Lone', label: 'l1 agent' });
+  const created = await sentNda(stack, owner, nda, principal, { name: 'NDA for confirmation', other: { name: 'Other' } });
+  return { account, principal, documentId: created.document_id as string };
 }
 
 async function requestSign(base: string, account: Account, documentId: string) {
@@ -101,14 +93,8 @@ async function requestSign(base: string, account: Account, documentId: string) {
 /** The owner's own NDA: they sign first (L2), a signer who is no principal second. */
 async function ownNda(context: Context, other: { name: string; email: string }) {
   const principal = await principalOf(context.stack, context.owner);
-  const created = await createDocument(context.stack, context.owner, {
-    template_id: context.nda.id,
-    name: 'Replay NDA',
-    send: true,
-    signers: [{ name: principal.name, email: principal.email }, other],
-  });
-  if (created.status !== 201) throw new Error(`create document: ${created.status} ${created.text}`);
-  return { documentId: created.body.document_id as string, otherSignUrl: created.body.signers[1].sign_url as string };
+  const created = await sentNda(context.stack, context.owner, context.nda, principal, { name: 'Replay NDA', other });
+  return { documentId: created.document_id as string, otherSignUrl: created.signers[1].sign_url as string };
 }
 
 async function signByMandate(context: Context, documentId: string) {
@@ -145,6 +131,65 @@ async function deliveryOf(context: Context, account: Account, payload: Record<st
   );
   await workflowResult(stack, workflowId);
   return workflowId;
+}
+
+/**
+ * An offer of the owner's to a fresh principal with a mandate of `level` (connected as agent
+ * contacts), on a sent NDA where that principal signs first; `api` is where the offer is made.
+ */
+async function offerTo(context: Context, level: 'L1' | 'L2', api = context.stack.url) {
+  const { stack, owner, nda } = context;
+  const { account, principal } = await mandatedAccount(stack, { level, name: `Cora Counterparty ${level}` });
+  const { fromContact } = await connect(stack, owner, account);
+  const document = await sentNda(stack, owner, nda, principal, { name: 'Offered NDA', other: { name: 'Carl' } });
+  const made = await call(api, 'POST', `/v1/documents/${document.document_id}/offers`, {
+    key: owner.key,
+    body: { contact_id: fromContact, terms: 'As drafted' },
+  });
+  if (made.status !== 201) throw new Error(`offer: ${made.status} ${made.text}`);
+  return { account, principal, offerId: made.body.offer_id as string };
+}
+
+async function offerAction(context: Context, account: Account, offerId: string, verb: string) {
+  const reply = await call(context.stack.url, 'POST', `/v1/offers/${offerId}/${verb}`, { key: account.key });
+  if (reply.status !== 200) throw new Error(`${verb}: ${reply.status} ${reply.text}`);
+  return reply.body;
+}
+
+/** The principal confirms or declines an escalated offer's sign request in the app. */
+async function decideInApp(context: Context, email: string, confirmUrl: string, decision: 'confirm' | 'decline') {
+  const app = await new AppClient(context.stack, email).login();
+  const link = new URL(confirmUrl).pathname;
+  const decided = await app.post(`${link}/${decision}`, {}, link);
+  if (decided.status !== 200) throw new Error(`${decision}: ${decided.status}`);
+}
+
+/** A package of the owner's (one uploaded PDF), offered; answers its id and the recipient's claim token. */
+async function offeredTransfer(context: Context, extra: Record<string, unknown> = {}) {
+  const { stack, owner } = context;
+  const pdf = (await driveSamples())[0].bytes;
+  const uploaded = await call(stack.url, 'POST', '/v1/assets?filename=pack.pdf', {
+    key: owner.key,
+    raw: pdf,
+    headers: { 'content-type': 'application/pdf' },
+  });
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
+  const created = await call(stack.url, 'POST', '/v1/transfers', {
+    key: owner.key,
+    body: {
+      name: 'Replay pack',
+      drive_file_ids: [uploaded.body.drive_file_id],
+      recipients: [{ email: `rory-${Date.now()}@example.test`, name: 'Rory' }],
+      ...extra,
+    },
+  });
+  if (created.status !== 201) throw new Error(`transfer: ${created.status} ${created.text}`);
+  const offered = await call(stack.url, 'POST', `/v1/transfers/${created.body.transfer_id}/offer`, {
+    key: owner.key,
+    body: { confirm: true },
+  });
+  if (offered.status !== 200) throw new Error(`offer: ${offered.status} ${offered.text}`);
+  return { id: created.body.transfer_id as string, token: offered.body.recipients[0].token as string };
 }
 
 export const STORIES: Story[] = [
@@ -289,6 +334,94 @@ export const STORIES: Story[] = [
       await webhookFor(context, down, () => 503);
       const gaveUp = await deliveryOf(context, down, { replay: 'gave up' });
       return { 'webhook-delivery/failed-then-delivered': delivered, 'webhook-delivery/gave-up': gaveUp };
+    },
+  },
+  {
+    histories: ['offer/acked-then-accepted-l2', 'offer/acked-then-declined'],
+    async run(context) {
+      const accepted = await offerTo(context, 'L2');
+      await offerAction(context, accepted.account, accepted.offerId, 'ack');
+      await offerAction(context, accepted.account, accepted.offerId, 'accept');
+      await workflowResult(context.stack, offerWorkflowId(accepted.offerId));
+      const declined = await offerTo(context, 'L2');
+      await offerAction(context, declined.account, declined.offerId, 'ack');
+      await offerAction(context, declined.account, declined.offerId, 'decline');
+      await workflowResult(context.stack, offerWorkflowId(declined.offerId));
+      return {
+        'offer/acked-then-accepted-l2': offerWorkflowId(accepted.offerId),
+        'offer/acked-then-declined': offerWorkflowId(declined.offerId),
+      };
+    },
+  },
+  {
+    histories: ['offer/escalated-confirmed', 'offer/escalated-declined-in-app'],
+    async run(context) {
+      const confirmed = await offerTo(context, 'L1');
+      const escalated = await offerAction(context, confirmed.account, confirmed.offerId, 'accept');
+      await decideInApp(context, confirmed.principal.email, escalated.confirm_url, 'confirm');
+      await workflowResult(context.stack, offerWorkflowId(confirmed.offerId));
+      const declined = await offerTo(context, 'L1');
+      const asked = await offerAction(context, declined.account, declined.offerId, 'escalate');
+      await decideInApp(context, declined.principal.email, asked.confirm_url, 'decline');
+      await workflowResult(context.stack, offerWorkflowId(declined.offerId));
+      return {
+        'offer/escalated-confirmed': offerWorkflowId(confirmed.offerId),
+        'offer/escalated-declined-in-app': offerWorkflowId(declined.offerId),
+      };
+    },
+  },
+  {
+    histories: ['offer/expired'],
+    async run(context) {
+      const api = await context.stack.withEnv({ SVC_OFFER_TTL_MS: '1500' });
+      try {
+        const { offerId } = await offerTo(context, 'L2', api.url);
+        await workflowResult(context.stack, offerWorkflowId(offerId));
+        return { 'offer/expired': offerWorkflowId(offerId) };
+      } finally {
+        await api.close();
+      }
+    },
+  },
+  {
+    histories: ['transfer/share-released', 'transfer/accept-released', 'transfer/cancelled'],
+    async run(context) {
+      const { stack, owner } = context;
+      const share = await offeredTransfer(context);
+      await workflowResult(stack, transferWorkflowId(share.id));
+      const accept = await offeredTransfer(context, { requires_acceptance: true });
+      const accepted = await call(stack.url, 'POST', `/v1/public/transfers/${accept.token}/accept`);
+      if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.text}`);
+      await workflowResult(stack, transferWorkflowId(accept.id));
+      const cancel = await offeredTransfer(context, { requires_acceptance: true });
+      const cancelled = await call(stack.url, 'POST', `/v1/transfers/${cancel.id}/cancel`, { key: owner.key });
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      await workflowResult(stack, transferWorkflowId(cancel.id));
+      return {
+        'transfer/share-released': transferWorkflowId(share.id),
+        'transfer/accept-released': transferWorkflowId(accept.id),
+        'transfer/cancelled': transferWorkflowId(cancel.id),
+      };
+    },
+  },
+  {
+    histories: ['transfer/sign-released', 'transfer/sign-blocked'],
+    async run(context) {
+      const other = { name: 'Tom Two', email: `tom-${Date.now()}@example.test` };
+      const { documentId, otherSignUrl } = await ownNda(context, other);
+      const signed = await offeredTransfer(context, { document_id: documentId });
+      const applied = await signByMandate(context, documentId);
+      if (applied.status !== 200) throw new Error(`L2 sign: ${applied.status} ${applied.text}`);
+      await signOnPage(context, otherSignUrl, other.email);
+      await workflowResult(context.stack, transferWorkflowId(signed.id));
+      const decliner = { name: 'Dan Decline', email: `dan-${Date.now()}@example.test` };
+      const declined = await ownNda(context, decliner);
+      const blocked = await offeredTransfer(context, { document_id: declined.documentId });
+      const session = await new SignerSession(context.stack, declined.otherSignUrl, decliner.email).verify();
+      const answer = await session.request('POST', '/decline', { reason: 'no' });
+      if (answer.status !== 200) throw new Error(`decline: ${answer.status} ${answer.text}`);
+      await workflowResult(context.stack, transferWorkflowId(blocked.id));
+      return { 'transfer/sign-released': transferWorkflowId(signed.id), 'transfer/sign-blocked': transferWorkflowId(blocked.id) };
     },
   },
   {

@@ -3,7 +3,7 @@ import { storeAppearance } from '../activities/principals/appearance';
 import { mandateDeps } from '../api/app/pages/common';
 import { type ConfirmationLevel, type Mandate, type MandateMode, Principal } from '../db/models';
 import { latestMail } from './documents';
-import type { Account } from './factories';
+import { type Account, createAccount } from './factories';
 import { signaturePng } from './images';
 import type { Stack } from './stack';
 
@@ -45,6 +45,34 @@ export async function grantMandate(
 
 export async function giveAppearance(stack: Stack, account: Account, image: Buffer = signaturePng()): Promise<void> {
   await storeAppearance(stack.deps, await principalOf(stack, account), image, { type: 'principal', id: account.principalId });
+}
+
+export interface MandatedAccountOptions<L extends ConfirmationLevel | null> {
+  /** The mandate's level (L2 unless given); null grants none. */
+  level?: L;
+  mode?: MandateMode;
+  /** The principal's name. */
+  name?: string;
+  /** The API key's label. */
+  label?: string;
+  /** Whether a signature appearance is stored (it is unless false). */
+  appearance?: boolean;
+}
+
+/**
+ * A fresh account whose principal has a stored signature appearance and a signing mandate granted to
+ * its key, as an agent acting for the principal has them; `level: null` grants no mandate and
+ * `appearance: false` stores no appearance.
+ */
+export async function mandatedAccount<L extends ConfirmationLevel | null = 'L2'>(
+  stack: Stack,
+  options: MandatedAccountOptions<L> = {},
+): Promise<{ account: Account; principal: Principal; mandate: L extends null ? undefined : Mandate }> {
+  const account = await createAccount(stack.deps.db, { name: options.name, label: options.label });
+  if (options.appearance !== false) await giveAppearance(stack, account);
+  const level = options.level === undefined ? 'L2' : options.level;
+  const mandate = level === null ? undefined : await grantMandate(stack, account, { level, mode: options.mode });
+  return { account, principal: await principalOf(stack, account), mandate: mandate as L extends null ? undefined : Mandate };
 }
 
 /** A principal signed in to the app over HTTP (cookie and form token kept). */

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -94,4 +95,16 @@ export class Receiver {
   ofEvent(eventId: string): Received[] {
     return this.received.filter((entry) => entry.headers['x-webhook-id'] === eventId);
   }
+}
+
+export type Verify = (secret: string, header: string, rawBody: string, toleranceSeconds?: number, nowSeconds?: number) => boolean;
+
+/** The verifier a receiver would copy from docs/webhooks.md: tests run the documented snippet itself. */
+export async function documentedVerifier(): Promise<Verify> {
+  const doc = fs.readFileSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../docs/webhooks.md'), 'utf8');
+  const snippet = /<!-- verify-snippet:start -->\s*```ts\n([\s\S]*?)```\s*<!-- verify-snippet:end -->/.exec(doc)?.[1];
+  assert.ok(snippet, 'docs/webhooks.md has the verification snippet');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-verify-')), 'verify.ts');
+  fs.writeFileSync(file, snippet);
+  return ((await import(file)) as { verifyWebhook: Verify }).verifyWebhook;
 }

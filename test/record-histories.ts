@@ -13,10 +13,9 @@ import { startDevServer } from '../runtime/dev-server';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { bundleWorkflows } from '../worker/worker';
 import { seedSamples } from './documents';
-import { createAccount } from './factories';
 import { type Context, DURATIONS, RELAY, recordRelay, STORIES } from './history-stories';
 import { freePort } from './ports';
-import { giveAppearance, grantMandate } from './principal';
+import { mandatedAccount } from './principal';
 import { type Receiver, selfSignedCertificate } from './receiver';
 import { HISTORIES_DIR, historyToJson } from './replay';
 import { startStack } from './stack';
@@ -52,10 +51,8 @@ export async function recordHistories(options: { directory: string; filters?: st
         env: { ...DURATIONS, SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', SVC_WEBHOOK_CA_FILE: tls.caFile },
       });
       try {
-        const owner = await createAccount(stack.deps.db, { name: 'Olivia Owner' });
+        const { account: owner } = await mandatedAccount(stack, { level: 'L2', name: 'Olivia Owner' });
         const { nda } = await seedSamples(stack, owner);
-        await giveAppearance(stack, owner);
-        await grantMandate(stack, owner, { level: 'L2' });
         const context: Context = { stack, owner, nda, tls, receivers };
         for (const story of stories) {
           const started = Date.now();

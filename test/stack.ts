@@ -7,6 +7,7 @@ import { randomBase62 } from '../lib/ids';
 import { createLogger, type Logger } from '../lib/log';
 import type { Services } from '../lib/services';
 import { closeServices, createServices } from '../runtime/services';
+import { serviceSurfaces } from '../runtime/surfaces';
 import { type RunningWorker, startWorker } from '../worker/worker';
 import { createTestDatabase, type TestDatabase } from './db';
 import { type SmtpListener, startSmtpListener } from './smtp';
@@ -45,10 +46,11 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
 async function startApi(
   env: Record<string, string | undefined>,
   log?: Logger,
+  port = 0,
 ): Promise<{ deps: Services; config: Config; http: RunningServer }> {
   const config = loadConfig(env);
   const deps = createServices(config, { log: log ?? createLogger(config.logLevel) });
-  const http = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
+  const http = await startHttpServer(deps, { port, host: '127.0.0.1', surfaces: serviceSurfaces() });
   return { deps, config, http };
 }
 
@@ -57,15 +59,29 @@ async function startApi(
  * a task queue of its own, a worker in process (unless `worker: false`) and the API on port 0.
  */
 export async function startStack(
-  options: { env?: Record<string, string | undefined>; worker?: boolean; log?: Logger } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    worker?: boolean;
+    log?: Logger;
+    /**
+     * The API listens on this port (see test/ports.ts freePort) instead of any: SVC_PUBLIC_URL and
+     * SVC_APP_URL then default to http://localhost:<port>, so a browser follows links as they are sent.
+     */
+    port?: number;
+  } = {},
 ): Promise<Stack> {
   const database = await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
   // Mail goes over real SMTP: the database keeps only redacted copies, never codes or link tokens.
   const smtp = options.env && 'SMTP_URL' in options.env ? undefined : await startSmtpListener();
-  const env = { ...baseEnv(database.url, taskQueue, dataDir), ...(smtp ? { SMTP_URL: smtp.url } : {}), ...options.env };
-  const { deps, config, http } = await startApi(env, options.log);
+  const env = {
+    ...baseEnv(database.url, taskQueue, dataDir),
+    ...(options.port ? { PORT: String(options.port) } : {}),
+    ...(smtp ? { SMTP_URL: smtp.url } : {}),
+    ...options.env,
+  };
+  const { deps, config, http } = await startApi(env, options.log, options.port);
   const worker = options.worker === false ? undefined : await startWorker(deps);
   const extras: Array<() => Promise<void>> = [];
   return {

@@ -2,6 +2,8 @@ import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
 import { createMailActivities } from '../activities/mail/activities';
 import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
+import { createOfferActivities } from '../activities/offers/activities';
+import { createTransferActivities } from '../activities/transfers/activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
 import type { Services } from '../lib/services';
 import { withTypedFailures } from './typed-failures';
@@ -12,6 +14,8 @@ export function createActivities(deps: Services) {
     ...createHealthActivities({ db: deps.db }),
     ...createDocumentActivities(deps),
     ...createSignRequestActivities(deps),
+    ...createOfferActivities(deps),
+    ...createTransferActivities(deps),
     ...createWebhookActivities(deps),
     ...createMailActivities(deps),
   });

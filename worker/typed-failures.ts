@@ -7,10 +7,10 @@ type AnyActivity = (...args: any[]) => Promise<unknown>;
 /**
  * A rule's rejection (ServiceError) reaches Temporal as a non-retryable failure whose type is the
  * error code, so retry policies and workflows can tell it apart; only other (infrastructure)
- * failures are retried.
+ * failures are retried, `service_unavailable` among them (a dependency that is down comes back).
  */
 export function toFailure(error: unknown): unknown {
-  if (!(error instanceof ServiceError)) return error;
+  if (!(error instanceof ServiceError) || error.code === 'service_unavailable') return error;
   return ApplicationFailure.create({
     message: error.message,
     type: error.code,

@@ -1,7 +1,9 @@
 // Every workflow the worker runs; the worker bundles this file.
 export { documentWorkflow } from './document/workflow';
 export { mailWorkflow } from './mail/workflow';
+export { offerWorkflow } from './offer/workflow';
 export { outboxRelayWorkflow } from './outbox/relay';
 export { ping } from './ping/workflow';
 export { signRequestWorkflow } from './sign-request/workflow';
+export { transferWorkflow } from './transfer/workflow';
 export { webhookDeliveryWorkflow } from './webhook/delivery';

@@ -14,6 +14,9 @@ export interface Actor {
 export const AUDIT_ACTIONS = [
   'appearance.stored',
   'code.locked',
+  'contact.accepted',
+  'contact.invited',
+  'contact.revoked',
   'document.completed',
   'document.created',
   'document.declined',
@@ -21,6 +24,8 @@ export const AUDIT_ACTIONS = [
   'document.signed',
   'document.signers_added',
   'document.viewed',
+  'drive.deleted',
+  'drive.uploaded',
   'key.created',
   'key.revoked',
   'login.code_sent',
@@ -29,6 +34,12 @@ export const AUDIT_ACTIONS = [
   'mandate.consent_accepted',
   'mandate.granted',
   'mandate.revoked',
+  'offer.accepted',
+  'offer.acknowledged',
+  'offer.created',
+  'offer.declined',
+  'offer.escalated',
+  'offer.expired',
   'sign.code_sent',
   'sign.email_verified',
   'sign_request.applied',
@@ -39,6 +50,13 @@ export const AUDIT_ACTIONS = [
   'signature.rejected',
   'signature.submitted',
   'template.created',
+  'transfer.accepted',
+  'transfer.bound',
+  'transfer.cancelled',
+  'transfer.created',
+  'transfer.downloads_minted',
+  'transfer.offered',
+  'transfer.released',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -71,7 +89,13 @@ export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Pro
 /** Actions that record what someone saw or was sent, with no change of state to commit beside them. */
 type Observation = Extract<
   AuditAction,
-  'document.viewed' | 'sign.code_sent' | 'sign.email_verified' | 'login.code_sent' | 'code.locked' | 'mail.failed'
+  | 'document.viewed'
+  | 'sign.code_sent'
+  | 'sign.email_verified'
+  | 'login.code_sent'
+  | 'code.locked'
+  | 'mail.failed'
+  | 'transfer.downloads_minted'
 >;
 
 /** An audit line for an observation (a view, a code sent, a mail that failed): it stands alone. */

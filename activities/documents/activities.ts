@@ -1,7 +1,8 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
-import { Document } from '../../db/models';
+import { Apply, Document } from '../../db/models';
 import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib/errors';
 import type { MailQueueDeps } from '../mail/queue';
+import { settleLinkedTransfers } from '../transfers/release';
 import { type ApplyDeps, applySignature, rejectApply } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
@@ -25,7 +26,11 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return { status: document.status };
     },
     async applySignature(applyId: string) {
-      return applySignature(deps, applyId, () => heartbeat());
+      const outcome = await applySignature(deps, applyId, () => heartbeat());
+      // The last signature completed the document: its sign-to-unlock packages are released now (retried with this activity).
+      if (outcome.document_status === 'completed')
+        await settleLinkedTransfers(deps, (await Apply.query(deps.db).findById(applyId))!.document_id);
+      return outcome;
     },
     /** The apply could not be made within its retry budget (or was refused as a rule): it ends rejected. */
     async rejectApply(applyId: string, failure: { type?: string; message?: string }) {
@@ -40,7 +45,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {
-      return completeDocument(deps, documentId, () => heartbeat());
+      const outcome = await completeDocument(deps, documentId, () => heartbeat());
+      if (outcome.completed) await settleLinkedTransfers(deps, documentId);
+      return outcome;
     },
     async notifyApplied(applyId: string): Promise<boolean> {
       return notifyPrincipalOfApply(deps, applyId);

@@ -3,16 +3,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Apply, DocumentRevision, type Template } from '../../db/models';
+import { Apply, DocumentRevision, type Principal, type Template } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
 import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
 import type { Services } from '../../lib/services';
 import { closeServices, createServices } from '../../runtime/services';
-import { createDocument, downloadPdf, seedSamples } from '../../test/documents';
-import { type Account, createAccount } from '../../test/factories';
+import { downloadPdf, seedSamples, sentNda } from '../../test/documents';
+import type { Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
-import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { type RunningWorker, startWorker } from '../../worker/worker';
@@ -27,6 +27,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
   let p12Path: string;
   let goodP12: Buffer;
   let account: Account;
+  let principal: Principal;
   let nda: Template;
 
   before(async () => {
@@ -45,10 +46,8 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
       log: stack.deps.log,
     });
     worker = await startWorker(workerDeps);
-    account = await createAccount(stack.deps.db, { name: 'Bea Budget' });
+    ({ account, principal } = await mandatedAccount(stack, { level: 'L2', name: 'Bea Budget' }));
     ({ nda } = await seedSamples(stack, account));
-    await giveAppearance(stack, account);
-    await grantMandate(stack, account, { level: 'L2' });
   });
   after(async () => {
     await worker.stop();
@@ -56,20 +55,8 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     await stack.close();
   });
 
-  async function ownNda(): Promise<string> {
-    const principal = await principalOf(stack, account);
-    const created = await createDocument(stack, account, {
-      template_id: nda.id,
-      name: 'Budget NDA',
-      send: true,
-      signers: [
-        { name: principal.name, email: principal.email },
-        { name: 'Cy', email: `cy-${Date.now()}@example.test` },
-      ],
-    });
-    assert.equal(created.status, 201, created.text);
-    return created.body.document_id;
-  }
+  const ownNda = async (): Promise<string> =>
+    (await sentNda(stack, account, nda, principal, { name: 'Budget NDA', other: { name: 'Cy' } })).document_id;
   const sign = (documentId: string) =>
     call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason: 'budget' } });
   const mandateId = async () => (await Apply.query(stack.deps.db).whereNotNull('mandate_id').first())?.mandate_id;

@@ -20,6 +20,7 @@ import { readableImageKind } from '../../lib/pdf/image';
 import type { Sealer } from '../../lib/pdf/seal';
 import { stampWidgets } from '../../lib/pdf/stamp';
 import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
+import type { ReceiptIssuer } from '../../lib/receipts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
@@ -32,6 +33,8 @@ export interface ApplyDeps {
   db: Db;
   blobs: BlobStore;
   sealer(): Promise<Sealer>;
+  /** Signs the dual-attestation receipt of a document the apply completes. */
+  receipts: ReceiptIssuer;
   faults?: Faults;
 }
 
@@ -57,9 +60,15 @@ export function widgetsOf(document: Document, signer: DocumentSigner): Widget[] 
 /**
  * Steps 2–4 of SPEC's apply procedure that need no PDF: the document is sent and the signer has not
  * signed, strict order, a signature widget exists, and required widgets the appearance cannot fill
- * have values. The same check runs before an apply is accepted and again when it is applied.
+ * have values; for an offer's apply, the PDF is still the one the offer was bound to. The same check
+ * runs before an apply is accepted and again when it is applied.
  */
-export function checkApplicable(document: Document, signers: DocumentSigner[], signer: DocumentSigner, values: ApplyInput['values']): void {
+export function checkApplicable(
+  document: Document,
+  signers: DocumentSigner[],
+  signer: DocumentSigner,
+  input: Pick<ApplyInput, 'values' | 'expected_sha256'>,
+): void {
   if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
   if (document.status !== 'sent') {
     const why = document.status === 'draft' ? 'it has not been sent yet' : `it is ${document.status}`;
@@ -70,11 +79,16 @@ export function checkApplicable(document: Document, signers: DocumentSigner[], s
     const before = waitingFor(document, signers, signer);
     throw errors.strictOrder(`Strict signing order: ${before.map((s) => s.name).join(', ')} must sign first.`);
   }
+  if (input.expected_sha256 && document.current_sha256 !== input.expected_sha256) {
+    throw errors.documentChanged(
+      `The document changed since the offer was made: its PDF is now ${document.current_sha256}, the offer was bound to ${input.expected_sha256}.`,
+    );
+  }
   const widgets = widgetsOf(document, signer);
   if (!widgets.some((widget) => widget.type === 'signature')) {
     throw errors.missingSignatureFields(`The document has no signature field for ${signer.name} (role ${signer.role}).`);
   }
-  const unfilled = unfilledWidgets(widgets, values);
+  const unfilled = unfilledWidgets(widgets, input.values);
   if (unfilled.length > 0) {
     throw errors.unfilledFields(
       `Required fields are not filled: ${unfilled.map((w) => w.label ?? w.id).join(', ')}.`,
@@ -133,7 +147,7 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   if (!document) throw errors.notFound('No such document.');
   const signers = await signersOf(deps.db, document.id);
   const signer = signers.find((s) => s.id === request.signer.id)!;
-  checkApplicable(document, signers, signer, request.input.values);
+  checkApplicable(document, signers, signer, request.input);
   if (!(await readableImageKind(request.signatureImage))) {
     throw errors.missingAppearance('The signature image is not a readable PNG or JPEG.');
   }
@@ -265,7 +279,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const signer = signers.find((s) => s.id === apply.signer_id)!;
     let identity: SigningIdentity;
     try {
-      checkApplicable(document, signers, signer, apply.input.values);
+      checkApplicable(document, signers, signer, apply.input);
       if (apply.mandate_id) await checkMandateInForce(deps.db, apply.mandate_id);
       identity = await signingIdentity(deps.db, apply, signer);
     } catch (error) {
@@ -366,7 +380,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       const after = await signersOf(trx, document.id);
       if (completion) {
         const signed = await Document.query(trx).findById(document.id);
-        await recordCompletion(trx, signed!, after, {
+        await recordCompletion(trx, deps.receipts, signed!, after, {
           revision: revision + 1,
           unsealedSha256: completion.unsealed,
           sealedSha256: completion.sealed,

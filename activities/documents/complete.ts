@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../db/models';
 import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
+import type { ReceiptIssuer } from '../../lib/receipts';
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
+import { completionReceiptClaims } from '../receipts/receipts';
 import type { ApplyDeps, Progress } from './apply';
 import { signersOf } from './documents';
 import { pdfStep } from './pdf-errors';
@@ -74,17 +76,27 @@ export async function certify(
 }
 
 /**
- * Commits the completion revision, the audit line and `document.completed`, in the caller's
- * transaction (under the document's row lock). The event reaches the sender's tenant and the
- * tenant of every principal who signed under a mandate: each is a party to the receipt.
+ * Commits the completion revision, the audit line and `document.completed` with its
+ * dual-attestation receipt (also a JWS anyone can verify), in the caller's transaction (under the
+ * document's row lock). The event reaches the sender's tenant and the tenant of every principal who
+ * signed under a mandate: each is a party to the receipt.
  */
 export async function recordCompletion(
   trx: Knex.Transaction,
+  receipts: ReceiptIssuer,
   document: Document,
   signers: DocumentSigner[],
   completion: { revision: number; unsealedSha256: string; sealedSha256: string; completedAt: Date },
 ): Promise<void> {
   const { revision, completedAt } = completion;
+  const receiptJws = await receipts.sign(
+    completionReceiptClaims(document, signers, {
+      signedSha256: document.current_sha256,
+      finalSha256: completion.sealedSha256,
+      completedAt,
+    }),
+    document.id,
+  );
   await DocumentRevision.query(trx).insert({
     document_id: document.id,
     revision,
@@ -92,9 +104,13 @@ export async function recordCompletion(
     sealed_sha256: completion.sealedSha256,
     unsealed_sha256: completion.unsealedSha256,
   });
-  await document
-    .$query(trx)
-    .patch({ status: 'completed', completed_at: completedAt, current_revision: revision, current_sha256: completion.sealedSha256 });
+  await document.$query(trx).patch({
+    status: 'completed',
+    completed_at: completedAt,
+    current_revision: revision,
+    current_sha256: completion.sealedSha256,
+    receipt_jws: receiptJws,
+  });
   await recordAudit(trx, {
     tenantId: document.tenant_id,
     documentId: document.id,
@@ -119,6 +135,7 @@ export async function recordCompletion(
       pre_sign_hash: signer.pre_sign_hash,
       document_hash: signer.document_hash,
     })),
+    receipt_jws: receiptJws,
   };
   const mandateIds = signers.map((signer) => signer.mandate_id).filter((id): id is string => Boolean(id));
   const principalTenants = mandateIds.length
@@ -163,7 +180,7 @@ export async function completeDocument(
       const locked = (await Document.query(trx).findById(documentId).forUpdate())!;
       if (locked.status === 'completed') return true;
       if (locked.current_revision !== document.current_revision || locked.status !== 'sent') return false;
-      await recordCompletion(trx, locked, await signersOf(trx, documentId), {
+      await recordCompletion(trx, deps.receipts, locked, await signersOf(trx, documentId), {
         revision: locked.current_revision + 1,
         unsealedSha256,
         sealedSha256,

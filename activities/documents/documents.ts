@@ -6,10 +6,12 @@ import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { Sealer } from '../../lib/pdf/seal';
+import type { Widget } from '../../lib/pdf/widgets';
 import type { Caller } from '../accounts/accounts';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
-import { findTemplate } from '../templates/templates';
+import { findDriveFile, lockDriveFiles } from '../drive/drive';
+import { checkWidgets, findTemplate, pageSizes } from '../templates/templates';
 import { pdfStep } from './pdf-errors';
 
 export interface SignerInput {
@@ -57,36 +59,77 @@ function signerRows(document: Document, signers: SignerInput[], startAt: number)
   }));
 }
 
+/** What a document is made from: a template of the account, or a PDF in the principal's Drive with its widgets. */
+export type DocumentSourceInput = { templateId: string } | { driveFileId: string; widgets: Widget[]; roles?: string[] };
+
+/** The PDF (unsealed), roles and widgets of a new document, checked. */
+interface DocumentSource {
+  pdfSha256: string;
+  pdf: Buffer;
+  roles: string[];
+  widgets: Widget[];
+  pageCount: number;
+  templateId: string | null;
+  driveFileId: string | null;
+}
+
+async function resolveSource(deps: DocumentDeps, caller: Caller, source: DocumentSourceInput): Promise<DocumentSource> {
+  if ('templateId' in source) {
+    const template = await findTemplate(deps.db, caller.tenant.id, source.templateId);
+    return {
+      pdfSha256: template.pdf_sha256,
+      pdf: await deps.blobs.get(template.pdf_sha256),
+      roles: template.roles,
+      widgets: template.widgets,
+      pageCount: template.page_count,
+      templateId: template.id,
+      driveFileId: null,
+    };
+  }
+  const file = await findDriveFile(deps.db, caller.principal.id, source.driveFileId);
+  if (file.kind !== 'pdf')
+    throw errors.invalidRequest(`The Drive file ${file.id} is a ${file.kind}, not a PDF.`, [
+      { path: 'drive_file_id', message: 'not a PDF' },
+    ]);
+  const pdf = await deps.blobs.get(file.sha256);
+  const sizes = await pageSizes(pdf);
+  const roles = checkWidgets(source.widgets, sizes, source.roles);
+  return { pdfSha256: file.sha256, pdf, roles, widgets: source.widgets, pageCount: sizes.length, templateId: null, driveFileId: file.id };
+}
+
 /**
- * A draft document from a template: the template's PDF sealed as revision 0 (every PDF the service
- * hands out is sealed), its widgets and roles copied, signers given roles in order. With `send`, it
- * is also sent in the same transaction: either it is sent or nothing is left behind.
+ * A draft document from a template, or from a PDF in the principal's Drive with the widgets given:
+ * the PDF sealed as revision 0 (every PDF the service hands out is sealed), widgets and roles copied,
+ * signers given roles in order. With `send`, it is also sent in the same transaction: either it is
+ * sent or nothing is left behind.
  */
 export async function createDocument(
   deps: DocumentDeps,
   caller: Caller,
-  input: { templateId: string; name: string; signers: SignerInput[]; strictOrder?: boolean },
+  input: { source: DocumentSourceInput; name: string; signers: SignerInput[]; strictOrder?: boolean },
   actor: Actor,
   send?: (document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
-  const template = await findTemplate(deps.db, caller.tenant.id, input.templateId);
-  checkSignerCount(0, input.signers.length, template.roles);
-  const original = await deps.blobs.get(template.pdf_sha256);
-  const sealed = await pdfStep(async () => (await deps.sealer()).seal(original, { reason: 'Document created' }));
+  const source = await resolveSource(deps, caller, input.source);
+  checkSignerCount(0, input.signers.length, source.roles);
+  const sealed = await pdfStep(async () => (await deps.sealer()).seal(source.pdf, { reason: 'Document created' }));
   const sealedSha256 = await deps.blobs.put(sealed);
   return deps.db.transaction(async (trx) => {
+    // The Drive file cannot be deleted while this document is made (its row is held until the commit).
+    if (source.driveFileId) await lockDriveFiles(trx, caller.principal.id, [source.driveFileId]);
     const document = await Document.query(trx).insertAndFetch({
       id: newId('doc'),
       tenant_id: caller.tenant.id,
       owner_principal_id: caller.principal.id,
       created_by_key_id: caller.apiKey.id,
-      template_id: template.id,
+      template_id: source.templateId,
+      drive_file_id: source.driveFileId,
       name: input.name.trim(),
       status: 'draft',
       strict_order: input.strictOrder ?? false,
-      roles: template.roles,
-      widgets: template.widgets,
-      page_count: template.page_count,
+      roles: source.roles,
+      widgets: source.widgets,
+      page_count: source.pageCount,
       original_sha256: sealedSha256,
       current_sha256: sealedSha256,
       current_revision: 0,
@@ -98,7 +141,7 @@ export async function createDocument(
       revision: 0,
       kind: 'original',
       sealed_sha256: sealedSha256,
-      unsealed_sha256: template.pdf_sha256,
+      unsealed_sha256: source.pdfSha256,
     });
     await recordAudit(trx, {
       tenantId: document.tenant_id,
@@ -106,7 +149,8 @@ export async function createDocument(
       actor,
       action: 'document.created',
       data: {
-        template_id: template.id,
+        template_id: source.templateId,
+        drive_file_id: source.driveFileId,
         name: document.name,
         sha256: sealedSha256,
         signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })),

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Event } from '../../db/models';
 import { newId } from '../../lib/ids';
 
-/** Event names of SPEC's Events table (plus document.declined), the only ones the service emits. */
+/** Event names of SPEC's Events table (plus document.declined and offer.expired), the only ones the service emits. */
 export const EVENT_NAMES = [
   'contact.invited',
   'contact.accepted',
@@ -13,6 +13,7 @@ export const EVENT_NAMES = [
   'offer.declined',
   'offer.escalated',
   'offer.accepted',
+  'offer.expired',
   'document.signed',
   'document.completed',
   'document.declined',
@@ -29,6 +30,13 @@ export function isContactEvent(event: string): boolean {
  * Writes an event into the outbox. Call it with the transaction of the change that caused the
  * event, so the two commit or fail together; delivery reads the outbox afterwards.
  */
-export async function emitEvent(trx: Knex.Transaction, tenantId: string, event: EventName, data: Record<string, unknown>): Promise<Event> {
-  return Event.query(trx).insertAndFetch({ id: newId('evt'), tenant_id: tenantId, event, data });
+export async function emitEvent(
+  trx: Knex.Transaction,
+  tenantId: string,
+  event: EventName,
+  data: Record<string, unknown>,
+  /** For contact and offer events: the side of the contact whose inbox_url also hears of it. */
+  contactId?: string,
+): Promise<Event> {
+  return Event.query(trx).insertAndFetch({ id: newId('evt'), tenant_id: tenantId, event, data, contact_id: contactId ?? null });
 }

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AuditEvent, MailMessage, type Template } from '../../db/models';
+import { AuditEvent, MailMessage, type Principal, type Template } from '../../db/models';
 import { createLogger } from '../../lib/log';
 import { createMailer, MailRefused } from '../../lib/mail';
-import { createDocument, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
-import { type Account, createAccount } from '../../test/factories';
+import { createDocument, latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
+import type { Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { freePort } from '../../test/ports';
-import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { sendNow } from './send';
@@ -16,31 +16,23 @@ import { sendNow } from './send';
 describe('mail never blocks signing', () => {
   let stack: Stack;
   let account: Account;
+  let principal: Principal;
   let nda: Template;
 
   before(async () => {
     stack = await startStack({
       env: { SVC_MAIL_ATTEMPTS: '2', SVC_RETRY_INITIAL_MS: '100', SVC_RETRY_MAX_MS: '200', SVC_APPLY_WAIT_MS: '30000' },
     });
-    account = await createAccount(stack.deps.db, { name: 'Rita Refused' });
+    ({ account, principal } = await mandatedAccount(stack, { level: 'L2', name: 'Rita Refused' }));
     ({ nda } = await seedSamples(stack, account));
-    await giveAppearance(stack, account);
-    await grantMandate(stack, account, { level: 'L2' });
   });
   after(() => stack.close());
 
   it('a recipient the relay refuses gets a failed invitation the sender can see, while the others sign and the document completes', async () => {
-    const principal = await principalOf(stack, account);
     const other = { name: 'Otto Other', email: `otto-${Date.now()}@example.test` };
     stack.smtp!.refuse(principal.email);
-    const created = await createDocument(stack, account, {
-      template_id: nda.id,
-      name: 'Refused NDA',
-      send: true,
-      signers: [{ name: principal.name, email: principal.email }, other],
-    });
-    assert.equal(created.status, 201, created.text);
-    const documentId = created.body.document_id;
+    const created = await sentNda(stack, account, nda, principal, { name: 'Refused NDA', other });
+    const documentId = created.document_id;
 
     const seen = await waitForDocument(
       stack,
@@ -70,7 +62,7 @@ describe('mail never blocks signing', () => {
           .first()) ?? undefined,
     );
 
-    const session = await new SignerSession(stack, created.body.signers[1].sign_url, other.email).verify();
+    const session = await new SignerSession(stack, created.signers[1].sign_url, other.email).verify();
     assert.equal(
       (
         await session.request('POST', '/sign', {
@@ -85,21 +77,10 @@ describe('mail never blocks signing', () => {
   });
 
   it('a confirm mail the relay refuses shows as failed on the sign request, which stays open', async () => {
-    const l1 = await createAccount(stack.deps.db, { name: 'Lou Lost' });
-    await giveAppearance(stack, l1);
-    await grantMandate(stack, l1, { level: 'L1' });
-    const principal = await principalOf(stack, l1);
-    stack.smtp!.refuse(principal.email);
-    const created = await createDocument(stack, account, {
-      template_id: nda.id,
-      name: 'For L1',
-      send: true,
-      signers: [
-        { name: principal.name, email: principal.email },
-        { name: 'X', email: `x-${Date.now()}@example.test` },
-      ],
-    });
-    const requested = await call(stack.url, 'POST', `/v1/documents/${created.body.document_id}/sign-requests`, {
+    const { account: l1, principal: lost } = await mandatedAccount(stack, { level: 'L1', name: 'Lou Lost' });
+    stack.smtp!.refuse(lost.email);
+    const created = await sentNda(stack, account, nda, lost, { name: 'For L1', other: { name: 'X' } });
+    const requested = await call(stack.url, 'POST', `/v1/documents/${created.document_id}/sign-requests`, {
       key: l1.key,
       body: { reason: 'please' },
     });

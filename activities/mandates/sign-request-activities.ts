@@ -7,10 +7,17 @@ import { signersOf } from '../documents/documents';
 import { signalApply, waitForApply } from '../documents/orchestration';
 import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
+import { checkEscalationStillValid } from '../offers/offers';
+import { wakeOffer } from '../offers/orchestration';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
 
 /** What the sign-request workflow's activities work with: the signing rules and the mail queue. */
 export type SignRequestDeps = SigningDeps & MailQueueDeps;
+
+/** A request that escalated an offer wakes the offer's workflow when it ends, so the offer follows it. */
+async function wakeItsOffer(deps: SignRequestDeps, request: SignRequest): Promise<void> {
+  if (request.offer_id) await wakeOffer(deps.temporal, deps.config, request.offer_id);
+}
 
 /** Ends a confirmed request, once: applied (with its audit line, in the same transaction) or failed. */
 async function settle(deps: SignRequestDeps, request: SignRequest, status: 'applied' | 'failed', error?: ServiceError): Promise<void> {
@@ -28,6 +35,7 @@ async function settle(deps: SignRequestDeps, request: SignRequest, status: 'appl
       data: { sign_request_id: request.id, apply_id: request.apply_id },
     });
   });
+  await wakeItsOffer(deps, request);
 }
 
 /**
@@ -41,11 +49,12 @@ async function applyConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Pr
     try {
       const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
       if (!mandate?.isInForce()) throw errors.mandateInactive('The mandate was revoked or expired before the confirmation.');
+      if (request.offer_id) await checkEscalationStillValid(deps.db, request.offer_id);
       const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
       const apply = await recordApply(deps, {
         signer,
         kind: 'mandate',
-        input: { values: {}, appearance: 'stored', reason: request.reason },
+        input: { values: {}, appearance: 'stored', reason: request.reason, expected_sha256: request.expected_sha256 ?? undefined },
         signatureImage: await storedAppearance(deps, request.principal_id),
         mandateId: mandate.id,
         confirmationLevel: 'l1',
@@ -107,7 +116,7 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
 
     /** Open → expired; answers the status it found or left (a confirm already recorded stays). */
     async expireSignRequest(id: string): Promise<SignRequestStatus> {
-      return deps.db.transaction(async (trx) => {
+      const status = await deps.db.transaction(async (trx) => {
         const expired = await SignRequest.query(trx)
           .findById(id)
           .where({ status: 'open' })
@@ -125,6 +134,8 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
         }
         return request.status;
       });
+      if (status === 'expired') await wakeItsOffer(deps, (await SignRequest.query(deps.db).findById(id))!);
+      return status;
     },
 
     /**
@@ -136,6 +147,7 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
       const request = await SignRequest.query(deps.db).findById(id);
       if (!request) return 'failed';
       if (request.status === 'confirming') return applyConfirmed(deps, request);
+      if (request.status === 'declined') await wakeItsOffer(deps, request);
       if (request.status === 'open')
         log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', {
           signRequestId: id,

@@ -4,9 +4,9 @@ import { Apply, SignRequest, type Template } from '../../db/models';
 import type { FlagSnapshot } from '../../lib/config/flags';
 import { ServiceError } from '../../lib/errors';
 import type { Services } from '../../lib/services';
-import { createDocument, seedSamples } from '../../test/documents';
+import { seedSamples, sentNda } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
-import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { authenticateKey, type Caller } from '../accounts/accounts';
 import { agentActor } from '../documents/documents';
@@ -32,27 +32,13 @@ describe('the signing rules authorize through the gate themselves', () => {
   };
 
   async function agent(level: 'L1' | 'L2', plan: 'business' | 'free' = 'business'): Promise<{ account: Account; caller: Caller }> {
-    const account = await createAccount(stack.deps.db, { name: 'Gina Gate', label: 'gate agent' });
-    await giveAppearance(stack, account);
-    await grantMandate(stack, account, { level });
+    const { account } = await mandatedAccount(stack, { level, name: 'Gina Gate', label: 'gate agent' });
     if (plan !== 'business') await stack.deps.db('tenants').where({ id: account.tenantId }).update({ plan });
     return { account, caller: (await authenticateKey(stack.deps.db, account.key))! };
   }
 
-  async function sentTo(account: Account): Promise<string> {
-    const principal = await principalOf(stack, account);
-    const created = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: 'Gate NDA',
-      signers: [
-        { name: principal.name, email: principal.email },
-        { name: 'Other', email: `other-${Date.now()}@example.test` },
-      ],
-      send: true,
-    });
-    assert.equal(created.status, 201, created.text);
-    return created.body.document_id;
-  }
+  const sentTo = async (account: Account): Promise<string> =>
+    (await sentNda(stack, owner, nda, await principalOf(stack, account), { name: 'Gate NDA', other: { name: 'Other' } })).document_id;
 
   const rejectsWith = (promise: Promise<unknown>, code: string) =>
     assert.rejects(promise, (error: unknown) => error instanceof ServiceError && error.code === code);

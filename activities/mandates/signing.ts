@@ -30,12 +30,20 @@ export interface MandatedApply {
   mandate: Mandate;
 }
 
+export interface CoveringMandates {
+  document: Document;
+  signers: DocumentSigner[];
+  signer: DocumentSigner;
+  /** The key's mandates in force whose mode covers the document, newest first (never empty). */
+  covering: Mandate[];
+}
+
 /**
  * Step 1 of SPEC's apply procedure for a key acting for its principal: a mandate in force, the
  * principal a signer, and a mandate whose mode covers the document. A key of one tenant only ever
  * acts for its own principal, so it can never sign as a principal of another tenant.
  */
-export async function resolveMandate(db: Db, caller: Caller, documentId: string, level: 'L1' | 'L2'): Promise<MandatedApply> {
+export async function coveringMandates(db: Db, caller: Caller, documentId: string, level?: 'L1' | 'L2'): Promise<CoveringMandates> {
   const { document, signers } = await findVisibleDocument(db, caller, documentId);
   const inForce = await mandatesInForce(db, caller.apiKey.id);
   if (inForce.length === 0) {
@@ -58,6 +66,12 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
       `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`,
     );
   }
+  return { document, signers, signer, covering };
+}
+
+/** Step 1 for one level: an L2 apply needs an L2 mandate covering the document (else confirmation_required). */
+export async function resolveMandate(db: Db, caller: Caller, documentId: string, level: 'L1' | 'L2'): Promise<MandatedApply> {
+  const { document, signers, signer, covering } = await coveringMandates(db, caller, documentId, level);
   const mandate = level === 'L2' ? covering.find((candidate) => candidate.confirmation_level === 'L2') : covering[0];
   if (!mandate)
     throw errors.confirmationRequired(
@@ -97,7 +111,7 @@ export async function signAsPrincipal(
   authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L2 }, deps.config.flags.values);
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
-  checkApplicable(document, signers, signer, {});
+  checkApplicable(document, signers, signer, { values: {} });
   const apply = await recordApply(deps, {
     signer,
     kind: 'mandate',
@@ -146,7 +160,9 @@ export async function requestSign(
   documentId: string,
   reason: string,
   actor: Actor,
-  start: (request: SignRequest) => Promise<void>,
+  start: (request: SignRequest, trx: Knex.Transaction) => Promise<void>,
+  /** The offer this request escalates: its apply must still find the PDF the offer was bound to. */
+  offer?: { id: string; preSignHash: string },
 ): Promise<SignRequest> {
   authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L1 }, deps.config.flags.values);
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
@@ -166,15 +182,23 @@ export async function requestSign(
         reason: reason.trim(),
         status: 'open',
         expires_at: new Date(Date.now() + deps.config.durations.signRequestMs),
+        offer_id: offer?.id ?? null,
+        expected_sha256: offer?.preSignHash ?? null,
       });
       await recordAudit(trx, {
         tenantId: caller.tenant.id,
         documentId: document.id,
         actor,
         action: 'sign_request.created',
-        data: { sign_request_id: request.id, document_id: document.id, mandate_id: mandate.id, reason: request.reason },
+        data: {
+          sign_request_id: request.id,
+          document_id: document.id,
+          mandate_id: mandate.id,
+          reason: request.reason,
+          offer_id: offer?.id,
+        },
       });
-      await start(request);
+      await start(request, trx);
       return request;
     });
   } catch (error) {

@@ -5,6 +5,7 @@ import type { TemporalDeps } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, declineDocument, recordApply, rejectionOf, widgetsOf } from '../documents/apply';
 import { handOverApply, signalSettled, waitForApply } from '../documents/orchestration';
+import { settleLinkedTransfers } from '../transfers/release';
 import { type SignerClient, type SignerView, signerActor } from './sign-link';
 import { checkValues, decodeImage, type SignerValues } from './submission';
 
@@ -56,6 +57,8 @@ export async function declineAtLink(
 ): Promise<{ documentStatus: string }> {
   const declined = await declineDocument(deps.db, { signerId: view.signer.id, reason, actor: signerActor(view.signer, client) });
   await signalSettled(deps.temporal, deps.config, view.document.id);
+  // Its sign-to-unlock packages never release now; their waits also find out on their own next look.
+  await settleLinkedTransfers(deps, view.document.id).catch(() => undefined);
   return { documentStatus: declined.status };
 }
 

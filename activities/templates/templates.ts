@@ -13,7 +13,8 @@ function invalid(message: string, details?: ErrorDetail[]): never {
   throw errors.invalidRequest(message, details);
 }
 
-async function pageSizes(pdf: Uint8Array): Promise<Array<{ width: number; height: number }>> {
+/** The PDF's pages as displayed, checked readable and unencrypted (400 otherwise). */
+export async function pageSizes(pdf: Uint8Array): Promise<Array<{ width: number; height: number }>> {
   let document: PDFDocument;
   try {
     document = await PDFDocument.load(pdf, { updateMetadata: false });

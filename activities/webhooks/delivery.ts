@@ -3,8 +3,9 @@ import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import type { Db } from '../../db/connect';
-import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
+import { Contact, Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
+import { inboxSecret } from '../contacts/inbox';
 import { signatureHeader } from './signature';
 import { resolveTarget, type Target } from './targets';
 import { signingSecrets } from './webhooks';
@@ -111,17 +112,23 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   const delivery = await Delivery.query(deps.db).findById(deliveryId);
   if (delivery?.status !== 'pending') return { done: true, delivered: delivery?.status === 'delivered' };
   const webhook = delivery.target_kind === 'webhook' ? await Webhook.query(deps.db).findById(delivery.target_id) : undefined;
-  if (delivery.target_kind === 'webhook' && (!webhook || webhook.deleted_at)) {
+  const inbox = delivery.target_kind === 'inbox' ? await Contact.query(deps.db).findById(delivery.target_id) : undefined;
+  const gone =
+    delivery.target_kind === 'webhook'
+      ? (!webhook || webhook.deleted_at) && 'the webhook was deleted'
+      : inbox?.inbox_url !== delivery.url && 'the inbox_url was removed or changed';
+  if (gone) {
     await Delivery.query(deps.db)
       .findById(deliveryId)
       .where({ status: 'pending' })
-      .patch({ status: 'failed', failed_at: new Date(), last_error: 'the webhook was deleted' });
+      .patch({ status: 'failed', failed_at: new Date(), last_error: gone });
     return { done: true, delivered: false };
   }
   const event = (await Event.query(deps.db).findById(delivery.event_id))!;
   const body = payloadOf(event);
   const headers: Record<string, string> = { 'x-webhook-id': event.id };
-  if (webhook) headers['x-webhook-signature'] = signatureHeader(signingSecrets(webhook, deps.secret), Math.floor(Date.now() / 1000), body);
+  const secrets = webhook ? signingSecrets(webhook, deps.secret) : inboxSecret(inbox!, deps.secret);
+  if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
 
   const startedAt = new Date();
   let result: PostResult;

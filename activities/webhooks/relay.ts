@@ -1,12 +1,13 @@
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { Delivery, Event, Webhook } from '../../db/models';
+import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
 import type { TemporalDeps } from '../../lib/temporal';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook/delivery';
 import { DELIVERY_WORKFLOW, deliveryWorkflowId } from '../../workflows/webhook/shared';
+import { isContactEvent } from '../events/outbox';
 
 export interface RelayDeps {
   db: Db;
@@ -20,15 +21,23 @@ export interface DeliveryTarget {
   url: string;
 }
 
-/** Every endpoint an event goes to: the tenant's webhooks that subscribe to it (and existed when it happened). */
+/**
+ * Every endpoint an event goes to: the tenant's webhooks that subscribe to it (and existed when it
+ * happened), and for a contact or offer event the inbox_url of that side of the contact.
+ */
 async function targetsFor(trx: Knex.Transaction, event: Event): Promise<DeliveryTarget[]> {
   const webhooks = await Webhook.query(trx)
     .where({ tenant_id: event.tenant_id })
     .whereNull('deleted_at')
     .where('created_at', '<=', event.created_at);
-  return webhooks
+  const targets: DeliveryTarget[] = webhooks
     .filter((webhook) => !webhook.events || webhook.events.includes(event.event))
     .map((webhook) => ({ kind: 'webhook' as const, id: webhook.id, url: webhook.url }));
+  if (event.contact_id && isContactEvent(event.event)) {
+    const contact = await Contact.query(trx).findById(event.contact_id);
+    if (contact?.inbox_url) targets.push({ kind: 'inbox', id: contact.id, url: contact.inbox_url });
+  }
+  return targets;
 }
 
 /**

@@ -9,6 +9,7 @@ import { PLANS, Template, Tenant } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors, ServiceError } from '../../lib/errors';
 import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samples';
+import type { ReceiptIssuer } from '../../lib/receipts';
 import { describeDetails, issueDetails } from '../http/issues';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
@@ -27,6 +28,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
       (type: signature, initials, date, name, email, text, checkbox, dropdown; PDF points from the top-left; page from 1).
   seed-samples --tenant <tenant id>
       The two sample templates: a one-page NDA (two roles) and a 50-page services agreement.
+  rotate-receipt-key
+      A new key signs receipts from now on; the old one stays in /.well-known/jwks.json so its receipts still verify.
 
 Every command prints JSON on stdout; a failure prints {"error": {...}} on stderr and exits 1.`;
 
@@ -41,6 +44,7 @@ const Plan = z.enum(PLANS);
 export interface AdminContext {
   db: Db;
   blobs: BlobStore;
+  receipts: ReceiptIssuer;
 }
 
 function readFile(file: string, option: string): Buffer {
@@ -165,6 +169,14 @@ const COMMANDS = {
         templates.push(templateSummary(template));
       }
       return { templates };
+    },
+  },
+  'rotate-receipt-key': {
+    options: {},
+    schema: z.strictObject({}),
+    async run({ receipts }: AdminContext) {
+      const kid = await receipts.rotate();
+      return { kid, jwks: (await receipts.jwks()).keys.map((key) => key.kid) };
     },
   },
 } as const;

@@ -272,7 +272,9 @@ describe('mandates', () => {
     assert.match(form, /data-testid="consent-version">mandate-consent-v2</);
     assert.match(form, /I authorize the API key named below/);
     assert.match(form, /data-testid="level-L2"/);
-    assert.doesNotMatch(form, /L3/);
+    // No third level is offered (matched on the choices, not on random tokens and key prefixes in the page).
+    assert.doesNotMatch(form, /value="L3"|<strong>L3/);
+    assert.equal([...form.matchAll(/name="level" value="(L\d)"/g)].map((match) => match[1]).join(','), 'L1,L2');
 
     const fields = {
       api_key_id: account.keyId,

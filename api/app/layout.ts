@@ -1,15 +1,16 @@
 import type { Context } from 'koa';
+import { permits } from '../../activities/accounts/authorize';
 import type { Principal } from '../../db/models';
+import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { ServiceError } from '../../lib/errors';
 import { html, type SafeHtml } from '../http/html';
 
 export const APP_CSP =
   "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
 
-export interface PageOptions {
+interface PageBase {
   title: string;
   appPath: string;
-  principal?: Principal;
   csrf?: string;
   body: SafeHtml;
   notice?: { kind: 'ok' | 'error'; text: string };
@@ -18,19 +19,31 @@ export interface PageOptions {
   current?: string;
 }
 
-const NAV: Array<[string, string]> = [
-  ['/', 'Overview'],
-  ['/signature', 'Signature'],
-  ['/keys', 'API keys'],
-  ['/mandates', 'Mandates'],
-  ['/templates', 'Templates'],
+/**
+ * A page of a signed-in principal has the navigation, which hides the entries of features whose
+ * flag is off: it needs the deployment's flags (deps.config.flags.values).
+ */
+export type PageOptions = PageBase & ({ principal?: undefined; flags?: FlagSnapshot } | { principal: Principal; flags: FlagSnapshot });
+
+/** An entry is shown when the gate lets its flag through (the same gate the page itself calls). */
+const NAV: Array<{ path: string; label: string; flag?: FlagName }> = [
+  { path: '/', label: 'Overview' },
+  { path: '/signature', label: 'Signature' },
+  { path: '/keys', label: 'API keys' },
+  { path: '/mandates', label: 'Mandates' },
+  { path: '/agent-contacts', label: 'Agent contacts', flag: 'agent_contacts' },
+  { path: '/templates', label: 'Templates' },
 ];
+
+function navEntries(flags: FlagSnapshot) {
+  return NAV.filter(({ flag }) => !flag || permits(null, { flag }, flags));
+}
 
 /** A page of the principal app: header with navigation when signed in, the notice, the body. */
 export function renderPage(options: PageOptions): SafeHtml {
   const base = options.appPath;
   const nav = options.principal
-    ? html`<nav aria-label="App">${NAV.map(([path, label]) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}
+    ? html`<nav aria-label="App">${navEntries(options.flags).map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}
 <form method="post" action="${base}/logout">${hiddenCsrf(options.csrf)}<button type="submit" class="link" data-testid="logout">Sign out</button></form></nav>
 <p class="who">${options.principal.name} · ${options.principal.email}</p>`
     : '';
@@ -56,11 +69,13 @@ export function sendPage(ctx: Context, page: SafeHtml, status = 200): void {
   ctx.body = page.toString();
 }
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** App pages answer errors as pages, with the API's status for the code. */
 export function errorPage(
   ctx: Context,
   error: unknown,
-  page: Omit<PageOptions, 'body' | 'title'> & { title?: string; body?: SafeHtml },
+  page: DistributiveOmit<PageOptions, 'body' | 'title'> & { title?: string; body?: SafeHtml },
 ): void {
   if (!(error instanceof ServiceError)) throw error;
   ctx.set(error.headers);

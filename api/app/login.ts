@@ -7,6 +7,7 @@ import { html, type SafeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
+import { codeDeps } from './pages/common';
 import { appState, checkForm, checkOrigin, endAppSession, MAX_NEXT, safeNext, startAppSession } from './session';
 
 function emailForm(appPath: string, next: string, email = ''): SafeHtml {
@@ -27,13 +28,7 @@ function codeForm(appPath: string, next: string, email: string): SafeHtml {
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
 export function loginRoutes(router: Router, deps: Services, appPath: string): void {
-  const codeDeps = {
-    db: deps.db,
-    secret: deps.secret,
-    mailer: deps.mailer,
-    codeLimits: deps.codeLimits,
-    codeTtlMs: deps.config.durations.oneTimeCodeMs,
-  };
+  const codes = codeDeps(deps);
   // No session exists yet to bind a form token to, so the Origin check and the per-address limit guard these forms.
   const guard = async (ctx: Context) => {
     if (!checkOrigin(ctx, deps))
@@ -58,7 +53,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       next = safeNext(fields.next, appPath);
       if (!/^[^\s@]+@[^\s@]+$/.test(email))
         return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
-      await requestLoginCode(codeDeps, email, actorFrom(ctx, { type: 'principal' }));
+      await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }));
     } catch (error) {
       return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
     }
@@ -74,7 +69,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       email = (fields.email ?? '').trim();
       next = safeNext(fields.next, appPath);
       const { session } = await signIn(
-        { ...codeDeps, sessionTtlMs: deps.config.durations.appSessionMs },
+        { ...codes, sessionTtlMs: deps.config.durations.appSessionMs },
         email,
         fields.code ?? '',
         actorFrom(ctx, { type: 'principal' }),

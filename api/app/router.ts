@@ -1,6 +1,8 @@
 import type Router from '@koa/router';
 import type { Services } from '../../lib/services';
 import { loginRoutes } from './login';
+import { agentContactRoutes } from './pages/agent-contacts';
+import { claimRoutes } from './pages/claim';
 import { keyRoutes } from './pages/keys';
 import { mandateRoutes } from './pages/mandates';
 import { overviewRoutes } from './pages/overview';
@@ -16,5 +18,7 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   signatureRoutes(router, deps, appPath);
   keyRoutes(router, deps, appPath);
   mandateRoutes(router, deps, appPath);
+  agentContactRoutes(router, deps, appPath);
   templateRoutes(router, deps, appPath);
+  claimRoutes(router, deps, appPath);
 }

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { sessionPrincipal } from '../../activities/principals/sessions';
 import type { Principal } from '../../db/models';
+import type { FlagSnapshot } from '../../lib/config/flags';
 import { mac, verifyMac } from '../../lib/secrets/signed';
 import type { Services } from '../../lib/services';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
@@ -11,6 +12,8 @@ export interface AppState {
   principal?: Principal;
   sessionId?: string;
   csrf?: string;
+  /** The deployment's flags, for the navigation of a signed-in principal's page. */
+  flags?: FlagSnapshot;
 }
 
 export function appState(ctx: Context): AppState {
@@ -32,6 +35,12 @@ export function endAppSession(ctx: Context): void {
   ctx.cookies.set(APP_COOKIE, '', { path: '/', expires: new Date(0), httpOnly: true, sameSite: 'lax' });
 }
 
+/** The principal signed in to the app on this request (by its session cookie), wherever the request goes. */
+export async function sessionOf(ctx: Context, deps: Services): Promise<Principal | undefined> {
+  const cookie = readSignedCookie<{ sid: string; exp: number }>(ctx, deps.secret, APP_COOKIE, 'app-session');
+  return cookie ? sessionPrincipal(deps.db, cookie.sid) : undefined;
+}
+
 /** Paths of the service's own that are never app pages, even with the app at the root: no session is read there. */
 const SHARED = /^\/(static|files)\//;
 
@@ -46,7 +55,12 @@ export function appSession(deps: Services, appPath: string) {
     const cookie = readSignedCookie<{ sid: string; exp: number }>(ctx, deps.secret, APP_COOKIE, 'app-session');
     const principal = cookie ? await sessionPrincipal(deps.db, cookie.sid) : undefined;
     if (principal && cookie)
-      Object.assign(ctx.state, { principal, sessionId: cookie.sid, csrf: mac(deps.secret, 'csrf', cookie.sid) } satisfies AppState);
+      Object.assign(ctx.state, {
+        principal,
+        sessionId: cookie.sid,
+        csrf: mac(deps.secret, 'csrf', cookie.sid),
+        flags: deps.config.flags.values,
+      } satisfies AppState);
     await next();
   };
 }
@@ -55,6 +69,9 @@ export function appSession(deps: Services, appPath: string) {
 export function checkOrigin(ctx: Context, deps: Services): boolean {
   // Koa 3's ctx.origin is the Origin header itself, so this site's own origin is built here.
   const origin = ctx.get('origin');
+  // A page under Referrer-Policy no-referrer (the claim page) makes the browser send `Origin: null` on
+  // its own form posts; Sec-Fetch-Site, which no page can set, then says whether the post came from here.
+  if (origin === 'null') return ctx.get('sec-fetch-site') === 'same-origin';
   return !origin || origin === new URL(deps.config.appUrl).origin || origin === `${ctx.protocol}://${ctx.host}`;
 }
 

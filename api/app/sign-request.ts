@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { signalSignRequest } from '../../activities/documents/orchestration';
 import { beginConfirm, declineRequest, principalsSignRequest, reopenConfirm, waitForDecision } from '../../activities/mandates/decisions';
 import { signRequestIdFromToken } from '../../activities/mandates/signing';
-import { ApiKey, Mandate } from '../../db/models';
+import { ApiKey, Mandate, Offer } from '../../db/models';
 import { errors } from '../../lib/errors';
 import type { Services } from '../../lib/services';
 import { html } from '../http/html';
@@ -37,9 +37,10 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
   async function render(ctx: Context, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) {
     const { principal, csrf } = appState(ctx);
     const { request, document } = await load(ctx);
-    const [mandate, key] = await Promise.all([
+    const [mandate, key, offer] = await Promise.all([
       Mandate.query(deps.db).findById(request.mandate_id),
       ApiKey.query(deps.db).findById(request.api_key_id),
+      request.offer_id ? Offer.query(deps.db).findById(request.offer_id) : undefined,
     ]);
     const link = `${appPath}/sign-request/${ctx.params.token}`;
     const open = request.status === 'open' && request.expires_at.getTime() > Date.now();
@@ -48,6 +49,7 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
 <dt>Document</dt><dd>${document.name} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>
 <dt>Asked by</dt><dd>Your API key “${key!.label}” (${key!.prefix}…)</dd>
 <dt>Its reason</dt><dd>${request.reason}</dd>
+${offer && html`<dt>Offer</dt><dd data-testid="offer">From ${offer.from_email}, on the document’s PDF with SHA-256 <code>${offer.pre_sign_hash}</code>; terms: ${offer.terms}</dd>`}
 <dt>Mandate</dt><dd>${mandate!.name} (${mandate!.id}, ${mandate!.confirmation_level})</dd>
 <dt>Expires</dt><dd>${request.expires_at.toISOString()}</dd>
 <dt>Status</dt><dd data-testid="sign-request-status">${WORDS[request.status] ?? request.status}${request.error_message && `: ${request.error_message}`}</dd></dl>
@@ -58,7 +60,11 @@ ${
 <div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>Confirm and sign</button></form>
 <form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">Decline</button></form></div>`
 }`;
-    sendPage(ctx, renderPage({ title: 'Confirm a signature', appPath, principal, csrf, body, notice }), status);
+    sendPage(
+      ctx,
+      renderPage({ title: 'Confirm a signature', appPath, principal: principal!, csrf, flags: deps.config.flags.values, body, notice }),
+      status,
+    );
   }
 
   const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'Confirm a signature', ({ ctx }) => handler(ctx));

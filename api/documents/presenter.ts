@@ -80,6 +80,7 @@ export function presentDocument(
     sent_at: iso(document.sent_at),
     completed_at: iso(document.completed_at),
     declined_at: iso(document.declined_at),
+    receipt_jws: document.receipt_jws,
     signers: signers.map((signer) =>
       presentSigner(
         signer,

@@ -56,7 +56,14 @@ export function documentRoutes(routes: Routes, deps: Services): void {
         await createDocument(
           deps,
           caller,
-          { templateId: body.template_id, name: body.name, signers: body.signers, strictOrder: body.strict_order },
+          {
+            source: body.drive_file_id
+              ? { driveFileId: body.drive_file_id, widgets: body.widgets!, roles: body.roles }
+              : { templateId: body.template_id! },
+            name: body.name,
+            signers: body.signers,
+            strictOrder: body.strict_order,
+          },
           actor,
           send,
         ),

@@ -1,15 +1,54 @@
 import { z } from 'zod';
+import { WidgetSchema } from '../../activities/templates/schema';
 import { EmailSchema, listOf, NameSchema } from '../shared/schema';
 
 export const SignerInputSchema = z.strictObject({ name: NameSchema, email: EmailSchema });
 
-export const DocumentCreateSchema = z.strictObject({
-  template_id: z.string().min(1).max(100),
-  name: NameSchema,
-  signers: z.array(SignerInputSchema).min(1).max(50).meta({ description: 'In signing order; signer n takes the template’s role n.' }),
-  send: z.boolean().optional().meta({ description: 'Also send at once (as POST /documents/:id/send).' }),
-  strict_order: z.boolean().optional().meta({ description: 'Signers sign one after another, in the order given.' }),
-});
+export const DocumentCreateSchema = z
+  .strictObject({
+    template_id: z.string().min(1).max(100).optional().meta({ description: 'A template of this account (or `drive_file_id`).' }),
+    drive_file_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`.' }),
+    widgets: z
+      .array(WidgetSchema)
+      .min(1)
+      .max(2000)
+      .optional()
+      .meta({ description: 'With `drive_file_id`: the fields to fill and sign, per signer role (as a template’s widgets).' }),
+    roles: z
+      .array(z.string().trim().min(1).max(100))
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ description: 'With `drive_file_id`: the roles in signing order (default: the widgets’ roles in order of appearance).' }),
+    name: NameSchema,
+    signers: z.array(SignerInputSchema).min(1).max(50).meta({ description: 'In signing order; signer n takes role n.' }),
+    send: z.boolean().optional().meta({ description: 'Also send at once (as POST /documents/:id/send).' }),
+    strict_order: z.boolean().optional().meta({ description: 'Signers sign one after another, in the order given.' }),
+  })
+  // The same rule for OpenAPI readers: a template, or a Drive PDF with its widgets, never both.
+  .meta({
+    oneOf: [
+      { required: ['template_id'], not: { anyOf: [{ required: ['drive_file_id'] }, { required: ['widgets'] }, { required: ['roles'] }] } },
+      { required: ['drive_file_id', 'widgets'], not: { required: ['template_id'] } },
+    ],
+  })
+  .superRefine(
+    (body, ctx) => {
+      if (!body || typeof body !== 'object') return;
+      if (Boolean(body.template_id) === Boolean(body.drive_file_id))
+        ctx.addIssue({ code: 'custom', path: ['template_id'], message: 'give either template_id or drive_file_id' });
+      if (body.drive_file_id && !body.widgets) ctx.addIssue({ code: 'custom', path: ['widgets'], message: 'required with drive_file_id' });
+      if (body.template_id && (body.widgets || body.roles))
+        ctx.addIssue({ code: 'custom', path: [body.widgets ? 'widgets' : 'roles'], message: 'only with drive_file_id' });
+    },
+    // Also when another field is wrong, so a body missing both template_id and drive_file_id says so at once.
+    { when: () => true },
+  );
 export type DocumentCreateReq = z.infer<typeof DocumentCreateSchema>;
 
 export const DocumentSignersAddSchema = z.strictObject({ signers: z.array(SignerInputSchema).min(1).max(50) });
@@ -69,6 +108,10 @@ export const DocumentResponseSchema = z.object({
   sent_at: Time,
   completed_at: Time,
   declined_at: Time,
+  receipt_jws: z
+    .string()
+    .nullable()
+    .meta({ description: 'Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json' }),
   signers: z.array(DocumentSignerSchema),
   next_actions: z.array(NextActionSchema),
 });

@@ -4,10 +4,11 @@ import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
 import { authorize } from '../../activities/accounts/authorize';
 import type { FlagName } from '../../lib/config/flags';
-import { type ErrorCode, errors } from '../../lib/errors';
+import { type ErrorCode, errorBody, errors, ServiceError } from '../../lib/errors';
 import type { Services } from '../../lib/services';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
+import { claimIdempotency, fingerprint, idempotencyKey, isFinalAnswer, releaseIdempotency, settleIdempotency } from './idempotency';
 import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 
@@ -143,12 +144,37 @@ export class Routes {
         stream: spec.stream ? streamBody(ctx, spec.stream) : undefined,
       } as RouteInput<Infer<B>, Infer<Q>, Infer<P>, S extends StreamSpec ? StreamBody : undefined>;
       if (!handler) throw errors.notImplemented(`${spec.method.toUpperCase()} /v1${spec.path} is not implemented yet.`);
-      ctx.status = spec.status ?? 200;
-      const result = await handler(api, input);
-      if (result === undefined) return;
-      const mismatch = checkResponses && spec.response ? responseMismatch(spec.response, result) : undefined;
-      if (mismatch) throw new Error(`The response of ${spec.operationId} does not match its schema: ${mismatch}`);
-      ctx.body = result;
+      const answer = async () => {
+        ctx.status = spec.status ?? 200;
+        const result = await handler(api, input);
+        if (result === undefined) return;
+        const mismatch = checkResponses && spec.response ? responseMismatch(spec.response, result) : undefined;
+        if (mismatch) throw new Error(`The response of ${spec.operationId} does not match its schema: ${mismatch}`);
+        ctx.body = result;
+      };
+      const header = caller && spec.method === 'post' ? ctx.get('idempotency-key') : '';
+      if (!header) return answer();
+      // DESIGN: a POST retried with the same Idempotency-Key (and body) gets the first answer; the work is done once.
+      const key = idempotencyKey(header);
+      const body = spec.stream ? `stream ${ctx.get('content-type')} ${ctx.get('content-length')}` : (api.state.rawBody ?? '');
+      const print = fingerprint({ method: ctx.method, path: ctx.path, query: ctx.querystring, body });
+      const claim = await claimIdempotency(deps.db, deps.config.idempotency, caller!.apiKey.id, key, print);
+      if (claim.kind === 'replay') {
+        ctx.status = claim.status;
+        ctx.body = claim.body;
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      }
+      try {
+        await answer();
+      } catch (error) {
+        if (error instanceof ServiceError && isFinalAnswer(error.status))
+          await settleIdempotency(deps.db, caller!.apiKey.id, key, error.status, errorBody(error, deps.config.docsUrl));
+        else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
+        throw error;
+      }
+      if (isFinalAnswer(ctx.status)) await settleIdempotency(deps.db, caller!.apiKey.id, key, ctx.status, ctx.body);
+      else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
     };
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {

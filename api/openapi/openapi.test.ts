@@ -130,9 +130,9 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('marks operations that answer 501 until their issue lands', () => {
-    const transfers = document.paths['/v1/transfers'].post;
-    assert.equal(transfers['x-implemented'], false);
-    assert.ok(transfers.responses['501']);
+    const counter = document.paths['/v1/offers/{id}/counter'].post;
+    assert.equal(counter['x-implemented'], false);
+    assert.ok(counter.responses['501']);
     const me = document.paths['/v1/me'].get;
     assert.equal(me['x-implemented'], undefined);
     assert.equal(me.responses['501'], undefined);
@@ -161,6 +161,9 @@ describe('GET /v1/openapi.json', () => {
       { ...valid, signers: [{ name: 'Ann', email: 'nope' }] },
       { name: 'NDA', signers: valid.signers },
       { ...valid, send: 'yes' },
+      { ...valid, drive_file_id: 'drv_1' },
+      { ...valid, widgets: [] },
+      { name: 'NDA', signers: valid.signers, drive_file_id: 'drv_1' },
     ];
     assert.equal(createDocument(valid), true, JSON.stringify(createDocument.errors));
     for (const body of invalid) assert.equal(createDocument(body), false, JSON.stringify(body));

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignRequest } from '../../db/models';
 import { newId } from '../../lib/ids';
-import { createDocument, seedSamples } from '../../test/documents';
+import { seedSamples, sentNda } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { assertPaging } from '../../test/paging';
-import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
 describe('GET /v1/documents/:id/sign-requests, paged', () => {
@@ -20,20 +20,9 @@ describe('GET /v1/documents/:id/sign-requests, paged', () => {
   it('pages the key’s requests with limit and cursor, newest first; a bad cursor or limit is 400; no key 401, another tenant 404', async () => {
     const owner = await createAccount(stack.deps.db, { name: 'Olive Owner' });
     const { nda } = await seedSamples(stack, owner);
-    const account = await createAccount(stack.deps.db, { name: 'Lia Lister' });
-    await giveAppearance(stack, account);
-    const mandate = await grantMandate(stack, account, { level: 'L1' });
-    const principal = await principalOf(stack, account);
-    const document = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: 'Listed NDA',
-      signers: [
-        { name: principal.name, email: principal.email },
-        { name: 'Other', email: 'other-list@example.test' },
-      ],
-      send: true,
-    });
-    const path = `/v1/documents/${document.body.document_id}/sign-requests`;
+    const { account, principal, mandate } = await mandatedAccount(stack, { level: 'L1', name: 'Lia Lister' });
+    const document = await sentNda(stack, owner, nda, principal, { name: 'Listed NDA', other: { name: 'Other' } });
+    const path = `/v1/documents/${document.document_id}/sign-requests`;
     const open = await call(stack.url, 'POST', path, { key: account.key, body: { reason: 'Please confirm' } });
     assert.equal(open.status, 201, open.text);
     // Earlier requests of the same key on the document, since expired: the history the list shows too.

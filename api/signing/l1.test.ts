@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, MailMessage, SignRequest, type Template } from '../../db/models';
-import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
+import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { AppClient, mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
@@ -24,26 +24,10 @@ describe('L1: sign requests the principal confirms in the app', () => {
   });
   after(() => stack.close());
 
-  async function principalWithL1(level: 'L1' | 'L2' = 'L1') {
-    const account = await createAccount(stack.deps.db, { name: 'Lena Lone', label: 'l1 agent' });
-    await giveAppearance(stack, account);
-    const mandate = await grantMandate(stack, account, { level, mode: 'both' });
-    return { account, mandate };
-  }
+  const principalWithL1 = (level: 'L1' | 'L2' = 'L1') => mandatedAccount(stack, { level, name: 'Lena Lone', label: 'l1 agent' });
 
-  async function inboundNda(signer: Account) {
-    const principal = await principalOf(stack, signer);
-    const created = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: 'NDA for confirmation',
-      signers: [
-        { name: principal.name, email: principal.email },
-        { name: 'Other', email: `other-${Date.now()}-${Math.random()}@example.test` },
-      ],
-      send: true,
-    });
-    return created.body;
-  }
+  const inboundNda = async (signer: Account) =>
+    sentNda(stack, owner, nda, await principalOf(stack, signer), { name: 'NDA for confirmation', other: { name: 'Other' } });
 
   const requestSign = (account: Account, documentId: string, base = stack.url) =>
     call(base, 'POST', `/v1/documents/${documentId}/sign-requests`, {

@@ -4,12 +4,21 @@ import { l2AppliesToday } from '../../activities/mandates/cap';
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Apply, Event, Mandate, Template } from '../../db/models';
 import { newId } from '../../lib/ids';
-import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
+import {
+  createDocument,
+  downloadPdf,
+  latestMail,
+  type SentNdaOptions,
+  SignerSession,
+  seedSamples,
+  sentNda,
+  waitForDocument,
+} from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { type MandatedAccountOptions, mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 
@@ -26,34 +35,12 @@ describe('L2: POST /v1/documents/:id/sign', () => {
   after(() => stack.close());
 
   /** A principal with an agent key, its appearance stored and (unless told otherwise) an L2 mandate. */
-  async function agent(
-    options: { level?: 'L1' | 'L2' | null; mode?: 'outbound' | 'inbound' | 'both'; appearance?: boolean; name?: string } = {},
-  ) {
-    const account = await createAccount(stack.deps.db, { name: options.name ?? 'Paula Principal', label: 'contracts agent' });
-    if (options.appearance !== false) await giveAppearance(stack, account);
-    const mandate =
-      options.level === null
-        ? undefined
-        : await grantMandate(stack, account, { level: options.level ?? 'L2', mode: options.mode ?? 'both' });
-    return { account, mandate };
-  }
+  const agent = <L extends 'L1' | 'L2' | null = 'L2'>(options: MandatedAccountOptions<L> = {}) =>
+    mandatedAccount(stack, { name: 'Paula Principal', label: 'contracts agent', ...options });
 
   /** A sent NDA from the owner where the given account's principal signs as `position` (0: Disclosing, 1: Receiving). */
-  async function inboundNda(signer: Account, options: { position?: 0 | 1; strict?: boolean; send?: boolean } = {}) {
-    const principal = await principalOf(stack, signer);
-    const other = { name: 'Carl Counterparty', email: `carl-${Date.now()}-${Math.random()}@example.test` };
-    const me = { name: principal.name, email: principal.email };
-    const signers = options.position === 1 ? [other, me] : [me, other];
-    const created = await createDocument(stack, owner, {
-      template_id: templates.nda.id,
-      name: 'Inbound NDA',
-      signers,
-      send: options.send ?? true,
-      strict_order: options.strict ?? false,
-    });
-    assert.equal(created.status, 201, created.text);
-    return created.body;
-  }
+  const inboundNda = async (signer: Account, options: SentNdaOptions = {}) =>
+    sentNda(stack, owner, templates.nda, await principalOf(stack, signer), options);
 
   const sign = (account: Account, documentId: string, reason = 'Countersign the agreed NDA') =>
     call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, { key: account.key, body: { reason } });

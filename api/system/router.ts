@@ -5,7 +5,7 @@ import { buildOpenApi } from '../openapi/document';
 import { presentHealth } from './presenter';
 import { HealthResponseSchema, OpenApiResponseSchema } from './schema';
 
-export const VERSION = '0.1.0';
+export const VERSION = '0.3.0';
 
 export function systemRoutes(routes: Routes, deps: Services): void {
   routes.add(

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type EventName, emitEvent } from '../../activities/events/outbox';
 import { Delivery, Webhook } from '../../db/models';
@@ -10,20 +7,8 @@ import { createDocument, SignerSession, seedSamples } from '../../test/documents
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
-import { Receiver, selfSignedCertificate } from '../../test/receiver';
+import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
-
-type Verify = (secret: string, header: string, rawBody: string, toleranceSeconds?: number, nowSeconds?: number) => boolean;
-
-/** The verifier a receiver would copy from docs/webhooks.md: the test runs the documented snippet itself. */
-async function documentedVerifier(): Promise<Verify> {
-  const doc = fs.readFileSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/webhooks.md'), 'utf8');
-  const snippet = /<!-- verify-snippet:start -->\s*```ts\n([\s\S]*?)```\s*<!-- verify-snippet:end -->/.exec(doc)?.[1];
-  assert.ok(snippet, 'docs/webhooks.md has the verification snippet');
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-verify-')), 'verify.ts');
-  fs.writeFileSync(file, snippet);
-  return ((await import(file)) as { verifyWebhook: Verify }).verifyWebhook;
-}
 
 describe('webhooks', () => {
   let stack: Stack;

@@ -7,6 +7,9 @@ import * as webhooks from './20261122000005_webhooks';
 import * as codeLimits from './20261123000006_code_limits';
 import * as signing from './20261123000007_signing';
 import * as mail from './20261123000008_mail';
+import * as contactsOffers from './20261124000009_contacts_offers';
+import * as driveTransfers from './20261125000010_drive_transfers';
+import * as idempotency from './20261126000011_idempotency';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,6 +26,9 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261123000006_code_limits', codeLimits],
   ['20261123000007_signing', signing],
   ['20261123000008_mail', mail],
+  ['20261124000009_contacts_offers', contactsOffers],
+  ['20261125000010_drive_transfers', driveTransfers],
+  ['20261126000011_idempotency', idempotency],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,6 +1,6 @@
 import { BaseModel } from './base';
 
-export type ActorType = 'signer' | 'principal' | 'agent' | 'operator' | 'system';
+export type ActorType = 'signer' | 'principal' | 'agent' | 'operator' | 'system' | 'recipient';
 
 export class AuditEvent extends BaseModel {
   static override tableName = 'audit_events';

@@ -12,6 +12,8 @@ export class Document extends BaseModel {
   declare owner_principal_id: string;
   declare created_by_key_id: string | null;
   declare template_id: string | null;
+  /** The Drive file an uploaded-PDF document was made from. */
+  declare drive_file_id: string | null;
   declare name: string;
   declare status: DocumentStatus;
   declare strict_order: boolean;
@@ -25,6 +27,8 @@ export class Document extends BaseModel {
   declare sent_at: Date | null;
   declare completed_at: Date | null;
   declare declined_at: Date | null;
+  /** The dual-attestation receipt of a completed document: a compact JWS (see lib/receipts.ts). */
+  declare receipt_jws: string | null;
 }
 
 export type SignerStatus = 'pending' | 'signed' | 'declined';
@@ -78,6 +82,8 @@ export interface ApplyInput {
   consent_text?: string;
   /** What the agent said it signs for (mandate applies). */
   reason?: string;
+  /** An offer's pre_sign_hash: the apply is made only on the PDF the offer was bound to (else document_changed). */
+  expected_sha256?: string;
 }
 
 export class Apply extends BaseModel {

@@ -10,4 +10,6 @@ export class Event extends BaseModel {
   declare data: Record<string, unknown>;
   declare created_at: Date;
   declare dispatched_at: Date | null;
+  /** The side of a contact whose inbox_url also hears of this event (contact and offer events). */
+  declare contact_id: string | null;
 }

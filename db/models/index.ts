@@ -1,5 +1,6 @@
 export { ApiKey } from './api-key';
 export { type ActorType, AuditEvent, MailMessage, OneTimeCode } from './audit';
+export { Contact, type ContactDirection, type ContactStatus } from './contact';
 export {
   Apply,
   type ApplyInput,
@@ -21,7 +22,9 @@ export {
   SignRequest,
   type SignRequestStatus,
 } from './mandate';
+export { Offer, type OfferStatus, ReceiptKey } from './offer';
 export { Principal } from './principal';
 export { Template } from './template';
 export { PLANS, type Plan, Tenant } from './tenant';
+export { DriveFile, Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
 export { Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';

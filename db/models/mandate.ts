@@ -51,6 +51,9 @@ export class SignRequest extends BaseModel {
   declare error_message: string | null;
   declare decided_at: Date | null;
   declare decided_ip: string | null;
+  /** Set when the request escalates an offer: its apply must still find the offer's pre_sign_hash. */
+  declare offer_id: string | null;
+  declare expected_sha256: string | null;
   declare created_at: Date;
 }
 

@@ -30,6 +30,10 @@ export interface Config {
     workflowBundle?: string;
   };
   jsonLimitBytes: number;
+  /** Largest Drive upload (POST /assets); larger ones get 413. */
+  uploadLimitBytes: number;
+  /** Idempotency-Key: how long a retry waits for the first request's answer; when a running one counts as dead. */
+  idempotency: { waitMs: number; staleMs: number };
   /** Key for signed links and cookies; generated once under the data dir when unset (not in production). */
   secretKey?: string;
   signing: { p12Path?: string; passphrase?: string };
@@ -64,6 +68,10 @@ export interface Durations {
   signRequestMs: number;
   /** A principal's app session: lifetime. */
   appSessionMs: number;
+  /** An offer's lifetime when its request names none (DESIGN: 7 days), carried in its expires_at. */
+  offerMs: number;
+  /** How often a transfer's unlock wait looks at its package again without a wake-up. */
+  transferRecheckMs: number;
   /** Webhook delivery: the first retry, the longest gap (doubling between), the give-up age, one attempt's timeout. */
   webhookRetryInitialMs: number;
   webhookRetryMaxMs: number;
@@ -126,6 +134,17 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  SVC_UPLOAD_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(100 * 1024 * 1024),
+  SVC_IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
+  SVC_IDEMPOTENCY_STALE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 60_000),
   SVC_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   SVC_SIGNING_P12: z.string().min(1).optional(),
   SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
@@ -155,6 +174,16 @@ const EnvSchema = z.object({
     .int()
     .min(1000)
     .default(24 * 60 * 60_000),
+  SVC_OFFER_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(7 * 24 * 60 * 60_000),
+  SVC_TRANSFER_RECHECK_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60 * 60_000),
   SVC_APP_SESSION_TTL_MS: z.coerce
     .number()
     .int()
@@ -254,6 +283,8 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       workflowBundle: e.SVC_WORKFLOW_BUNDLE,
     },
     jsonLimitBytes: e.SVC_JSON_LIMIT_BYTES,
+    uploadLimitBytes: e.SVC_UPLOAD_LIMIT_BYTES,
+    idempotency: { waitMs: e.SVC_IDEMPOTENCY_WAIT_MS, staleMs: e.SVC_IDEMPOTENCY_STALE_MS },
     secretKey: e.SVC_SECRET_KEY,
     signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
     smtpUrl: e.SMTP_URL,
@@ -271,6 +302,8 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
       signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,
+      offerMs: e.SVC_OFFER_TTL_MS,
+      transferRecheckMs: e.SVC_TRANSFER_RECHECK_MS,
       appSessionMs: e.SVC_APP_SESSION_TTL_MS,
       webhookRetryInitialMs: e.SVC_WEBHOOK_RETRY_INITIAL_MS,
       webhookRetryMaxMs: e.SVC_WEBHOOK_RETRY_MAX_MS,

@@ -27,7 +27,7 @@ export interface PageRequest {
 export function pageHandler(appPath: string, title: string, handler: (request: PageRequest) => Promise<void>) {
   return async (ctx: Context) => {
     if (!requireLogin(ctx, appPath)) return;
-    const { principal, csrf } = appState(ctx);
+    const { principal, csrf, flags } = appState(ctx);
     try {
       await handler({ ctx, principal: principal!, csrf: csrf! });
     } catch (error) {
@@ -36,7 +36,15 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
       const back = html`<p><a href="${ctx.path}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
       sendPage(
         ctx,
-        renderPage({ title, appPath, principal, csrf, body: back, notice: { kind: 'error', text: error.message } }),
+        renderPage({
+          title,
+          appPath,
+          principal: principal!,
+          csrf,
+          flags: flags!,
+          body: back,
+          notice: { kind: 'error', text: error.message },
+        }),
         error.status,
       );
     }
@@ -55,15 +63,19 @@ export function principalActor(ctx: Context, principal: Principal): Actor {
   return actorFrom(ctx, { type: 'principal', id: principal.id });
 }
 
-export function mandateDeps(deps: Services): MandateDeps {
+/** What the rules of e-mailed codes (sign-in, sign links, mandate grants) work with. */
+export function codeDeps(deps: Services) {
   return {
     db: deps.db,
     secret: deps.secret,
     mailer: deps.mailer,
     codeLimits: deps.codeLimits,
-    flags: deps.config.flags.values,
     codeTtlMs: deps.config.durations.oneTimeCodeMs,
   };
+}
+
+export function mandateDeps(deps: Services): MandateDeps {
+  return { ...codeDeps(deps), flags: deps.config.flags.values };
 }
 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */

@@ -58,7 +58,16 @@ export function keyRoutes(router: Router, deps: Services, appPath: string): void
 ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
     sendPage(
       ctx,
-      renderPage({ title: TITLE, appPath, principal, csrf, body, notice: options.notice, current: '/keys' }),
+      renderPage({
+        title: TITLE,
+        appPath,
+        principal,
+        csrf,
+        flags: deps.config.flags.values,
+        body,
+        notice: options.notice,
+        current: '/keys',
+      }),
       options.status ?? 200,
     );
   }
@@ -98,7 +107,16 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
 <p><a href="${appPath}/keys">Back to your keys</a></p>`;
         sendPage(
           ctx,
-          renderPage({ title: 'Your new API key', appPath, principal, csrf, body, scripts: ['/static/app.js'], current: '/keys' }),
+          renderPage({
+            title: 'Your new API key',
+            appPath,
+            principal,
+            csrf,
+            flags: deps.config.flags.values,
+            body,
+            scripts: ['/static/app.js'],
+            current: '/keys',
+          }),
           201,
         );
       } catch (error) {
@@ -117,7 +135,10 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
         : html`<p>Revoke the key “<strong>${key.label}</strong>” (<code>${key.prefix}…</code>)?</p>
 <ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Mandates granted to it can no longer sign. Documents already signed stay signed.</li></ul>
 <form method="post" action="${appPath}/keys/${key.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
-      sendPage(ctx, renderPage({ title: 'Revoke an API key', appPath, principal, csrf, body, current: '/keys' }));
+      sendPage(
+        ctx,
+        renderPage({ title: 'Revoke an API key', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/keys' }),
+      );
     }),
   );
 

@@ -109,7 +109,11 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
 <label class="choice"><input type="checkbox" name="consent" value="accepted" required aria-describedby="consent-text"${checked(form.consent)} data-testid="grant-consent"><span>I accept these terms (${CONSENT_VERSION}).</span></label></fieldset>
 <div><button type="submit" class="primary" data-testid="grant-submit">Continue: e-mail me a code</button> <a href="${appPath}/mandates">Cancel</a></div></form>`;
     }
-    sendPage(ctx, renderPage({ title: TITLE, appPath, principal, csrf, body, current: '/mandates' }), error?.status ?? 200);
+    sendPage(
+      ctx,
+      renderPage({ title: TITLE, appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/mandates' }),
+      error?.status ?? 200,
+    );
   }
 
   async function sendConfirm(ctx: Context, principal: Principal, csrf: string, mandate: Mandate, notice?: Notice, status = 200) {
@@ -127,7 +131,20 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
 <div><button type="submit" class="primary" data-testid="grant-confirm">Grant the mandate</button></div></form>
 <form method="post" action="${appPath}/mandates/${mandate.id}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">Send a new code</button></form>`
         : html`${facts}<p>This mandate is <span class="badge ${current}">${current}</span>.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`;
-    sendPage(ctx, renderPage({ title: 'Confirm the mandate', appPath, principal, csrf, body, notice, current: '/mandates' }), status);
+    sendPage(
+      ctx,
+      renderPage({
+        title: 'Confirm the mandate',
+        appPath,
+        principal,
+        csrf,
+        flags: deps.config.flags.values,
+        body,
+        notice,
+        current: '/mandates',
+      }),
+      status,
+    );
   }
 
   const blank = (ctx: Context): GrantForm => ({

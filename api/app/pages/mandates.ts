@@ -78,6 +78,7 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
           appPath,
           principal,
           csrf,
+          flags: deps.config.flags.values,
           body,
           notice: listNotice(ctx.query, mandates, keyOf),
           current: '/mandates',
@@ -99,7 +100,10 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
 <li>When it is the key’s last active mandate, the scope <code>documents:sign</code> is removed from the key.</li>
 <li><strong>Documents already completed stay signed</strong>: revoking does not undo them.</li></ul>
 <form method="post" action="${appPath}/mandates/${mandate.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="mandate-revoke-confirm">Revoke the mandate</button><a class="button" href="${appPath}/mandates">Keep it</a></form>`;
-      sendPage(ctx, renderPage({ title: 'Revoke a mandate', appPath, principal, csrf, body, current: '/mandates' }));
+      sendPage(
+        ctx,
+        renderPage({ title: 'Revoke a mandate', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/mandates' }),
+      );
     }),
   );
 

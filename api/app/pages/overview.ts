@@ -59,7 +59,7 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
 <section aria-labelledby="plan-title"><h2 id="plan-title">Plan</h2><p data-testid="plan">Your account is on the <strong>${plan}</strong> plan.${
       isBusinessPlus(plan) ? ' API access is included.' : ' API access (and so API keys and mandates) needs the Business plan or higher.'
     }</p></section>`;
-    sendPage(ctx, renderPage({ title: 'Overview', appPath, principal, csrf, body, current: '/' }));
+    sendPage(ctx, renderPage({ title: 'Overview', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/' }));
   });
   router.get(appPath || '/', overview);
   router.get(`${appPath}/`, overview);

@@ -52,6 +52,7 @@ export function signatureRoutes(router: Router, deps: Services, appPath: string)
         appPath,
         principal,
         csrf,
+        flags: deps.config.flags.values,
         body: renderSignature(appPath, principal, csrf),
         notice,
         scripts: ['/static/app.js'],

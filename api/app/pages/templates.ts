@@ -130,6 +130,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
         appPath,
         principal,
         csrf,
+        flags: deps.config.flags.values,
         body: renderTemplates(appPath, csrf, templates, form, errors),
         notice,
         current: '/templates',

@@ -17,6 +17,7 @@ import { readJsonBody } from '../../http/body';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/cookies';
 import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
+import { codeDeps } from '../pages/common';
 import { renderSignPage } from './page';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from './schema';
 
@@ -30,13 +31,7 @@ const SIGN_BODY_LIMIT = 4 * 1024 * 1024;
 export function signRoutes(router: Router, deps: Services, appPath: string): void {
   const base = `${appPath}/sign/:token`;
   const cookieName = (signerId: string) => `svc_sign_${signerId}`;
-  const codeDeps = {
-    db: deps.db,
-    secret: deps.secret,
-    mailer: deps.mailer,
-    codeLimits: deps.codeLimits,
-    codeTtlMs: deps.config.durations.oneTimeCodeMs,
-  };
+  const codes = codeDeps(deps);
 
   const resolve = (ctx: Context) => resolveSignLink(deps, ctx.params.token);
   const clientOf = (ctx: Context): SignerClient => ({ ip: ctx.ip, userAgent: ctx.get('user-agent') });
@@ -78,7 +73,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.post(`${base}/code`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
-    const { sentTo } = await requestSignCode(codeDeps, await resolve(ctx), clientOf(ctx));
+    const { sentTo } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
     ctx.body = { sent_to: sentTo };
   });
 
@@ -86,7 +81,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     await deps.codeLimits.consumeIp(ctx.ip);
     const view = await resolve(ctx);
     const { code } = parseOrThrow(SignVerifySchema, await readJsonBody(ctx, 4096));
-    await verifySignCode(codeDeps, view, code, clientOf(ctx));
+    await verifySignCode(codes, view, code, clientOf(ctx));
     setSignedCookie(ctx, deps.secret, {
       name: cookieName(view.signer.id),
       purpose: 'sign-session',

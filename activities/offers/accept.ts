@@ -1,0 +1,258 @@
+import type { Knex } from 'knex';
+import { Apply, Document, DocumentSigner, Offer, Principal, SignRequest } from '../../db/models';
+import { errors, ServiceError } from '../../lib/errors';
+import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
+import { authorize } from '../accounts/authorize';
+import type { Actor } from '../audit/audit';
+import { type ApplyOutcome, applyOutcome, checkApplicable, recordApply, rejectApply, rejectionOf } from '../documents/apply';
+import { handOverApply, startSignRequestWorkflow, waitForApply } from '../documents/orchestration';
+import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../mandates/cap';
+import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../mandates/signing';
+import { offerReceiptClaims } from '../receipts/receipts';
+import {
+  checkContactActive,
+  checkDocumentUnchanged,
+  checkOfferorMandate,
+  checkOffersFlag,
+  checkOpen,
+  inboundOffer,
+  type OfferDeps,
+  tellBothSides,
+} from './offers';
+import { wakeOffer } from './orchestration';
+
+export type AcceptDeps = OfferDeps & SigningDeps;
+
+/** What an accept answered: the offer, and whether its L2 apply is still being made (202). */
+export interface AcceptResult {
+  offer: Offer;
+  processing: boolean;
+}
+
+/**
+ * The counterparty's signature was applied (L2 by its agent, or L1 confirmed by the principal): the
+ * offer is accepted once, with its receipt (also a JWS), and `offer.accepted` goes to both sides.
+ */
+export async function finishAccepted(deps: Pick<AcceptDeps, 'db' | 'receipts'>, offerId: string, applyId: string): Promise<Offer> {
+  const apply = (await Apply.query(deps.db).findById(applyId))!;
+  const signer = (await DocumentSigner.query(deps.db).findById(apply.signer_id))!;
+  const document = (await Document.query(deps.db).findById(apply.document_id))!;
+  return deps.db.transaction(async (trx) => {
+    const offer = (await Offer.query(trx).findById(offerId).forUpdate())!;
+    if (offer.status === 'accepted') return offer;
+    const offeror = (await Principal.query(trx).findById(offer.from_principal_id))!;
+    const claims = offerReceiptClaims(offer, {
+      signer,
+      offeror: { email: offeror.email, name: offeror.name },
+      documentHash: apply.document_hash!,
+      finalSha256: document.current_sha256,
+    });
+    const receiptJws = await deps.receipts.sign(claims, offer.id);
+    const accepted = await offer.$query(trx).patchAndFetch({
+      status: 'accepted',
+      accepted_at: apply.applied_at ?? new Date(),
+      apply_id: apply.id,
+      mandate_id: apply.mandate_id,
+      confirmation_level: apply.confirmation_level as 'l1' | 'l2',
+      document_hash: apply.document_hash,
+      final_sha256: document.current_sha256,
+      receipt_jws: receiptJws,
+      error_code: null,
+      error_message: null,
+    });
+    await tellBothSides(trx, accepted, 'offer.accepted', receiptFields(accepted), { type: 'system' });
+    return accepted;
+  });
+}
+
+/** The receipt fields of an accepted offer (SPEC), and the receipt itself as a compact JWS. */
+export function receiptFields(offer: Offer) {
+  return {
+    mandate_id: offer.mandate_id,
+    confirmation_level: offer.confirmation_level,
+    document_hash: offer.document_hash,
+    final_sha256: offer.final_sha256,
+    receipt_jws: offer.receipt_jws,
+  };
+}
+
+/**
+ * What an L2 apply of an accept came to: applied → the offer is accepted; rejected → the offer is
+ * open again (its error kept for the agent), and the rejection is answered; still pending → unchanged.
+ */
+export async function settleAcceptApply(deps: AcceptDeps, offerId: string, outcome: ApplyOutcome): Promise<Offer> {
+  if (outcome.status === 'applied') return finishAccepted(deps, offerId, outcome.apply_id);
+  if (outcome.status === 'rejected') {
+    await Offer.query(deps.db)
+      .findById(offerId)
+      .where({ apply_id: outcome.apply_id })
+      .patch({
+        apply_id: null,
+        accepted_by_key_id: null,
+        error_code: outcome.code ?? 'sign_failed',
+        error_message: outcome.message ?? null,
+      });
+  }
+  return (await Offer.query(deps.db).findById(offerId))!;
+}
+
+async function escalateInTransaction(
+  deps: AcceptDeps,
+  trx: Knex.Transaction,
+  offer: Offer,
+  request: SignRequest,
+  actor: Actor,
+): Promise<void> {
+  const escalated = await Offer.query(trx)
+    .findById(offer.id)
+    .whereIn('status', ['pending', 'acknowledged', 'escalated'])
+    .patch({ status: 'escalated', escalated_at: new Date(), sign_request_id: request.id, error_code: null, error_message: null });
+  if (!escalated) throw errors.invalidState('This offer changed meanwhile; fetch it again.');
+  const current = (await Offer.query(trx).findById(offer.id))!;
+  await tellBothSides(
+    trx,
+    current,
+    'offer.escalated',
+    { sign_request_id: request.id, confirm_url: confirmUrl(deps.config.appUrl, deps.secret, request.id) },
+    actor,
+  );
+}
+
+/**
+ * The L1 path: an L1 sign request for the counterparty's principal, bound to the offer's hash; the
+ * principal confirms (or declines) it in the app and the offer follows. An escalation whose request
+ * still waits answers the offer unchanged; one whose request expired or failed asks again.
+ */
+export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: string, actor: Actor): Promise<Offer> {
+  checkOffersFlag(deps);
+  const offer = await inboundOffer(deps.db, caller, offerId);
+  checkOpen(offer);
+  if (offer.apply_id) throw errors.invalidState('This offer is being accepted; its signature is being applied.');
+  if (offer.status === 'escalated' && offer.sign_request_id) {
+    const request = await SignRequest.query(deps.db).findById(offer.sign_request_id);
+    if (request && ['open', 'confirming', 'applied'].includes(request.status)) return offer;
+  }
+  await checkContactActive(deps.db, [offer.from_contact_id, offer.to_contact_id]);
+  await checkOfferorMandate(deps.db, offer);
+  await checkDocumentUnchanged(deps.db, offer);
+  const reason = `Offer ${offer.id} from ${offer.from_email}: ${offer.terms}`.slice(0, 2000);
+  try {
+    await requestSign(
+      deps,
+      caller,
+      offer.document_id,
+      reason,
+      actor,
+      async (request, trx) => {
+        await escalateInTransaction(deps, trx, offer, request, actor);
+        await startSignRequestWorkflow(deps.temporal, deps.config, request.id);
+      },
+      { id: offer.id, preSignHash: offer.pre_sign_hash },
+    );
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.code === 'pending_exists')) throw error;
+    await adoptOpenRequest(deps, caller, offer, actor);
+  }
+  await wakeOffer(deps.temporal, deps.config, offer.id).catch(() => undefined);
+  return (await Offer.query(deps.db).findById(offer.id))!;
+}
+
+/**
+ * The key already has an open sign request on this document (asked for before the offer): it
+ * becomes the offer's escalation, bound to the offer's hash, instead of a second request.
+ */
+async function adoptOpenRequest(deps: AcceptDeps, caller: Caller, offer: Offer, actor: Actor): Promise<void> {
+  await deps.db.transaction(async (trx) => {
+    const request = await SignRequest.query(trx)
+      .where({ document_id: offer.document_id, api_key_id: caller.apiKey.id, status: 'open' })
+      .where((q) => q.whereNull('offer_id').orWhere('offer_id', offer.id))
+      .forUpdate()
+      .first();
+    if (!request)
+      throw errors.pendingExists(
+        `An open sign request of this key on the document waits for another offer; see GET /v1/documents/${offer.document_id}/sign-requests.`,
+      );
+    await request.$query(trx).patch({ offer_id: offer.id, expected_sha256: offer.pre_sign_hash });
+    await escalateInTransaction(deps, trx, offer, request, actor);
+  });
+}
+
+/**
+ * POST /offers/:id/accept, by the counterparty's key (scope documents:sign): with an L2 mandate
+ * covering the document, in policy (under the day's cap, which this apply counts toward),
+ * `l2_signing` on and no human signature required, the stored appearance is applied now by the same
+ * apply procedure as POST /sign, bound to the offer's hash; otherwise the offer escalates (L1).
+ */
+export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: string, actor: Actor): Promise<AcceptResult> {
+  authorize(caller, { plan: 'api', scope: SIGN_SCOPE, flag: 'agent_offers' }, deps.config.flags.values);
+  const offer = await inboundOffer(deps.db, caller, offerId);
+  checkOpen(offer);
+  if (offer.status === 'escalated') return { offer, processing: false };
+  if (offer.apply_id) return joinApply(deps, offer.id, offer.apply_id);
+  await checkContactActive(deps.db, [offer.from_contact_id, offer.to_contact_id]);
+  await checkOfferorMandate(deps.db, offer);
+  await checkDocumentUnchanged(deps.db, offer);
+  const { document, signers, signer, covering } = await coveringMandates(deps.db, caller, offer.document_id);
+  const l2 = covering.find((mandate) => mandate.confirmation_level === 'L2');
+  const inPolicy =
+    l2 && deps.config.flags.values.l2_signing && !offer.human_signature_required && (await l2AppliesToday(deps.db, l2.id)) < DAILY_L2_CAP;
+  if (!inPolicy) return { offer: await escalateOffer(deps, caller, offerId, actor), processing: false };
+
+  const appearance = await storedAppearance(deps, caller.principal.id);
+  const input = {
+    values: {},
+    appearance: 'stored' as const,
+    reason: `Offer ${offer.id}: ${offer.terms}`.slice(0, 2000),
+    expected_sha256: offer.pre_sign_hash,
+  };
+  checkApplicable(document, signers, signer, input);
+  let apply: Apply;
+  try {
+    apply = await recordApply(deps, {
+      signer,
+      kind: 'mandate',
+      input,
+      signatureImage: appearance,
+      mandateId: l2.id,
+      confirmationLevel: 'l2',
+      apiKeyId: caller.apiKey.id,
+      capDay: utcDay(new Date()),
+      actor,
+    });
+  } catch (error) {
+    // The day's last L2 slot went to a concurrent apply: out of policy now, so the principal confirms.
+    if (error instanceof ServiceError && error.code === 'rate_limited')
+      return { offer: await escalateOffer(deps, caller, offerId, actor), processing: false };
+    throw error;
+  }
+  const claimed = await Offer.query(deps.db)
+    .findById(offer.id)
+    .whereIn('status', ['pending', 'acknowledged'])
+    .where((q) => q.whereNull('apply_id').orWhere('apply_id', apply.id))
+    .patch({ apply_id: apply.id, accepted_by_key_id: caller.apiKey.id });
+  if (!claimed) {
+    // Declined (or expired) between the checks and now: the recorded apply is not made, its L2 slot given back.
+    const changed = errors.invalidState('This offer changed meanwhile; fetch it again.');
+    await rejectApply(deps.db, apply.id, changed);
+    throw changed;
+  }
+  try {
+    // The workflow watches the apply too, so the offer settles even if this request stops waiting.
+    await wakeOffer(deps.temporal, deps.config, offer.id);
+    await handOverApply(deps, apply);
+  } catch (error) {
+    // Temporal could not take it: nothing is applied, the slot is given back and the offer is open again.
+    await rejectApply(deps.db, apply.id, errors.serviceUnavailable('The signature could not be handed over; nothing was applied.'));
+    await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, apply.id))!);
+    throw error;
+  }
+  return joinApply(deps, offer.id, apply.id);
+}
+
+/** Waits (up to the apply wait) for the accept's apply, then settles the offer by its outcome. */
+async function joinApply(deps: AcceptDeps, offerId: string, applyId: string): Promise<AcceptResult> {
+  const outcome = await waitForApply(deps.db, applyId, deps.config.durations.applyWaitMs);
+  const offer = await settleAcceptApply(deps, offerId, outcome);
+  if (outcome.status === 'rejected') throw rejectionOf(outcome);
+  return { offer, processing: outcome.status === 'pending' };
+}

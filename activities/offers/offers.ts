@@ -1,0 +1,295 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { Contact, Document, Offer, type OfferStatus, Principal, SignRequest } from '../../db/models';
+import type { Config } from '../../lib/config/config';
+import { errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { page } from '../../lib/paging';
+import type { ReceiptIssuer } from '../../lib/receipts';
+import type { TemporalDeps } from '../../lib/temporal';
+import { type Caller, normalizeEmail } from '../accounts/accounts';
+import { authorize } from '../accounts/authorize';
+import { type Actor, recordAudit } from '../audit/audit';
+import { findContact } from '../contacts/contacts';
+import { signersOf } from '../documents/documents';
+import { signalSignRequest } from '../documents/orchestration';
+import { type EventName, emitEvent } from '../events/outbox';
+import { mandatesInForce } from '../mandates/mandates';
+import { wakeOffer } from './orchestration';
+
+export interface OfferReadDeps {
+  db: Db;
+  config: Config;
+}
+
+export interface OfferDeps extends OfferReadDeps {
+  temporal: TemporalDeps;
+  secret: Buffer;
+  receipts: ReceiptIssuer;
+}
+
+export function checkOffersFlag(deps: { config: Config }): void {
+  authorize(null, { flag: 'agent_offers' }, deps.config.flags.values);
+}
+
+/** The offer's fields every event about it carries (SPEC: offer.received), seen from one side. */
+export function offerEventData(offer: Offer, contactId: string) {
+  return {
+    offer_id: offer.id,
+    contact_id: contactId,
+    document_id: offer.document_id,
+    document_name: offer.document_name,
+    from_email: offer.from_email,
+    to_email: offer.to_email,
+    terms: offer.terms,
+    pre_sign_hash: offer.pre_sign_hash,
+    human_signature_required: offer.human_signature_required,
+    expires_at: offer.expires_at.toISOString(),
+    status: offer.status,
+  };
+}
+
+/** An event to both sides of an offer, each with its own contact id (and its inbox), and an audit line each. */
+export async function tellBothSides(
+  trx: Knex.Transaction,
+  offer: Offer,
+  event: EventName,
+  extra: Record<string, unknown>,
+  actor: Actor,
+): Promise<void> {
+  for (const [tenantId, contactId] of [
+    [offer.from_tenant_id, offer.from_contact_id],
+    [offer.to_tenant_id, offer.to_contact_id],
+  ] as const) {
+    await emitEvent(trx, tenantId, event, { ...offerEventData(offer, contactId), ...extra }, contactId);
+  }
+  const action = AUDIT_OF[event];
+  if (action)
+    await recordAudit(trx, {
+      tenantId: offer.to_tenant_id,
+      documentId: offer.document_id,
+      actor,
+      action,
+      data: { offer_id: offer.id, ...extra },
+    });
+}
+
+const AUDIT_OF: Partial<Record<EventName, Parameters<typeof recordAudit>[1]['action']>> = {
+  'offer.acked': 'offer.acknowledged',
+  'offer.declined': 'offer.declined',
+  'offer.escalated': 'offer.escalated',
+  'offer.accepted': 'offer.accepted',
+  'offer.expired': 'offer.expired',
+};
+
+/** An offer this principal is a party to (offeror or counterparty); 404 for anyone else. */
+export async function findOffer(db: Db | Knex.Transaction, principalId: string, id: string): Promise<Offer> {
+  const offer = await Offer.query(db)
+    .findById(id)
+    .where((q) => q.where({ from_principal_id: principalId }).orWhere({ to_principal_id: principalId }));
+  if (!offer) throw errors.notFound('No such offer.');
+  return offer;
+}
+
+export interface OfferListQuery {
+  limit: number;
+  cursor?: string;
+  direction?: 'inbound' | 'outbound';
+  status?: OfferStatus;
+}
+
+/** GET /offers: inbound and outbound offers of the key's principal, newest first. */
+export async function listOffers(deps: OfferReadDeps, caller: Caller, query: OfferListQuery) {
+  checkOffersFlag(deps);
+  const me = caller.principal.id;
+  const rows = Offer.query(deps.db);
+  if (query.direction === 'inbound') rows.where('offers.to_principal_id', me);
+  else if (query.direction === 'outbound') rows.where('offers.from_principal_id', me);
+  else rows.where((q) => q.where('offers.from_principal_id', me).orWhere('offers.to_principal_id', me));
+  if (query.status) rows.where('offers.status', query.status);
+  return page(rows, { limit: query.limit, cursor: query.cursor, table: 'offers' });
+}
+
+export async function getOffer(deps: OfferReadDeps, caller: Caller, id: string): Promise<Offer> {
+  checkOffersFlag(deps);
+  return findOffer(deps.db, caller.principal.id, id);
+}
+
+/** An expired offer (or one past its expires_at) answers 410; an accepted or declined one never moves again (409). */
+export function checkOpen(offer: Offer, now = new Date()): void {
+  if (offer.status === 'expired' || offer.expires_at.getTime() <= now.getTime())
+    throw errors.expired(`This offer expired at ${offer.expires_at.toISOString()}.`);
+  if (offer.isFinal()) throw errors.invalidState(`This offer is ${offer.status}; it cannot change any more.`);
+}
+
+/** Only the counterparty acts on an offer made to it (ack, accept, escalate, decline). */
+export async function inboundOffer(db: Db, caller: Caller, id: string): Promise<Offer> {
+  const offer = await findOffer(db, caller.principal.id, id);
+  if (offer.to_principal_id !== caller.principal.id)
+    throw errors.invalidState(`This is your own offer: only ${offer.to_email} (or their agent) acts on it.`);
+  return offer;
+}
+
+/** SPEC: both principals need an active contact before an offer is made or accepted. */
+export async function checkContactActive(db: Db | Knex.Transaction, contactIds: string[]): Promise<void> {
+  const contacts = await Contact.query(db).whereIn('id', contactIds);
+  const inactive = contacts.find((contact) => contact.status !== 'active');
+  if (inactive || contacts.length !== contactIds.length)
+    throw errors.invalidState(`The contact between the two principals is ${inactive?.status ?? 'gone'}; it must be active.`);
+}
+
+/** SPEC: both principals need an active mandate: the offeror's agent must still hold one. */
+export async function checkOfferorMandate(db: Db, offer: Offer): Promise<void> {
+  if ((await mandatesInForce(db, offer.from_api_key_id)).length === 0)
+    throw errors.mandateInactive(`The offeror's agent (${offer.from_email}) no longer holds an active signing mandate.`);
+}
+
+/** SPEC: the offer is bound to the SHA-256 of the PDF it was made on; once another apply changed it, 409. */
+export async function checkDocumentUnchanged(db: Db, offer: Offer): Promise<Document> {
+  const document = (await Document.query(db).findById(offer.document_id))!;
+  if (document.current_sha256 !== offer.pre_sign_hash)
+    throw errors.documentChanged(
+      `The document changed since the offer was made: its PDF is now ${document.current_sha256}, the offer was bound to ${offer.pre_sign_hash}.`,
+    );
+  return document;
+}
+
+/**
+ * The principal confirmed an escalated offer in the app: before its apply, the offer must still be
+ * escalated, the contact active and the offeror's agent mandated (SPEC: both principals need
+ * an active contact and an active mandate), as for an accept by the agent.
+ */
+export async function checkEscalationStillValid(db: Db, offerId: string): Promise<void> {
+  const offer = await Offer.query(db).findById(offerId);
+  if (!offer) throw errors.notFound('The offer of this confirmation no longer exists.');
+  // A confirmation recorded before expires_at is carried out: expiry leaves an offer being confirmed alone.
+  if (offer.status !== 'escalated') throw errors.invalidState(`The offer is ${offer.status}; the confirmation no longer applies.`);
+  await checkContactActive(db, [offer.from_contact_id, offer.to_contact_id]);
+  await checkOfferorMandate(db, offer);
+}
+
+/**
+ * POST /documents/:id/offers: the caller's sent document, offered to an active contact's principal
+ * who is one of its signers, bound to the SHA-256 of its current sealed PDF. `start` launches the
+ * offer's workflow in the same transaction (no offer without its workflow; none left behind a 503).
+ */
+export async function proposeOffer(
+  deps: OfferDeps,
+  caller: Caller,
+  documentId: string,
+  input: { contact_id: string; terms: string; human_signature_required?: boolean },
+  actor: Actor,
+  start: (offer: Offer) => Promise<void>,
+): Promise<Offer> {
+  checkOffersFlag(deps);
+  const contact = await findContact(deps.db, caller.principal.id, input.contact_id);
+  const document = await Document.query(deps.db).findById(documentId).where({ tenant_id: caller.tenant.id });
+  if (!document) throw errors.notFound('No such document of this account.');
+  if (contact.status !== 'active' || !contact.counterparty_principal_id)
+    throw errors.invalidState(`The contact with ${contact.counterparty_email} is ${contact.status}; offers need an active contact.`);
+  if (document.status !== 'sent') throw errors.invalidState(`This document is ${document.status}; only a sent document can be offered.`);
+  const counterparty = (await Principal.query(deps.db).findById(contact.counterparty_principal_id))!;
+  const theirs = (await signersOf(deps.db, document.id)).filter((signer) => signer.email === normalizeEmail(counterparty.email));
+  if (theirs.length === 0) throw errors.principalNotSigner(`${counterparty.email} is not a signer on this document.`);
+  if (theirs.every((signer) => signer.status === 'signed'))
+    throw errors.alreadySigned(`${counterparty.email} already signed this document.`);
+  const other = await Contact.query(deps.db).findOne({ pair_id: contact.pair_id, principal_id: counterparty.id });
+  if (!other) throw errors.invalidState('The contact has no counterparty side.');
+  return deps.db.transaction(async (trx) => {
+    const offer = await Offer.query(trx).insertAndFetch({
+      id: newId('ofr'),
+      pair_id: contact.pair_id,
+      document_id: document.id,
+      document_name: document.name,
+      from_tenant_id: caller.tenant.id,
+      from_principal_id: caller.principal.id,
+      from_api_key_id: caller.apiKey.id,
+      from_contact_id: contact.id,
+      from_email: normalizeEmail(caller.principal.email),
+      to_tenant_id: counterparty.tenant_id,
+      to_principal_id: counterparty.id,
+      to_contact_id: other.id,
+      to_email: normalizeEmail(counterparty.email),
+      terms: input.terms,
+      pre_sign_hash: document.current_sha256,
+      human_signature_required: input.human_signature_required ?? false,
+      expires_at: new Date(Date.now() + deps.config.durations.offerMs),
+      status: 'pending',
+    });
+    await recordAudit(trx, {
+      tenantId: offer.from_tenant_id,
+      documentId: document.id,
+      actor,
+      action: 'offer.created',
+      data: { offer_id: offer.id, to_email: offer.to_email, pre_sign_hash: offer.pre_sign_hash },
+    });
+    await emitEvent(trx, offer.to_tenant_id, 'offer.received', offerEventData(offer, offer.to_contact_id), offer.to_contact_id);
+    await emitEvent(trx, offer.from_tenant_id, 'offer.sent', offerEventData(offer, offer.from_contact_id), offer.from_contact_id);
+    await start(offer);
+    return offer;
+  });
+}
+
+/** POST /offers/:id/ack: the counterparty has seen the offer (pending → acknowledged; again: unchanged). */
+export async function ackOffer(deps: OfferDeps, caller: Caller, id: string, actor: Actor): Promise<Offer> {
+  checkOffersFlag(deps);
+  const offer = await inboundOffer(deps.db, caller, id);
+  if (offer.status === 'acknowledged') return offer;
+  checkOpen(offer);
+  if (offer.status !== 'pending') throw errors.invalidState(`This offer is ${offer.status}; only a pending offer is acknowledged.`);
+  return deps.db.transaction(async (trx) => {
+    const acked = await Offer.query(trx)
+      .findById(id)
+      .where({ status: 'pending' })
+      .patch({ status: 'acknowledged', acknowledged_at: new Date() });
+    const current = (await Offer.query(trx).findById(id))!;
+    if (acked) await tellBothSides(trx, current, 'offer.acked', {}, actor);
+    else if (current.status !== 'acknowledged') throw errors.invalidState(`This offer is ${current.status}.`);
+    return current;
+  });
+}
+
+/** Moves an offer to declined once, with `offer.declined` to both sides. */
+export async function markDeclined(trx: Knex.Transaction, offerId: string, actor: Actor, reason: string): Promise<boolean> {
+  const declined = await Offer.query(trx)
+    .findById(offerId)
+    .whereIn('status', ['pending', 'acknowledged', 'escalated'])
+    .whereNull('apply_id')
+    .patch({ status: 'declined', declined_at: new Date() });
+  if (declined) await tellBothSides(trx, (await Offer.query(trx).findById(offerId))!, 'offer.declined', { reason }, actor);
+  return declined > 0;
+}
+
+/**
+ * POST /offers/:id/decline: nothing is signed. A decline while escalated also declines the sign
+ * request waiting for the principal, so the confirm link no longer signs.
+ */
+export async function declineOffer(deps: OfferDeps, caller: Caller, id: string, actor: Actor): Promise<Offer> {
+  checkOffersFlag(deps);
+  const offer = await inboundOffer(deps.db, caller, id);
+  checkOpen(offer);
+  if (offer.apply_id) throw errors.invalidState('This offer is being accepted; its signature is being applied.');
+  await deps.db.transaction(async (trx) => {
+    const request = offer.sign_request_id ? await SignRequest.query(trx).findById(offer.sign_request_id).forUpdate() : undefined;
+    if (request?.status === 'confirming' || request?.status === 'applied')
+      throw errors.invalidState('The principal confirmed the signature in the app; the offer is being accepted.');
+    if (request?.status === 'open') {
+      await request.$query(trx).patch({ status: 'declined', decided_at: new Date() });
+      await recordAudit(trx, {
+        tenantId: request.tenant_id,
+        documentId: request.document_id,
+        actor,
+        action: 'sign_request.declined',
+        data: { sign_request_id: request.id, offer_id: offer.id },
+      });
+    }
+    if (!(await markDeclined(trx, id, actor, 'declined by the counterparty'))) {
+      const current = (await Offer.query(trx).findById(id))!;
+      throw errors.invalidState(`This offer is ${current.apply_id ? 'being accepted' : current.status}; it cannot be declined.`);
+    }
+  });
+  // The workflows read the decline from the database; the signals only end their waits early.
+  if (offer.sign_request_id) await signalSignRequest(deps.temporal, deps.config, offer.sign_request_id, 'decline').catch(() => undefined);
+  await wakeOffer(deps.temporal, deps.config, offer.id).catch(() => undefined);
+  return (await Offer.query(deps.db).findById(id))!;
+}

@@ -1,0 +1,116 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { Document, Transfer, TransferRecipient } from '../../db/models';
+import type { Config } from '../../lib/config/config';
+import { type TemporalDeps, temporalCall } from '../../lib/temporal';
+import { TRANSFER_WORKFLOW, type TransferWorkflowInput, transferWorkflowId, wakeSignal } from '../../workflows/transfer/shared';
+import type { transferWorkflow } from '../../workflows/transfer/workflow';
+import { recordAudit } from '../audit/audit';
+import { emitEvent } from '../events/outbox';
+
+export interface ReleaseDeps {
+  db: Db;
+  temporal: TemporalDeps;
+  config: Config;
+}
+
+/** Where an offered package stands: released, still waiting, or blocked for good (its document was declined or voided). */
+export type ReleaseState = 'released' | 'waiting' | 'blocked' | 'cancelled' | 'abandoned';
+
+/**
+ * Releases an offered package, once: `transfer.released` is emitted by the one transaction whose
+ * conditional update moved it, so it is emitted exactly once however often this runs.
+ */
+async function release(trx: Knex.Transaction, transfer: Transfer): Promise<void> {
+  const now = new Date();
+  const moved = await Transfer.query(trx)
+    .findById(transfer.id)
+    .where({ status: 'offered' })
+    .patch({ status: 'released', released_at: now });
+  if (!moved) return;
+  await recordAudit(trx, {
+    tenantId: transfer.tenant_id,
+    actor: { type: 'system' },
+    action: 'transfer.released',
+    data: { transfer_id: transfer.id, mode: transfer.mode },
+  });
+  await emitEvent(trx, transfer.tenant_id, 'transfer.released', {
+    transfer_id: transfer.id,
+    name: transfer.name,
+    mode: transfer.mode,
+    document_id: transfer.document_id,
+    released_at: now.toISOString(),
+  });
+}
+
+/**
+ * Releases the package when what unlocks it holds (share: at once; sign-to-unlock: its document
+ * completed; accept-to-unlock: every recipient accepted), in the caller's transaction, under the
+ * package's row lock. A declined or voided document blocks it for good.
+ */
+export async function releaseIfReady(trx: Knex.Transaction, transferId: string): Promise<ReleaseState> {
+  const transfer = await Transfer.query(trx).findById(transferId).forUpdate();
+  if (!transfer) return 'abandoned';
+  if (transfer.status === 'released' || transfer.status === 'cancelled') return transfer.status;
+  if (transfer.status !== 'offered') return 'waiting';
+  if (transfer.mode === 'sign') {
+    const document = (await Document.query(trx).findById(transfer.document_id!))!;
+    if (document.status === 'declined' || document.status === 'voided') {
+      if (!transfer.blocked_reason)
+        await transfer.$query(trx).patch({ blocked_reason: `The linked document was ${document.status}; the files will not be released.` });
+      return 'blocked';
+    }
+    if (document.status !== 'completed') return 'waiting';
+  }
+  if (transfer.mode === 'accept') {
+    const waiting = await TransferRecipient.query(trx).where({ transfer_id: transferId }).whereNull('accepted_at').resultSize();
+    if (waiting > 0) return 'waiting';
+  }
+  await release(trx, transfer);
+  return 'released';
+}
+
+/** Starts the unlock wait of an offered package (business key: the transfer id), in its offer's transaction. */
+export async function startTransferWorkflow(deps: ReleaseDeps, transferId: string): Promise<void> {
+  const { durations } = deps.config;
+  await temporalCall(deps.temporal, deps.config, () =>
+    deps.temporal.client.workflow.start<typeof transferWorkflow>(TRANSFER_WORKFLOW, {
+      workflowId: transferWorkflowId(transferId),
+      taskQueue: deps.temporal.taskQueue,
+      args: [
+        {
+          transferId,
+          recheckMs: durations.transferRecheckMs,
+          activityTimeoutMs: durations.activityTimeoutMs,
+          retryInitialMs: durations.retryInitialMs,
+          retryMaxMs: durations.retryMaxMs,
+          activityAttempts: durations.activityAttempts,
+        } satisfies TransferWorkflowInput,
+      ],
+    }),
+  );
+}
+
+/** Wakes a package's unlock wait; one that already ended has nothing to wait for. */
+export async function wakeTransfer(deps: ReleaseDeps, transferId: string): Promise<void> {
+  try {
+    await temporalCall(deps.temporal, deps.config, () =>
+      deps.temporal.client.workflow.getHandle(transferWorkflowId(transferId)).signal(wakeSignal),
+    );
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+/**
+ * A document settled (completed, declined): its offered sign-to-unlock packages are released (or
+ * blocked) now, and their waits woken. Run by the document's activities, so it is retried with them.
+ */
+export async function settleLinkedTransfers(deps: ReleaseDeps, documentId: string): Promise<void> {
+  const linked = await Transfer.query(deps.db).where({ document_id: documentId, status: 'offered' });
+  for (const transfer of linked) {
+    await deps.db.transaction((trx) => releaseIfReady(trx, transfer.id));
+    await wakeTransfer(deps, transfer.id);
+  }
+}

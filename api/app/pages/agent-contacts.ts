@@ -1,0 +1,221 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { authorize } from '../../../activities/accounts/authorize';
+import { acceptContact, acceptContactByToken, contactsOf, invitationOf, revokeContact } from '../../../activities/contacts/contacts';
+import type { Contact, Principal } from '../../../db/models';
+import type { Services } from '../../../lib/services';
+import { html, type SafeHtml } from '../../http/html';
+import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { dataTable, type Notice, noticeFrom, type PageRequest, pageHandler, postedForm, principalActor, refusal, when } from './common';
+
+const TITLE = 'Agent contacts';
+const CURRENT = '/agent-contacts';
+
+const NOTICES = {
+  accepted: 'You are now agent contacts: your agents and theirs may exchange offers. Accepting signed nothing.',
+  revoked: 'Ended on both sides: no offer can be made or accepted between your agents any more.',
+};
+
+/** How a revoked contact ended, and by whom, in the words of the side reading it. */
+function ending(contact: Contact): string {
+  const self = contact.revoked_by === 'self';
+  if (contact.accepted_at) return self ? 'You revoked it' : 'They revoked it';
+  if (contact.direction === 'outbound') return self ? 'You cancelled your invitation' : 'They declined your invitation';
+  return self ? 'You declined their invitation' : 'They withdrew their invitation';
+}
+
+/** The card of the invitation an accept link names, as the principal it was sent to sees it. */
+function invitationCard(appPath: string, csrf: string, token: string, invitation: Contact): SafeHtml {
+  const base = `${appPath}/agent-contacts`;
+  const facts = html`<dl class="facts"><dt>From</dt><dd data-testid="invitation-from">${invitation.counterparty_name}</dd>
+<dt>E-mail</dt><dd data-testid="invitation-email">${invitation.counterparty_email}</dd><dt>Sent</dt><dd>${when(invitation.created_at)}</dd></dl>`;
+  const state =
+    invitation.status === 'invited'
+      ? html`<p>Accepting makes you agent contacts: your agents and theirs may then exchange offers to sign documents. It signs nothing: every signature still needs your mandate or your confirmation here.</p>
+<div class="actions"><form method="post" action="${base}/accept">${hiddenCsrf(csrf)}<input type="hidden" name="token" value="${token}"><button type="submit" class="primary" data-testid="invitation-accept">Accept the invitation</button></form>
+<form method="post" action="${base}/${invitation.id}/revoke">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="invitation-decline">Decline</button></form></div>`
+      : invitation.status === 'active'
+        ? html`<p data-testid="invitation-state">You are agent contacts since ${when(invitation.accepted_at)}.</p>`
+        : html`<p data-testid="invitation-state">This invitation can no longer be accepted: ${ending(invitation).toLowerCase()} ${when(invitation.revoked_at)}.</p>`;
+  return html`<section class="card" aria-labelledby="invitation-title" data-testid="invitation"><h2 id="invitation-title">${invitation.counterparty_name} invites you to connect your agents</h2>
+${facts}${state}</section>`;
+}
+
+function actionButton(action: string, csrf: string, label: string, testid: string, kind: 'primary' | 'secondary' | 'danger'): SafeHtml {
+  return html`<form method="post" action="${action}">${hiddenCsrf(csrf)}<button type="submit" class="${kind}" data-testid="${testid}">${label}</button></form>`;
+}
+
+function rowAttrs(contact: Contact): Record<string, string> {
+  return { 'data-testid': 'contact-row', 'data-contact-id': contact.id };
+}
+
+/** The principal's contacts, grouped by what they can do with each. */
+function contactLists(appPath: string, csrf: string, contacts: Contact[], carded?: string): SafeHtml {
+  const base = `${appPath}/agent-contacts`;
+  const toMe = contacts.filter((c) => c.direction === 'inbound' && c.status === 'invited' && c.id !== carded);
+  const active = contacts.filter((c) => c.status === 'active');
+  const sent = contacts.filter((c) => c.direction === 'outbound' && c.status === 'invited');
+  const revoked = contacts.filter((c) => c.status === 'revoked');
+
+  const invitations =
+    toMe.length > 0 &&
+    html`<section aria-labelledby="to-you-title"><h2 id="to-you-title">Invitations to you</h2>${dataTable(
+      'invitations-to-you',
+      ['From', 'E-mail', 'Invited', ''],
+      toMe.map((contact) => ({
+        attrs: rowAttrs(contact),
+        cells: [
+          contact.counterparty_name,
+          contact.counterparty_email,
+          when(contact.created_at),
+          html`<div class="actions">${actionButton(`${base}/${contact.id}/accept`, csrf, 'Accept', 'contact-accept', 'primary')}${actionButton(`${base}/${contact.id}/revoke`, csrf, 'Decline', 'contact-decline', 'secondary')}</div>`,
+        ],
+      })),
+    )}</section>`;
+
+  const current = active.length
+    ? dataTable(
+        'contacts-active',
+        ['Name', 'E-mail', 'Since', ''],
+        active.map((contact) => ({
+          attrs: rowAttrs(contact),
+          cells: [
+            contact.counterparty_name,
+            contact.counterparty_email,
+            when(contact.accepted_at),
+            actionButton(`${base}/${contact.id}/revoke`, csrf, 'Revoke', 'contact-revoke', 'danger'),
+          ],
+        })),
+      )
+    : html`<p class="muted" data-testid="no-contacts">No contacts yet.</p>`;
+
+  const outgoing =
+    sent.length > 0 &&
+    html`<section aria-labelledby="sent-title"><h2 id="sent-title">Invitations you sent</h2><p class="hint">Sent by your agents; each waits for the person invited to accept.</p>${dataTable(
+      'invitations-sent',
+      ['To', 'E-mail', 'Sent', ''],
+      sent.map((contact) => ({
+        attrs: rowAttrs(contact),
+        cells: [
+          contact.counterparty_name,
+          contact.counterparty_email,
+          when(contact.created_at),
+          actionButton(`${base}/${contact.id}/revoke`, csrf, 'Cancel', 'contact-cancel', 'secondary'),
+        ],
+      })),
+    )}</section>`;
+
+  const ended =
+    revoked.length > 0 &&
+    html`<section class="muted" aria-labelledby="revoked-title"><h2 id="revoked-title">Revoked</h2>${dataTable(
+      'contacts-revoked',
+      ['Name', 'E-mail', 'Ended', 'How'],
+      revoked.map((contact) => ({
+        attrs: rowAttrs(contact),
+        cells: [
+          contact.counterparty_name,
+          contact.counterparty_email,
+          when(contact.revoked_at),
+          html`<span data-testid="revoked-by">${ending(contact)}</span>`,
+        ],
+      })),
+    )}</section>`;
+
+  return html`${invitations}<section aria-labelledby="contacts-title"><h2 id="contacts-title">Your contacts</h2>${current}</section>${outgoing}${ended}`;
+}
+
+/**
+ * The principal's agent contacts: invitations to accept or decline (also by the e-mailed
+ * accept_url, `?accept=<token>`), active contacts to revoke, invitations sent to cancel.
+ */
+export function agentContactRoutes(router: Router, deps: Services, appPath: string): void {
+  const flags = deps.config.flags.values;
+  // The rules check the flag too; the page checks it first so that nothing of it shows when off.
+  const gate = () => authorize(null, { flag: 'agent_contacts' }, flags);
+  const base = `${appPath}/agent-contacts`;
+
+  async function send(
+    ctx: Context,
+    principal: Principal,
+    csrf: string,
+    options: { notice?: Notice; status?: number; top?: SafeHtml; carded?: string } = {},
+  ) {
+    const contacts = await contactsOf(deps.db, principal);
+    const body = html`${options.top}<p>An agent contact is another principal whose agents and yours may exchange offers to sign documents; accepting an invitation signs nothing.</p>
+<p class="hint">Your agents invite contacts by e-mail through the API (<code>POST /v1/contacts</code>); the person invited accepts here, or their agent does.</p>
+${contactLists(appPath, csrf, contacts, options.carded)}`;
+    sendPage(
+      ctx,
+      renderPage({ title: TITLE, appPath, principal, csrf, flags, body, notice: options.notice, current: CURRENT }),
+      options.status ?? 200,
+    );
+  }
+
+  /** A posted action: done, back to the list with its notice; a rule's refusal is shown on the list with its status. */
+  async function act({ ctx, principal, csrf }: PageRequest, action: () => Promise<keyof typeof NOTICES>) {
+    gate();
+    try {
+      const done = await action();
+      ctx.redirect(`${base}?done=${done}`);
+    } catch (error) {
+      const refused = refusal(error);
+      ctx.set(refused.headers);
+      await send(ctx, principal, csrf, { notice: { kind: 'error', text: refused.message }, status: refused.status });
+    }
+  }
+
+  router.get(
+    base,
+    pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      gate();
+      const accept = ctx.query.accept;
+      if (accept === undefined) return send(ctx, principal, csrf, { notice: noticeFrom(ctx, NOTICES) });
+      const token = typeof accept === 'string' ? accept : '';
+      try {
+        const invitation = await invitationOf(deps, principal, token);
+        await send(ctx, principal, csrf, { top: invitationCard(appPath, csrf, token, invitation), carded: invitation.id });
+      } catch (error) {
+        const refused = refusal(error);
+        ctx.set(refused.headers);
+        const top = html`<p class="hint" data-testid="invitation-hint">You are signed in as <strong>${principal.email}</strong>. An invitation can be accepted only by the address it was sent to: if it went to another of your addresses, sign out and sign in with that one.</p>`;
+        await send(ctx, principal, csrf, { top, notice: { kind: 'error', text: refused.message }, status: refused.status });
+      }
+    }),
+  );
+
+  router.post(
+    `${base}/accept`,
+    pageHandler(appPath, TITLE, (request) =>
+      act(request, async () => {
+        const { fields } = await postedForm(request.ctx, deps);
+        const { principal, ctx } = request;
+        await acceptContactByToken(deps, { principal }, fields.token ?? '', {}, principalActor(ctx, principal));
+        return 'accepted';
+      }),
+    ),
+  );
+
+  router.post(
+    `${base}/:id/accept`,
+    pageHandler(appPath, TITLE, (request) =>
+      act(request, async () => {
+        await postedForm(request.ctx, deps);
+        const { principal, ctx } = request;
+        await acceptContact(deps, { principal }, ctx.params.id, {}, principalActor(ctx, principal));
+        return 'accepted';
+      }),
+    ),
+  );
+
+  router.post(
+    `${base}/:id/revoke`,
+    pageHandler(appPath, TITLE, (request) =>
+      act(request, async () => {
+        await postedForm(request.ctx, deps);
+        const { principal, ctx } = request;
+        await revokeContact(deps, { principal }, ctx.params.id, principalActor(ctx, principal));
+        return 'revoked';
+      }),
+    ),
+  );
+}

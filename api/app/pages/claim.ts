@@ -1,0 +1,226 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { normalizeEmail } from '../../../activities/accounts/accounts';
+import { acceptTransfer, bindBySession, publicClaim, publicDownloads } from '../../../activities/transfers/claims';
+import type { TransferDeps, TransferView } from '../../../activities/transfers/transfers';
+import { Document, type TransferRecipient } from '../../../db/models';
+import { errors } from '../../../lib/errors';
+import type { Services } from '../../../lib/services';
+import { html, type SafeHtml } from '../../http/html';
+import { actorFrom } from '../../http/request';
+import { readForm } from '../forms';
+import { APP_CSP, hiddenCsrf, renderPage, sendPage } from '../layout';
+import { appState, checkOrigin, MAX_NEXT } from '../session';
+import { dataTable, type Notice, noticeFrom, postedForm, principalActor, refusal, when } from './common';
+
+/** The one page every token that opens nothing gets: never existed, cancelled, malformed alike. */
+const INVALID = 'This link is not valid (or the transfer was cancelled)';
+
+const NOTICES = {
+  accepted: 'You accepted the files. Accepting signed nothing.',
+  bound:
+    'The package is in your account now: it is listed with the transfers you received, and your agents can download it with your API key.',
+};
+
+/** A size as people read it (1024-based), the exact count of bytes beside it. */
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** What unlocks the files, in plain words. */
+function modeWords(view: TransferView, document: Document | undefined): SafeHtml {
+  switch (view.transfer.mode) {
+    case 'share':
+      return html`Shared with you: the files can be downloaded as soon as they are sent.`;
+    case 'sign':
+      return html`The files unlock when the document${document ? html` “${document.name}”` : ''} is signed by everyone.`;
+    case 'accept':
+      return html`The files unlock when every recipient has accepted them.`;
+  }
+}
+
+/** Where the package stands: ready, blocked for good (with why), or waiting (and for what). */
+function stateWords(view: TransferView): SafeHtml {
+  const { transfer, recipients } = view;
+  if (transfer.status === 'released') return html`<span class="badge active">Ready to download</span>`;
+  if (transfer.blocked_reason)
+    return html`<span class="badge revoked">Blocked</span> ${transfer.blocked_reason} The sender can tell you what happens next.`;
+  const accepted = recipients.filter((recipient) => recipient.accepted_at).length;
+  const why =
+    transfer.mode === 'accept'
+      ? `${accepted} of ${recipients.length} recipients have accepted.`
+      : transfer.mode === 'sign'
+        ? 'Not every signer has signed the document yet.'
+        : 'The files are not released yet.';
+  return html`<span class="badge pending">Waiting</span> ${why}`;
+}
+
+/**
+ * The claim page of a transfer's recipient (the e-mailed claim_url): no API key and no sign-in needed,
+ * the token in the link is the capability. It shows what is offered and where it stands, accepts,
+ * and hands each file out as a short-lived signed URL (a 303 on a button: the page holds no file URL).
+ * A principal signed in with the recipient's e-mail can add the package to their account.
+ */
+export function claimRoutes(router: Router, deps: Services, appPath: string): void {
+  const rules: TransferDeps = deps;
+  const flags = deps.config.flags.values;
+  const base = `${appPath}/claim/:token`;
+  const pathOf = (ctx: Context) => `${appPath}/claim/${ctx.params.token}`;
+  // A Download button's post is answered with a redirect to the signed URL at SVC_PUBLIC_URL, which
+  // form-action must allow when that is another origin than the app's.
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
+  const csp =
+    publicOrigin === new URL(deps.config.appUrl).origin
+      ? APP_CSP
+      : APP_CSP.replace("form-action 'self'", `form-action 'self' ${publicOrigin}`);
+  const send = (ctx: Context, markup: SafeHtml, status: number) => {
+    sendPage(ctx, markup, status);
+    ctx.set('Content-Security-Policy', csp);
+  };
+
+  /** With the navigation when a principal is signed in; a guest's page has none. */
+  function page(ctx: Context, title: string, body: SafeHtml, notice?: Notice): SafeHtml {
+    const { principal, csrf } = appState(ctx);
+    return principal ? renderPage({ title, appPath, principal, flags, csrf, body, notice }) : renderPage({ title, appPath, body, notice });
+  }
+
+  function invalid(ctx: Context): void {
+    const body = html`<p data-testid="claim-invalid">Ask the sender for a new link. A claim link stops working when its transfer is cancelled.</p>`;
+    send(ctx, page(ctx, INVALID, body), 404);
+  }
+
+  function actions(ctx: Context, view: TransferView, recipient: TransferRecipient): SafeHtml {
+    const { principal, csrf } = appState(ctx);
+    const link = pathOf(ctx);
+    const { transfer } = view;
+    const accept =
+      transfer.mode === 'accept' &&
+      (recipient.accepted_at
+        ? html`<p data-testid="claim-you-accepted">You accepted ${when(recipient.accepted_at)}.</p>`
+        : transfer.status === 'offered' &&
+          html`<p>Accepting tells the sender you want these files; it signs nothing.</p>
+<form method="post" action="${link}/accept"><button type="submit" class="primary" data-testid="claim-accept">Accept the files</button></form>`);
+    const mine = principal && normalizeEmail(principal.email) === normalizeEmail(recipient.email);
+    const account = recipient.bound_principal_id
+      ? html`<p class="hint" data-testid="claim-bound">${principal?.id === recipient.bound_principal_id ? 'This package is in your account.' : `This package was added to the account of ${recipient.email}.`}</p>`
+      : mine
+        ? html`<form method="post" action="${link}/bind">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="claim-bind">Add to my account</button></form>
+<p class="hint">Your agents can then list it and download its files with your API key.</p>`
+        : principal
+          ? html`<p class="hint" data-testid="claim-other-account">You are signed in as ${principal.email}; only an account with ${recipient.email} can add this package to itself.</p>`
+          : link.length + 20 <= MAX_NEXT &&
+            html`<p class="hint">Have an account with ${recipient.email}? <a href="${appPath}/login?next=${encodeURIComponent(link)}" data-testid="claim-sign-in">Sign in</a> to add this package to it.</p>`;
+    return html`${accept}${account}`;
+  }
+
+  function files(ctx: Context, view: TransferView): SafeHtml {
+    const released = view.transfer.status === 'released';
+    return dataTable(
+      'claim-files',
+      ['File', 'Kind', 'Size', 'SHA-256', ''],
+      view.files.map((file, index) => ({
+        attrs: { 'data-testid': 'claim-file' },
+        cells: [
+          file.name,
+          file.kind,
+          html`<span title="${String(file.size)} bytes">${humanSize(Number(file.size))}</span>`,
+          html`<code class="hash">${file.sha256}</code>`,
+          released &&
+            html`<form method="post" action="${pathOf(ctx)}/download/${index}"><button type="submit" class="primary" data-testid="claim-download">Download</button></form>`,
+        ],
+      })),
+    );
+  }
+
+  /** The claim page, or the one invalid-link page (404) when the token opens nothing. */
+  async function show(ctx: Context, notice?: Notice, status = 200): Promise<void> {
+    let claim: Awaited<ReturnType<typeof publicClaim>>;
+    try {
+      claim = await publicClaim(deps.db, ctx.params.token);
+    } catch (error) {
+      refusal(error);
+      return invalid(ctx);
+    }
+    const { view, recipient } = claim;
+    const { transfer, sender } = view;
+    const document = transfer.document_id ? await Document.query(deps.db).findById(transfer.document_id) : undefined;
+    const body = html`<dl class="facts" data-testid="claim">
+<dt>From</dt><dd data-testid="claim-from">${sender.name} (${sender.email})</dd>
+<dt>For</dt><dd data-testid="claim-for">${recipient.name} (${recipient.email})</dd>
+<dt>Unlocks</dt><dd data-testid="claim-mode">${modeWords(view, document)}</dd>
+${transfer.mode === 'accept' && html`<dt>Accepted</dt><dd data-testid="claim-accepted">${view.recipients.filter((r) => r.accepted_at).length} of ${view.recipients.length} recipients</dd>`}
+<dt>Status</dt><dd data-testid="claim-state">${stateWords(view)}</dd></dl>
+${actions(ctx, view, recipient)}
+<section aria-labelledby="files-title"><h2 id="files-title">Files</h2>${files(ctx, view)}
+<p class="hint">${
+      transfer.status === 'released'
+        ? 'Each Download makes a fresh link that works for a few minutes; check the SHA-256 of what you receive.'
+        : 'Download buttons appear here once the files unlock.'
+    } Keep this link to yourself: it is your access to the files.</p></section>`;
+    send(ctx, page(ctx, transfer.name, body, notice), status);
+  }
+
+  /** Every answer keeps the token out of Referer headers; a rule's refusal is the page with its status, never a 500. */
+  const handle = (action: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      await action(ctx);
+    } catch (error) {
+      const refused = refusal(error);
+      ctx.set(refused.headers);
+      await show(ctx, { kind: 'error', text: refused.message }, refused.status);
+    }
+  };
+
+  /** A guest's form has no session to bind a token to: it must come from this app's own pages. */
+  async function guestForm(ctx: Context): Promise<void> {
+    if (!checkOrigin(ctx, deps)) throw errors.invalidRequest('This form did not come from this app. Open your claim link again and retry.');
+    await readForm(ctx, 4096);
+  }
+
+  router.get(
+    base,
+    handle((ctx) => show(ctx, noticeFrom(ctx, NOTICES))),
+  );
+
+  router.post(
+    `${base}/accept`,
+    handle(async (ctx) => {
+      await guestForm(ctx);
+      await acceptTransfer(rules, ctx.params.token, actorFrom(ctx, { type: 'recipient' }));
+      ctx.redirect(`${pathOf(ctx)}?done=accepted`);
+    }),
+  );
+
+  router.post(
+    `${base}/download/:index`,
+    handle(async (ctx) => {
+      await guestForm(ctx);
+      const { links } = await publicDownloads(rules, ctx.params.token, actorFrom(ctx, { type: 'recipient' }));
+      const link = /^\d{1,6}$/.test(ctx.params.index) ? links[Number(ctx.params.index)] : undefined;
+      if (!link) throw errors.notFound('No such file in this package.');
+      ctx.status = 303;
+      ctx.redirect(link.url);
+    }),
+  );
+
+  router.post(
+    `${base}/bind`,
+    handle(async (ctx) => {
+      const { principal } = appState(ctx);
+      if (!principal) throw errors.unauthorized('Sign in to the app with the address the files were sent to first.');
+      await postedForm(ctx, deps, 4096);
+      await bindBySession(rules, ctx.params.token, principal, principalActor(ctx, principal));
+      ctx.redirect(`${pathOf(ctx)}?done=bound`);
+    }),
+  );
+}

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../db/connect';
+import { errors } from '../../lib/errors';
+
+/** DESIGN: idempotency keys are kept 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotencySettings {
+  /** How long a retry waits for the first request with its key to answer before 409 idempotency_in_progress. */
+  waitMs: number;
+  /** A request still `running` after this long died with its process: a retry takes its key over. */
+  staleMs: number;
+}
+
+/** What a request with an Idempotency-Key is to do: run (it holds the key now), or answer what the first one answered. */
+export type Claim = { kind: 'run' } | { kind: 'replay'; status: number; body: unknown };
+
+/** The key of an Idempotency-Key header: printable ASCII, 1 to 255 characters (400 otherwise). */
+export function idempotencyKey(header: string): string {
+  if (!KEY.test(header))
+    throw errors.invalidRequest('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
+      { path: 'header.idempotency-key', message: 'invalid' },
+    ]);
+  return header;
+}
+
+/** The request a key stands for: method, path, query and body (its raw bytes, or what describes a streamed one). */
+export function fingerprint(parts: { method: string; path: string; query: string; body: Buffer | string }): string {
+  return createHash('sha256').update(`${parts.method} ${parts.path}?${parts.query}\n`).update(parts.body).digest('hex');
+}
+
+interface Row {
+  fingerprint: string;
+  status: 'running' | 'done';
+  response_status: number | null;
+  response_body: unknown;
+  created_at: Date;
+}
+
+/**
+ * Takes the key for this request, or finds the first request's: with another fingerprint, 409
+ * idempotency_mismatch; answered, its answer; still running, wait for it (up to `waitMs`, then 409
+ * idempotency_in_progress). One conditional insert decides between concurrent requests, so one runs.
+ */
+export async function claimIdempotency(
+  db: Db,
+  settings: IdempotencySettings,
+  apiKeyId: string,
+  key: string,
+  print: string,
+): Promise<Claim> {
+  const deadline = Date.now() + settings.waitMs;
+  await db('idempotency_keys').where({ api_key_id: apiKeyId }).where('expires_at', '<', new Date()).delete();
+  for (;;) {
+    const inserted = await db('idempotency_keys')
+      .insert({ api_key_id: apiKeyId, key, fingerprint: print, status: 'running', expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_MS) })
+      .onConflict(['api_key_id', 'key'])
+      .ignore()
+      .returning('key');
+    if (inserted.length > 0) return { kind: 'run' };
+    const row = (await db('idempotency_keys').where({ api_key_id: apiKeyId, key }).first()) as Row | undefined;
+    if (!row) continue;
+    if (row.fingerprint !== print)
+      throw errors.idempotencyMismatch('This Idempotency-Key was used with another request; use a new key for a new request.');
+    if (row.status === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
+    const stale = new Date(Date.now() - settings.staleMs);
+    const takenOver = await db('idempotency_keys')
+      .where({ api_key_id: apiKeyId, key, status: 'running' })
+      .where('created_at', '<', stale)
+      .update({ created_at: new Date() });
+    if (takenOver) return { kind: 'run' };
+    if (Date.now() >= deadline)
+      throw errors.idempotencyInProgress(
+        'The first request with this Idempotency-Key is still running; retry in a moment for its answer.',
+        undefined,
+        {
+          'Retry-After': '1',
+        },
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The request that held the key answered for good: a retry gets this status and body. */
+export async function settleIdempotency(db: Db, apiKeyId: string, key: string, status: number, body: unknown): Promise<void> {
+  await db('idempotency_keys')
+    .where({ api_key_id: apiKeyId, key })
+    .update({ status: 'done', response_status: status, response_body: JSON.stringify(body ?? null) });
+}
+
+/** The request did not answer for good (a 5xx, 429, 202, or a crash of its handler): a retry runs it again. */
+export async function releaseIdempotency(db: Db, apiKeyId: string, key: string): Promise<void> {
+  await db('idempotency_keys').where({ api_key_id: apiKeyId, key, status: 'running' }).delete();
+}
+
+/** Answers a retry may get again: a success, or a refusal that retrying cannot change (not 429, not 5xx), never 202. */
+export function isFinalAnswer(status: number): boolean {
+  return status !== 202 && status !== 429 && status < 500;
+}

@@ -1,0 +1,13 @@
+// `svc-mcp`: the MCP server over stdio, for an agent on its own machine. Configured like the CLI:
+// SVC_API_KEY and SVC_BASE_URL (default http://localhost:3000).
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SvcClient } from '@svc/sdk';
+import { createMcpServer } from './server';
+
+const apiKey = process.env.SVC_API_KEY;
+if (!apiKey) {
+  process.stderr.write('svc-mcp: set SVC_API_KEY (and SVC_BASE_URL) to the key the agent acts with\n');
+  process.exit(2);
+}
+const client = new SvcClient({ baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000', apiKey });
+await createMcpServer(client, { localFiles: true }).connect(new StdioServerTransport());

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { type DownloadedFile, type Progress, saveFiles, type UploadSource, uploadAsset } from './files';
+import { type ClientOptions, Http, type RequestOptions } from './http';
+import type {
+  Body,
+  Claim,
+  Contact,
+  ContactWithSecret,
+  Document,
+  DocumentCreate,
+  Download,
+  Downloads,
+  DriveFile,
+  Flags,
+  Item,
+  Mandate,
+  Me,
+  Offer,
+  OfferedTransfer,
+  Page,
+  PublicTransfer,
+  Query,
+  Result,
+  SignRequest,
+  SignResult,
+  Template,
+  Transfer,
+  TransferCreate,
+  WebhookCreated,
+} from './types';
+
+const enc = encodeURIComponent;
+
+/**
+ * The Agents API for an agent: one method per endpoint (SPEC's names where SPEC gives one), typed from
+ * the service's OpenAPI document. Errors are thrown as SvcError with SPEC's `code`; network failures,
+ * 429 and 5xx are retried with backoff, and every POST carries one Idempotency-Key for all its
+ * attempts, so a retried call never applies twice. An API key is never intent to sign: the signing
+ * calls work only inside a mandate the principal granted in the app.
+ */
+export class SvcClient {
+  readonly http: Http;
+
+  constructor(options: ClientOptions) {
+    this.http = new Http(options);
+  }
+
+  private get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
+    return this.http.request<T>('GET', path, { query });
+  }
+
+  private post<T>(path: string, body?: unknown, options: Omit<RequestOptions, 'body'> = {}): Promise<T> {
+    return this.http.request<T>('POST', path, { ...options, body: body ?? {} });
+  }
+
+  /** Every item of a list, page after page (`limit` per page), as an async iterator. */
+  async *iterate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
+    let cursor: string | undefined;
+    do {
+      const page = await fetchPage(cursor);
+      yield* page.data;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  // Account
+  me(): Promise<Me> {
+    return this.get('/v1/me');
+  }
+  flags(): Promise<Flags> {
+    return this.get('/v1/flags');
+  }
+  health(): Promise<Result<'getHealth'>> {
+    return this.get('/v1/health');
+  }
+
+  // Mandates and signing
+  listMandates(query: Query<'listMandates'> = {}): Promise<Page<Item<'listMandates'>>> {
+    return this.get('/v1/mandates', query);
+  }
+  iterateMandates(query: Omit<Query<'listMandates'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listMandates({ ...query, cursor }));
+  }
+  getMandate(id: string): Promise<Mandate> {
+    return this.get(`/v1/mandates/${enc(id)}`);
+  }
+  /** L2: applies the principal's stored appearance now, inside its L2 mandate (SPEC: POST /documents/:id/sign). */
+  signAsPrincipal(documentId: string, reason: string): Promise<SignResult> {
+    return this.post(`/v1/documents/${enc(documentId)}/sign`, { reason });
+  }
+  /** L1: asks the principal to confirm in the app; answers the confirm_url it is e-mailed. */
+  requestSign(documentId: string, reason: string): Promise<SignRequest> {
+    return this.post(`/v1/documents/${enc(documentId)}/sign-requests`, { reason });
+  }
+  listSignRequests(documentId: string, query: Query<'listSignRequests'> = {}): Promise<Page<Item<'listSignRequests'>>> {
+    return this.get(`/v1/documents/${enc(documentId)}/sign-requests`, query);
+  }
+  iterateSignRequests(documentId: string, query: Omit<Query<'listSignRequests'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listSignRequests(documentId, { ...query, cursor }));
+  }
+  getSignRequest(id: string): Promise<SignRequest> {
+    return this.get(`/v1/sign-requests/${enc(id)}`);
+  }
+
+  // Templates and documents
+  listTemplates(query: Query<'listTemplates'> = {}): Promise<Page<Item<'listTemplates'>>> {
+    return this.get('/v1/templates', query);
+  }
+  iterateTemplates(query: Omit<Query<'listTemplates'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listTemplates({ ...query, cursor }));
+  }
+  getTemplate(id: string): Promise<Template> {
+    return this.get(`/v1/templates/${enc(id)}`);
+  }
+  createDocument(body: DocumentCreate): Promise<Document> {
+    return this.post('/v1/documents', body);
+  }
+  listDocuments(query: Query<'listDocuments'> = {}): Promise<Page<Item<'listDocuments'>>> {
+    return this.get('/v1/documents', query);
+  }
+  iterateDocuments(query: Omit<Query<'listDocuments'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listDocuments({ ...query, cursor }));
+  }
+  getDocument(id: string): Promise<Document> {
+    return this.get(`/v1/documents/${enc(id)}`);
+  }
+  addSigners(id: string, signers: Body<'addSigners'>['signers']): Promise<Document> {
+    return this.post(`/v1/documents/${enc(id)}/signers`, { signers });
+  }
+  sendDocument(id: string): Promise<Document> {
+    return this.post(`/v1/documents/${enc(id)}/send`, { confirm: true });
+  }
+  /** A short-lived URL of the current sealed PDF. */
+  downloadDocument(id: string): Promise<Download> {
+    return this.get(`/v1/documents/${enc(id)}/download`);
+  }
+  /** Saves the current sealed PDF into `directory`, checking its SHA-256. */
+  async saveDocument(id: string, directory: string, onProgress?: Progress): Promise<DownloadedFile> {
+    const [document, link] = await Promise.all([this.getDocument(id), this.downloadDocument(id)]);
+    const head = await this.http.fetchRaw(link.url, { method: 'HEAD' }).catch(() => undefined);
+    const size = Number(head?.headers.get('content-length') ?? -1);
+    const [saved] = await saveFiles(
+      this.http,
+      [{ name: `${document.name}.pdf`, size, sha256: link.sha256, url: link.url }],
+      directory,
+      (_, done) => onProgress?.(done, size),
+    );
+    return saved;
+  }
+
+  // Contacts and offers
+  listContacts(query: Query<'listContacts'> = {}): Promise<Page<Item<'listContacts'>>> {
+    return this.get('/v1/contacts', query);
+  }
+  iterateContacts(query: Omit<Query<'listContacts'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listContacts({ ...query, cursor }));
+  }
+  inviteContact(body: Body<'inviteContact'>): Promise<ContactWithSecret> {
+    return this.post('/v1/contacts', body);
+  }
+  getContact(id: string): Promise<Contact> {
+    return this.get(`/v1/contacts/${enc(id)}`);
+  }
+  acceptContact(id: string, body: Body<'acceptContact'> = {}): Promise<ContactWithSecret> {
+    return this.post(`/v1/contacts/${enc(id)}/accept`, body);
+  }
+  acceptContactByToken(token: string, body: Omit<Body<'acceptContactByToken'>, 'token'> = {}): Promise<ContactWithSecret> {
+    return this.post('/v1/contacts/accept', { ...body, token });
+  }
+  revokeContact(id: string): Promise<Contact> {
+    return this.post(`/v1/contacts/${enc(id)}/revoke`);
+  }
+  listOffers(query: Query<'listOffers'> = {}): Promise<Page<Item<'listOffers'>>> {
+    return this.get('/v1/offers', query);
+  }
+  iterateOffers(query: Omit<Query<'listOffers'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listOffers({ ...query, cursor }));
+  }
+  getOffer(id: string): Promise<Offer> {
+    return this.get(`/v1/offers/${enc(id)}`);
+  }
+  /** Offers a sent document to a contact's principal, bound to the SHA-256 of its current PDF. */
+  proposeContract(documentId: string, body: Body<'proposeContract'>): Promise<Offer> {
+    return this.post(`/v1/documents/${enc(documentId)}/offers`, body);
+  }
+  ackOffer(id: string): Promise<Offer> {
+    return this.post(`/v1/offers/${enc(id)}/ack`);
+  }
+  /** Signs now on the L2 path, or escalates to the principal (status `escalated`, with confirm_url). */
+  acceptOffer(id: string): Promise<Offer> {
+    return this.post(`/v1/offers/${enc(id)}/accept`);
+  }
+  declineOffer(id: string): Promise<Offer> {
+    return this.post(`/v1/offers/${enc(id)}/decline`);
+  }
+  escalateOffer(id: string): Promise<Offer> {
+    return this.post(`/v1/offers/${enc(id)}/escalate`);
+  }
+
+  // Webhooks
+  listWebhooks(query: Query<'listWebhooks'> = {}): Promise<Page<Item<'listWebhooks'>>> {
+    return this.get('/v1/webhooks', query);
+  }
+  iterateWebhooks(query: Omit<Query<'listWebhooks'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listWebhooks({ ...query, cursor }));
+  }
+  createWebhook(body: Body<'createWebhook'>): Promise<WebhookCreated> {
+    return this.post('/v1/webhooks', body);
+  }
+  deleteWebhook(id: string): Promise<Result<'deleteWebhook'>> {
+    return this.http.request('DELETE', `/v1/webhooks/${enc(id)}`);
+  }
+  rotateWebhookSecret(id: string, body: Body<'rotateWebhookSecret'> = {}): Promise<WebhookCreated> {
+    return this.post(`/v1/webhooks/${enc(id)}/rotate-secret`, body);
+  }
+  listWebhookDeliveries(id: string, query: Query<'listWebhookDeliveries'> = {}): Promise<Page<Item<'listWebhookDeliveries'>>> {
+    return this.get(`/v1/webhooks/${enc(id)}/deliveries`, query);
+  }
+
+  // Drive
+  /** Uploads a file (a path, bytes or a stream) to the principal's Drive, streamed; answers its drive_file_id. */
+  uploadAsset(source: UploadSource): Promise<DriveFile> {
+    return uploadAsset(this.http, source, randomUUID());
+  }
+  listDrive(query: Query<'listDrive'> = {}): Promise<Page<Item<'listDrive'>>> {
+    return this.get('/v1/drive', query);
+  }
+  iterateDrive(query: Omit<Query<'listDrive'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listDrive({ ...query, cursor }));
+  }
+  getDriveFile(id: string): Promise<DriveFile> {
+    return this.get(`/v1/drive/${enc(id)}`);
+  }
+  deleteDriveFile(id: string): Promise<Result<'deleteDriveFile'>> {
+    return this.http.request('DELETE', `/v1/drive/${enc(id)}`);
+  }
+
+  // Transfers
+  createTransfer(body: TransferCreate): Promise<Transfer> {
+    return this.post('/v1/transfers', body);
+  }
+  listTransfers(query: Query<'listTransfers'> = {}): Promise<Page<Item<'listTransfers'>>> {
+    return this.get('/v1/transfers', query);
+  }
+  iterateTransfers(query: Omit<Query<'listTransfers'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.listTransfers({ ...query, cursor }));
+  }
+  getTransfer(id: string): Promise<Transfer> {
+    return this.get(`/v1/transfers/${enc(id)}`);
+  }
+  /** Mints the claim links; each raw token is answered once, here. `confirm` must be true. */
+  offerTransfer(id: string, confirm: true): Promise<OfferedTransfer> {
+    return this.post(`/v1/transfers/${enc(id)}/offer`, { confirm });
+  }
+  claimTransfer(token: string): Promise<Claim> {
+    return this.post('/v1/transfers/claim', { token });
+  }
+  acceptTransfer(token: string): Promise<Claim> {
+    return this.post('/v1/transfers/accept', { token });
+  }
+  mintTransferDownloads(id: string): Promise<Downloads> {
+    return this.post(`/v1/transfers/${enc(id)}/downloads`);
+  }
+  cancelTransfer(id: string): Promise<Transfer> {
+    return this.post(`/v1/transfers/${enc(id)}/cancel`);
+  }
+  getPublicTransfer(token: string): Promise<PublicTransfer> {
+    return this.http.request('GET', `/v1/public/transfers/${enc(token)}`, { anonymous: true });
+  }
+  acceptPublicTransfer(token: string): Promise<PublicTransfer> {
+    return this.http.request('POST', `/v1/public/transfers/${enc(token)}/accept`, { anonymous: true, body: {} });
+  }
+  mintPublicTransferDownloads(token: string): Promise<Downloads> {
+    return this.http.request('POST', `/v1/public/transfers/${enc(token)}/downloads`, { anonymous: true, body: {} });
+  }
+  /**
+   * Downloads every file of a released package into `directory` (a claim token, or `{transfer_id}`
+   * for the sender or a bound recipient), writing each as it streams and checking its SHA-256.
+   */
+  async downloadTransfer(
+    target: string | { transfer_id: string },
+    directory: string,
+    onProgress?: (file: { name: string; size: number }, done: number) => void,
+  ): Promise<DownloadedFile[]> {
+    const links =
+      typeof target === 'string' ? await this.mintPublicTransferDownloads(target) : await this.mintTransferDownloads(target.transfer_id);
+    return saveFiles(this.http, links.files, directory, onProgress);
+  }
+}

@@ -1,0 +1,5 @@
+export { SvcClient } from './client';
+export { type DownloadedFile, type Progress, safeFileName, type UploadSource } from './files';
+export { type ClientOptions, type RetryOptions, SvcError, VERSION } from './http';
+export type { components, operations, paths } from './openapi';
+export type * from './types';

@@ -1,0 +1,52 @@
+import type { operations } from './openapi';
+
+/** The operations of the API, by their OpenAPI operationId. */
+export type OperationId = keyof operations;
+
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body an operation takes. */
+export type Body<K extends OperationId> = operations[K] extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
+
+/** What an operation answers on success (200 or 201). */
+export type Result<K extends OperationId> = operations[K]['responses'] extends infer R
+  ? R extends { 200: infer A }
+    ? JsonOf<A>
+    : R extends { 201: infer B }
+      ? JsonOf<B>
+      : never
+  : never;
+
+/** The query parameters an operation takes. */
+export type Query<K extends OperationId> = NonNullable<operations[K]['parameters']['query']>;
+
+/** The items of a list operation's page. */
+export type Item<K extends OperationId> = Result<K> extends { data: Array<infer T> } ? T : never;
+
+export type Me = Result<'getMe'>;
+export type Flags = Result<'getFlags'>;
+export type Mandate = Result<'getMandate'>;
+export type SignRequest = Result<'getSignRequest'>;
+export type SignResult = Result<'signAsPrincipal'>;
+export type Template = Result<'getTemplate'>;
+export type Document = Result<'getDocument'>;
+export type DocumentCreate = Body<'createDocument'>;
+export type Download = Result<'downloadDocument'>;
+export type Contact = Result<'getContact'>;
+export type ContactWithSecret = Result<'inviteContact'>;
+export type Offer = Result<'getOffer'>;
+export type Webhook = Item<'listWebhooks'>;
+export type WebhookCreated = Result<'createWebhook'>;
+export type DriveFile = Result<'getDriveFile'>;
+export type Transfer = Result<'getTransfer'>;
+export type TransferCreate = Body<'createTransfer'>;
+export type OfferedTransfer = Result<'offerTransfer'>;
+export type Claim = Result<'claimTransfer'>;
+export type PublicTransfer = Result<'getPublicTransfer'>;
+export type Downloads = Result<'mintTransferDownloads'>;
+
+/** One page of a list: its items and the cursor of the next page (null on the last). */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}

@@ -1,0 +1,62 @@
+import { BaseModel } from './base';
+
+export type OfferStatus = 'pending' | 'acknowledged' | 'declined' | 'accepted' | 'escalated' | 'expired';
+
+/** An offer of a sent document from one principal's agent to a contact's principal, bound to its PDF's SHA-256. */
+export class Offer extends BaseModel {
+  static override tableName = 'offers';
+
+  declare id: string;
+  declare pair_id: string;
+  declare document_id: string;
+  declare document_name: string;
+  declare from_tenant_id: string;
+  declare from_principal_id: string;
+  declare from_api_key_id: string;
+  declare from_contact_id: string;
+  declare from_email: string;
+  declare to_tenant_id: string;
+  declare to_principal_id: string;
+  declare to_contact_id: string;
+  declare to_email: string;
+  declare terms: string;
+  declare pre_sign_hash: string;
+  declare human_signature_required: boolean;
+  declare expires_at: Date;
+  declare status: OfferStatus;
+  declare apply_id: string | null;
+  declare sign_request_id: string | null;
+  declare accepted_by_key_id: string | null;
+  declare mandate_id: string | null;
+  declare confirmation_level: 'l1' | 'l2' | null;
+  declare document_hash: string | null;
+  declare final_sha256: string | null;
+  declare receipt_jws: string | null;
+  declare error_code: string | null;
+  declare error_message: string | null;
+  declare created_at: Date;
+  declare acknowledged_at: Date | null;
+  declare escalated_at: Date | null;
+  declare accepted_at: Date | null;
+  declare declined_at: Date | null;
+  declare expired_at: Date | null;
+
+  /** Accepted, declined and expired offers never move again. */
+  isFinal(): boolean {
+    return this.status === 'accepted' || this.status === 'declined' || this.status === 'expired';
+  }
+}
+
+/** A key that signs verifiable receipts (ES256); retired keys stay published so old receipts verify. */
+export class ReceiptKey extends BaseModel {
+  static override tableName = 'receipt_keys';
+  static override idColumn = 'kid';
+  static override jsonAttributes = ['public_jwk'];
+
+  declare kid: string;
+  declare alg: string;
+  declare public_jwk: Record<string, unknown>;
+  declare private_ciphertext: string;
+  declare created_at: Date;
+  declare retired_at: Date | null;
+}

@@ -1,0 +1,64 @@
+import { BaseModel } from './base';
+
+/** A file in a principal's Drive: a content-addressed blob with the name and kind it was uploaded as. */
+export class DriveFile extends BaseModel {
+  static override tableName = 'drive_files';
+
+  declare id: string;
+  declare tenant_id: string;
+  declare principal_id: string;
+  declare api_key_id: string | null;
+  declare name: string;
+  declare kind: string;
+  declare media_type: string;
+  /** bigint: node-postgres answers it as a string. */
+  declare size: number | string;
+  declare sha256: string;
+  declare created_at: Date;
+  declare deleted_at: Date | null;
+}
+
+export type TransferMode = 'share' | 'sign' | 'accept';
+export type TransferStatus = 'created' | 'offered' | 'released' | 'cancelled';
+
+export class Transfer extends BaseModel {
+  static override tableName = 'transfers';
+
+  declare id: string;
+  declare tenant_id: string;
+  declare principal_id: string;
+  declare api_key_id: string | null;
+  declare name: string;
+  declare mode: TransferMode;
+  declare document_id: string | null;
+  declare status: TransferStatus;
+  declare blocked_reason: string | null;
+  declare created_at: Date;
+  declare offered_at: Date | null;
+  declare released_at: Date | null;
+  declare cancelled_at: Date | null;
+}
+
+export class TransferFile extends BaseModel {
+  static override tableName = 'transfer_files';
+  static override idColumn = ['transfer_id', 'position'];
+
+  declare transfer_id: string;
+  declare position: number;
+  declare drive_file_id: string;
+}
+
+export class TransferRecipient extends BaseModel {
+  static override tableName = 'transfer_recipients';
+
+  declare id: string;
+  declare transfer_id: string;
+  declare position: number;
+  declare email: string;
+  declare name: string;
+  declare token_hash: string | null;
+  declare accepted_at: Date | null;
+  declare claimed_at: Date | null;
+  declare bound_principal_id: string | null;
+  declare bound_at: Date | null;
+}

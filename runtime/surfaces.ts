@@ -1,0 +1,15 @@
+import type { IncomingMessage } from 'node:http';
+import type { MountedSurface } from '../api/app';
+import { handleMcpRequest } from '../clients/mcp/src/http';
+
+/** The REST API as this listener serves it, on the address the request came in on (the MCP tools call it). */
+function selfUrl(request: IncomingMessage): string {
+  const { localAddress, localPort } = request.socket;
+  const host = !localAddress || localAddress === '::' || localAddress === '0.0.0.0' ? '127.0.0.1' : localAddress.replace(/^::ffff:/, '');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
+}
+
+/** The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp. */
+export function serviceSurfaces(): MountedSurface[] {
+  return [{ path: '/mcp', handle: (request, response, body) => handleMcpRequest(request, response, body, { selfUrl }) }];
+}
