@@ -194,6 +194,21 @@ async function offeredTransfer(context: Context, extra: Record<string, unknown> 
 
 export const STORIES: Story[] = [
   {
+    // Recorded after applies began answering through the applySettled update (the histories above
+    // are from before it, and keep proving that executions started then still replay).
+    histories: ['document/applies-answered-by-update'],
+    async run(context) {
+      const other = { name: 'Uma Update', email: `uma-${Date.now()}@example.test` };
+      const { documentId, otherSignUrl } = await ownNda(context, other);
+      const signed = await signByMandate(context, documentId);
+      if (signed.status !== 200) throw new Error(`L2 sign: ${signed.status} ${signed.text}`);
+      await signOnPage(context, otherSignUrl, other.email);
+      await waitForDocument(context.stack, context.owner.key, documentId, (d) => d.status === 'completed', 'completion');
+      await workflowResult(context.stack, documentWorkflowId(documentId));
+      return { 'document/applies-answered-by-update': documentWorkflowId(documentId) };
+    },
+  },
+  {
     histories: ['document/two-applies-completed', 'mail/delivered'],
     async run(context) {
       const other = { name: 'Otto Other', email: `otto-${Date.now()}@example.test` };

@@ -6,6 +6,7 @@ import { errors, ServiceError } from '../../lib/errors';
 import { pollUntil } from '../../lib/poll';
 import { type TemporalDeps, temporalCall } from '../../lib/temporal';
 import {
+  applySettledUpdate,
   applySignal,
   DOCUMENT_WORKFLOW,
   type DocumentWorkflowInput,
@@ -77,6 +78,43 @@ export async function signalSettled(temporal: TemporalDeps, config: Config, docu
   await temporalCall(temporal, config, () =>
     temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal),
   ).catch(() => undefined);
+}
+
+/**
+ * Hands a just-recorded apply to its document's workflow and waits up to `waitMs` for it to settle.
+ * The durable signal goes first (so a worker that is down, or killed, changes nothing: the apply runs
+ * when one is back); then an update on the same workflow answers the moment the apply commits, with
+ * no polling. When the wait runs out, or the update cannot be made (the workflow just ended), the
+ * outcome is read from the database once, and polled only for what is left of the wait after an
+ * early failure; a still-pending outcome is the 202 `processing` answer.
+ */
+export async function applyAndWait(
+  deps: { db: Db; temporal: TemporalDeps; config: Config },
+  apply: Apply,
+  waitMs: number,
+): Promise<ApplyOutcome> {
+  const deadline = Date.now() + waitMs;
+  await handOverApply(deps, apply);
+  return awaitApply(deps, apply.document_id, apply.id, deadline - Date.now());
+}
+
+/** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait). */
+export async function awaitApply(
+  deps: { db: Db; temporal: TemporalDeps },
+  documentId: string,
+  applyId: string,
+  waitMs: number,
+): Promise<ApplyOutcome> {
+  const deadline = Date.now() + waitMs;
+  const handle = deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+  try {
+    await deps.temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
+  } catch {
+    // Out of time, Temporal busy, or the workflow ended: the database has the answer (or it is still pending).
+    const left = deadline - Date.now();
+    if (left > 0) return waitForApply(deps.db, applyId, left);
+  }
+  return (await applyOutcome(deps.db, applyId))!;
 }
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */

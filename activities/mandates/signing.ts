@@ -13,7 +13,7 @@ import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, checkApplicable, recordApply, rejectionOf } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
-import { handOverApply, waitForApply } from '../documents/orchestration';
+import { applyAndWait } from '../documents/orchestration';
 import { utcDay } from './cap';
 import { LEVEL_FLAG, mandatesInForce } from './mandates';
 
@@ -123,8 +123,7 @@ export async function signAsPrincipal(
     capDay: utcDay(new Date()),
     actor,
   });
-  await handOverApply(deps, apply);
-  const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
+  const outcome = await applyAndWait(deps, apply, deps.config.durations.applyWaitMs);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return { outcome, mandate };
 }

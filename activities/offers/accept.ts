@@ -5,7 +5,7 @@ import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import type { Actor } from '../audit/audit';
 import { type ApplyOutcome, applyOutcome, checkApplicable, recordApply, rejectApply, rejectionOf } from '../documents/apply';
-import { handOverApply, startSignRequestWorkflow, waitForApply } from '../documents/orchestration';
+import { awaitApply, handOverApply, startSignRequestWorkflow } from '../documents/orchestration';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../mandates/cap';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../mandates/signing';
 import { offerReceiptClaims } from '../receipts/receipts';
@@ -188,7 +188,7 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
   const offer = await inboundOffer(deps.db, caller, offerId);
   checkOpen(offer);
   if (offer.status === 'escalated') return { offer, processing: false };
-  if (offer.apply_id) return joinApply(deps, offer.id, offer.apply_id);
+  if (offer.apply_id) return joinApply(deps, offer.id, offer.document_id, offer.apply_id);
   await checkContactActive(deps.db, [offer.from_contact_id, offer.to_contact_id]);
   await checkOfferorMandate(deps.db, offer);
   await checkDocumentUnchanged(deps.db, offer);
@@ -246,12 +246,12 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
     await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, apply.id))!);
     throw error;
   }
-  return joinApply(deps, offer.id, apply.id);
+  return joinApply(deps, offer.id, offer.document_id, apply.id);
 }
 
 /** Waits (up to the apply wait) for the accept's apply, then settles the offer by its outcome. */
-async function joinApply(deps: AcceptDeps, offerId: string, applyId: string): Promise<AcceptResult> {
-  const outcome = await waitForApply(deps.db, applyId, deps.config.durations.applyWaitMs);
+async function joinApply(deps: AcceptDeps, offerId: string, documentId: string, applyId: string): Promise<AcceptResult> {
+  const outcome = await awaitApply(deps, documentId, applyId, deps.config.durations.applyWaitMs);
   const offer = await settleAcceptApply(deps, offerId, outcome);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return { offer, processing: outcome.status === 'pending' };

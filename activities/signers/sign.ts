@@ -4,7 +4,7 @@ import type { Config } from '../../lib/config/config';
 import type { TemporalDeps } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, declineDocument, recordApply, rejectionOf, widgetsOf } from '../documents/apply';
-import { handOverApply, signalSettled, waitForApply } from '../documents/orchestration';
+import { applyAndWait, signalSettled } from '../documents/orchestration';
 import { settleLinkedTransfers } from '../transfers/release';
 import { type SignerClient, type SignerView, signerActor } from './sign-link';
 import { checkValues, decodeImage, type SignerValues } from './submission';
@@ -42,8 +42,7 @@ export async function signAtLink(
     initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
     actor: signerActor(signer, client),
   });
-  await handOverApply(deps, apply);
-  const outcome = await waitForApply(deps.db, apply.id, deps.config.durations.applyWaitMs);
+  const outcome = await applyAndWait(deps, apply, deps.config.durations.applyWaitMs);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return outcome;
 }

@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const DOCUMENT_WORKFLOW = 'documentWorkflow';
 
@@ -24,3 +24,16 @@ export const applySignal = defineSignal<[{ applyId: string }]>('apply');
 /** The document left `sent` outside the workflow (declined, voided): stop waiting. */
 export const settledSignal = defineSignal<[]>('settled');
 export const statusQuery = defineQuery<{ status: string; processed: string[]; queued: string[] }>('status');
+
+/** What an apply came to, as the workflow saw it (the API reads the full outcome from the database). */
+export interface ApplySettled {
+  applyId: string;
+  /** 'applied' or 'rejected'; null when the apply was unknown to the activity (nothing to do). */
+  status: string | null;
+}
+/**
+ * Waits for an apply already handed over (the durable `apply` signal) and answers when it settled,
+ * so the request that recorded it returns the moment it commits, without polling the database.
+ * It also queues the apply, should the update arrive first.
+ */
+export const applySettledUpdate = defineUpdate<ApplySettled, [{ applyId: string }]>('applySettled');

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
-import { applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
+import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
 /** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
 function failureOf(error: ActivityFailure): { type?: string; message?: string } {
@@ -40,16 +40,34 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   }
 
   const queued: string[] = [];
-  const processed = new Set<string>();
+  const processed = new Map<string, ApplySettled>();
   let settled = false;
   let status = 'sent';
-  setHandler(applySignal, ({ applyId }) => {
+  /** Set when the loop takes no more applies; an update arriving after it is refused by its validator. */
+  let finished = false;
+  const enqueue = (applyId: string) => {
     if (!processed.has(applyId) && !queued.includes(applyId)) queued.push(applyId);
-  });
+  };
+  setHandler(applySignal, ({ applyId }) => enqueue(applyId));
+  setHandler(
+    applySettledUpdate,
+    async ({ applyId }) => {
+      enqueue(applyId);
+      await condition(() => processed.has(applyId));
+      return processed.get(applyId)!;
+    },
+    {
+      // Refused before it enters the history when the loop below can no longer take it.
+      validator: ({ applyId }) => {
+        if (typeof applyId !== 'string' || !applyId) throw new Error('applyId is required');
+        if (!processed.has(applyId) && finished) throw new Error('the document workflow is finishing');
+      },
+    },
+  );
   setHandler(settledSignal, () => {
     settled = true;
   });
-  setHandler(statusQuery, () => ({ status, processed: [...processed], queued: [...queued] }));
+  setHandler(statusQuery, () => ({ status, processed: [...processed.keys()], queued: [...queued] }));
 
   try {
     // The send may commit a moment after this workflow starts: the activity retries until it sees it.
@@ -63,7 +81,10 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   for (;;) {
     await condition(() => queued.length > 0 || settled || status !== 'sent');
     const applyId = queued.shift();
-    if (!applyId) break;
+    if (!applyId) {
+      finished = true;
+      break;
+    }
     let outcome: Awaited<ReturnType<DocumentActivities['applySignature']>> | undefined;
     try {
       outcome = await applying.applySignature(applyId);
@@ -71,7 +92,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       if (!(error instanceof ActivityFailure)) throw error;
       outcome = await acts.rejectApply(applyId, failureOf(error));
     }
-    processed.add(applyId);
+    processed.set(applyId, { applyId, status: outcome?.status ?? null });
     if (!outcome) continue;
     status = outcome.document_status;
     if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
