@@ -2,6 +2,7 @@ import type { Db, DbDriver } from '../db/connect';
 import type { BlobStore } from './blobs';
 import type { CodeLimits } from './code-limits';
 import type { Config, Faults } from './config/config';
+import type { KeyUsage } from './key-usage';
 import type { Logger } from './log';
 import type { Mailer } from './mail';
 import type { Sealer } from './pdf/seal';
@@ -25,6 +26,8 @@ export interface Services {
   sealer(): Promise<Sealer>;
   /** Signs verifiable receipts (accepted offers, completed documents) and publishes their keys. */
   receipts: ReceiptIssuer;
+  /** API keys' last_used_at, written in batches off the request path. */
+  keyUsage: KeyUsage;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
   faults: Faults;
 }

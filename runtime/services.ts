@@ -3,6 +3,7 @@ import { connectDb, dbDriver } from '../db/connect';
 import { createFileBlobStore } from '../lib/blobs';
 import { createCodeLimits } from '../lib/code-limits';
 import type { Config } from '../lib/config/config';
+import { KeyUsage } from '../lib/key-usage';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
 import { createSealer, loadSealCertificate, type Sealer } from '../lib/pdf/seal';
@@ -45,11 +46,13 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     codeLimits: createCodeLimits(db, config.codeLimits),
     sealer: () => (sealer ??= loadSealer()),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
+    keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     faults: config.faults,
   };
 }
 
 export async function closeServices(deps: Services): Promise<void> {
+  await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
   deps.mailer.close();
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);

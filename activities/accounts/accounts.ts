@@ -114,29 +114,29 @@ export interface Caller {
   tenant: Tenant;
 }
 
-/** last_used_at is written at most once a minute per key, so reads do not turn into a write each. */
-const LAST_USED_RESOLUTION_MS = 60_000;
-
 /**
  * The caller behind a raw API key, or undefined for a malformed, unknown or revoked one. The key is
- * looked up by its SHA-256, so no stored value can be compared against a guess character by character.
+ * looked up by its SHA-256, so no stored value can be compared against a guess character by character;
+ * one query reads the key with its principal and tenant. `touch` marks the key used (batched, see
+ * lib/key-usage.ts), so authenticating writes nothing on the request path.
  */
-export async function authenticateKey(db: Db, raw: string, now = new Date()): Promise<Caller | undefined> {
+export async function authenticateKey(
+  db: Db,
+  raw: string,
+  touch?: (apiKey: ApiKey, now: Date) => void,
+  now = new Date(),
+): Promise<Caller | undefined> {
   if (!KEY_PATTERN.test(raw)) return undefined;
   const apiKey = await ApiKey.query(db)
-    .where({ key_hash: sha256Hex(raw) })
-    .whereNull('revoked_at')
+    .withGraphJoined('[principal, tenant]')
+    .where('api_keys.key_hash', sha256Hex(raw))
+    .whereNull('api_keys.revoked_at')
     .first();
-  if (!apiKey) return undefined;
-  const [principal, tenant] = await Promise.all([
-    Principal.query(db).findById(apiKey.principal_id),
-    Tenant.query(db).findById(apiKey.tenant_id),
-  ]);
-  if (!principal || !tenant) return undefined;
-  if (!apiKey.last_used_at || now.getTime() - apiKey.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await ApiKey.query(db).findById(apiKey.id).patch({ last_used_at: now });
-    apiKey.last_used_at = now;
-  }
+  const { principal, tenant } = apiKey ?? {};
+  if (!apiKey || !principal || !tenant) return undefined;
+  delete apiKey.principal;
+  delete apiKey.tenant;
+  touch?.(apiKey, now);
   return { apiKey, principal, tenant };
 }
 

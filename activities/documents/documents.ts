@@ -231,9 +231,11 @@ async function markSent(
 
 /** Owned documents, or inbound ones (sent to the caller's principal as a signer); 404 for anything else. */
 export async function findVisibleDocument(db: Db, caller: Caller, id: string): Promise<DocumentWithSigners & { inbound: boolean }> {
-  const document = await Document.query(db).findById(id);
+  // One query: the document with its signers joined, in signing order.
+  const document = await Document.query(db).withGraphJoined('signers').findById(id).orderBy('signers.position');
   if (document) {
-    const signers = await signersOf(db, id);
+    const signers = document.signers ?? [];
+    delete document.signers;
     if (document.tenant_id === caller.tenant.id) return { document, signers, inbound: false };
     const isSigner = signers.some((signer) => signer.email === normalizeEmail(caller.principal.email));
     if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };

@@ -135,7 +135,7 @@ export class Routes {
 
     const run = async (ctx: Context) => {
       const api = ctx as ApiContext;
-      const caller = keyed ? await authenticate(api, deps.db) : null;
+      const caller = keyed ? await authenticate(api, deps) : null;
       authorize(caller, { plan: keyed ? 'api' : undefined, scope: spec.scope, flag: spec.flag }, deps.config.flags.values);
       const input = {
         params: parseOrThrow(params, ctx.params ?? {}, 'path'),

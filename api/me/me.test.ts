@@ -49,10 +49,11 @@ describe('GET /v1/me and GET /v1/flags', () => {
     });
   });
 
-  it('records when the key was last used', async () => {
+  it('records when the key was last used (written in a batch after the request, not during it)', async () => {
     const fresh = await createAccount(stack.deps.db);
     assert.equal((await ApiKey.query(stack.deps.db).findById(fresh.keyId))!.last_used_at, null);
     await call(stack.url, 'GET', '/v1/me', { key: fresh.key });
+    await stack.deps.keyUsage.flush();
     assert.ok((await ApiKey.query(stack.deps.db).findById(fresh.keyId))!.last_used_at instanceof Date);
   });
 

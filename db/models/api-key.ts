@@ -1,4 +1,6 @@
 import { BaseModel } from './base';
+import { Principal } from './principal';
+import { Tenant } from './tenant';
 
 export class ApiKey extends BaseModel {
   static override tableName = 'api_keys';
@@ -14,4 +16,22 @@ export class ApiKey extends BaseModel {
   declare last_used_at: Date | null;
   declare revoked_at: Date | null;
   declare created_at: Date;
+  /** Joined by the key lookup (one query for the key, its principal and its tenant). */
+  declare principal?: Principal;
+  declare tenant?: Tenant;
+
+  static override get relationMappings() {
+    return {
+      principal: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Principal,
+        join: { from: 'api_keys.principal_id', to: 'principals.id' },
+      },
+      tenant: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Tenant,
+        join: { from: 'api_keys.tenant_id', to: 'tenants.id' },
+      },
+    };
+  }
 }

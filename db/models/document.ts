@@ -29,6 +29,18 @@ export class Document extends BaseModel {
   declare declined_at: Date | null;
   /** The dual-attestation receipt of a completed document: a compact JWS (see lib/receipts.ts). */
   declare receipt_jws: string | null;
+  /** Joined where a read takes the document and its signers in one query. */
+  declare signers?: DocumentSigner[];
+
+  static override get relationMappings() {
+    return {
+      signers: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: DocumentSigner,
+        join: { from: 'documents.id', to: 'document_signers.document_id' },
+      },
+    };
+  }
 }
 
 export type SignerStatus = 'pending' | 'signed' | 'declined';

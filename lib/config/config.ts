@@ -60,6 +60,8 @@ export interface Durations {
   downloadUrlMs: number;
   /** How long a browser sign request waits for its apply before answering 202. */
   applyWaitMs: number;
+  /** How often the API keys' last_used_at marks are written (one batch per interval). */
+  keyUsageFlushMs: number;
   /** One-time codes (e-mail): lifetime. */
   oneTimeCodeMs: number;
   /** Signer session after the e-mail code: lifetime. */
@@ -159,6 +161,7 @@ const EnvSchema = z.object({
     .min(1000)
     .default(5 * 60_000),
   SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
+  SVC_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(10_000),
   SVC_ONE_TIME_CODE_TTL_MS: z.coerce
     .number()
     .int()
@@ -299,6 +302,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
+      keyUsageFlushMs: e.SVC_KEY_USAGE_FLUSH_MS,
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
       signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,

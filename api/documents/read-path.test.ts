@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApiKey } from '../../db/models';
+import { createDocument, seedSamples } from '../../test/documents';
+import { type Account, createAccount } from '../../test/factories';
+import { call } from '../../test/http';
+import { type Stack, startStack } from '../../test/stack';
+
+/**
+ * The read path does the least work: one query authenticates the key (with its principal, tenant
+ * and plan), one reads the document with its signers, one the signers' invitation states; nothing
+ * is written while answering (last_used_at is written in a batch afterwards).
+ */
+describe('GET /v1/documents/:id: three reads, no write', () => {
+  let stack: Stack;
+  let owner: Account;
+  let documentId: string;
+
+  before(async () => {
+    stack = await startStack({ worker: false, env: { SVC_KEY_USAGE_FLUSH_MS: '600000' } });
+    owner = await createAccount(stack.deps.db);
+    const { nda } = await seedSamples(stack, owner);
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'Read path',
+      signers: [
+        { name: 'Ann', email: 'ann-read@example.test' },
+        { name: 'Bob', email: 'bob-read@example.test' },
+      ],
+    });
+    assert.equal(created.status, 201, created.text);
+    documentId = created.body.document_id;
+  });
+  after(() => stack.close());
+
+  /** The SQL the service ran while answering one request (this process serves it). */
+  async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const listener = (query: { sql: string }) => seen.push(query.sql);
+    stack.deps.db.on('query', listener);
+    try {
+      await request();
+    } finally {
+      stack.deps.db.off('query', listener);
+    }
+    return seen;
+  }
+
+  it('answers with the document and both signers in three queries, none of them a write', async () => {
+    // The process's first joined read fetches the tables' column lists once (Objection caches them).
+    await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
+    let reply: Awaited<ReturnType<typeof call>> | undefined;
+    const queries = await queriesOf(async () => {
+      reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
+    });
+    assert.equal(reply?.status, 200, reply?.text);
+    assert.deepEqual(
+      reply?.body.signers.map((signer: { email: string }) => signer.email),
+      ['ann-read@example.test', 'bob-read@example.test'],
+      'signers in signing order',
+    );
+    assert.ok(queries.length <= 3, `${queries.length} queries:\n${queries.join('\n')}`);
+    assert.deepEqual(
+      queries.filter((sql) => !/^\s*select/i.test(sql)),
+      [],
+      'nothing but reads on the request path',
+    );
+  });
+
+  it('a key used for the first time is not written during the request; the batch writes it', async () => {
+    const fresh = await createAccount(stack.deps.db);
+    const queries = await queriesOf(() => call(stack.url, 'GET', '/v1/me', { key: fresh.key }));
+    assert.deepEqual(
+      queries.filter((sql) => /^\s*(update|insert|delete)\b/i.test(sql)),
+      [],
+    );
+    assert.equal((await ApiKey.query(stack.deps.db).findById(fresh.keyId))!.last_used_at, null, 'not yet written');
+    await stack.deps.keyUsage.flush();
+    const written = (await ApiKey.query(stack.deps.db).findById(fresh.keyId))!.last_used_at;
+    assert.ok(written instanceof Date, 'written by the flush');
+    // Used again within the resolution: no new mark, so the next flush writes nothing.
+    await call(stack.url, 'GET', '/v1/me', { key: fresh.key });
+    const flushed = await queriesOf(() => stack.deps.keyUsage.flush());
+    assert.deepEqual(flushed, []);
+  });
+
+  it('an unknown or revoked key is refused in one query', async () => {
+    const unknown = await queriesOf(() => call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: `svc_${'x'.repeat(40)}` }));
+    assert.ok(unknown.length <= 1, unknown.join('\n'));
+    const revoked = await createAccount(stack.deps.db);
+    await ApiKey.query(stack.deps.db).findById(revoked.keyId).patch({ revoked_at: new Date() });
+    const reply = await call(stack.url, 'GET', '/v1/me', { key: revoked.key });
+    assert.equal(reply.status, 401);
+  });
+});
