@@ -1,4 +1,4 @@
-import { type Model, type QueryBuilder, raw } from 'objection';
+import type { Model, QueryBuilder } from 'objection';
 import { errors } from './errors';
 
 interface Cursor {
@@ -34,14 +34,16 @@ function decodeCursor(cursor: string): Cursor {
 
 /**
  * One page of a newest-first list; `next_cursor` is null on the last page. Rows are ordered and
- * compared by their creation time in milliseconds, the precision a Date (and so the cursor) has:
- * PostgreSQL keeps microseconds, and rows made within one millisecond of the cursor's would be skipped.
+ * compared by (created_at, id). Paged tables keep created_at at millisecond precision
+ * (timestamptz(3), migration 20261127000012_paging), the precision a Date and so the cursor have,
+ * so no row made within the cursor's millisecond is skipped, and the order is the one of the list's
+ * index (filter, created_at desc, id desc): a first page reads 21 rows whatever the list's length.
  */
 export async function page<M extends Model & { created_at: Date; id: string }>(
   query: QueryBuilder<M>,
   options: { limit: number; cursor?: string; table: string },
 ): Promise<{ items: M[]; next_cursor: string | null }> {
-  const created = raw(`date_trunc('milliseconds', ??)`, [`${options.table}.created_at`]);
+  const created = `${options.table}.created_at`;
   const id = `${options.table}.id`;
   if (options.cursor) {
     const cursor = decodeCursor(options.cursor);

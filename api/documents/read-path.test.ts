@@ -93,3 +93,54 @@ describe('GET /v1/documents/:id: three reads, no write', () => {
     assert.equal(reply.status, 401);
   });
 });
+
+describe('lists walk an index in their order (EXPLAIN at 100,000 documents)', () => {
+  let stack: Stack;
+  let owner: Account;
+
+  before(async () => {
+    stack = await startStack({ worker: false });
+    owner = await createAccount(stack.deps.db);
+    const { nda } = await seedSamples(stack, owner);
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'seed',
+      signers: [{ name: 'A', email: 'a@example.test' }],
+    });
+    const db = stack.deps.db;
+    const columns: string[] = (
+      await db('information_schema.columns').where({ table_name: 'documents', table_schema: db.raw('current_schema()') })
+    ).map((column: { column_name: string }) => column.column_name);
+    const select = columns.map((column) =>
+      column === 'id' ? `'doc_many' || lpad(g::text, 8, '0')` : column === 'created_at' ? `now() - g * interval '1 second'` : `"${column}"`,
+    );
+    await db.raw(
+      `insert into documents (${columns.map((c) => `"${c}"`).join(', ')})
+       select ${select.join(', ')} from documents, generate_series(1, 99999) g where id = ?`,
+      [created.body.document_id],
+    );
+    await db.raw('analyze documents');
+  });
+  after(() => stack.close());
+
+  it('the first page and a later page of GET /v1/documents read the index, with no sort of the whole list', async () => {
+    const seen: Array<{ sql: string; bindings: unknown[] }> = [];
+    const listener = (query: { sql: string; bindings: unknown[] }) => seen.push(query);
+    stack.deps.db.on('query', listener);
+    const first = await call(stack.url, 'GET', '/v1/documents?limit=20', { key: owner.key });
+    const second = await call(stack.url, 'GET', `/v1/documents?limit=20&cursor=${first.body.next_cursor}`, { key: owner.key });
+    stack.deps.db.off('query', listener);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(second.status, 200, second.text);
+    assert.equal(first.body.data.length, 20);
+    assert.notEqual(second.body.data[0].document_id, first.body.data[19].document_id);
+    const lists = seen.filter((query) => /from "documents"/.test(query.sql) && /limit \$\d+/i.test(query.sql));
+    assert.equal(lists.length, 2, seen.map((query) => query.sql).join('\n'));
+    for (const list of lists) {
+      const explained = await stack.deps.db.raw(`explain ${list.sql.replace(/\$\d+/g, '?')}`, list.bindings as never);
+      const plan = explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+      assert.match(plan, /Index Scan using documents_tenant_id_page/, plan);
+      assert.doesNotMatch(plan, /Sort|Seq Scan/, plan);
+    }
+  });
+});

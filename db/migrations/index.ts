@@ -10,6 +10,7 @@ import * as mail from './20261123000008_mail';
 import * as contactsOffers from './20261124000009_contacts_offers';
 import * as driveTransfers from './20261125000010_drive_transfers';
 import * as idempotency from './20261126000011_idempotency';
+import * as paging from './20261127000012_paging';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261124000009_contacts_offers', contactsOffers],
   ['20261125000010_drive_transfers', driveTransfers],
   ['20261126000011_idempotency', idempotency],
+  ['20261127000012_paging', paging],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,186 @@
+// `npm run bench -- reads`: GET /v1/documents/:id under load (autocannon, 50 connections) beside a
+// bare Koa handler doing one primary-key query on the same database, then GET /v1/documents (first
+// page) with 1,000 and with 100,000 documents in the tenant, with the plan PostgreSQL chose for it.
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { connectDb } from '../db/connect';
+import { seedSamples } from '../test/documents';
+import { createAccount } from '../test/factories';
+import { call } from '../test/http';
+import { startHarness } from './harness';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SECONDS = Number(process.env.BENCH_DURATION_S ?? 10);
+const LARGE = Number(process.env.BENCH_LIST_ROWS ?? 100_000);
+const here = path.dirname(new URL(import.meta.url).pathname);
+/** Ids of the documents this run copies in (removed at the end). */
+const PREFIX = `doc_bench${Date.now().toString(36)}_`;
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** autocannon in its own process (asynchronously: the servers under test live in this one). */
+async function load(url: string, headers: Record<string, string>, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> {
+  const args = ['-c', String(connections), '-d', String(seconds), '-j'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  const { stdout } = await promisify(execFile)(path.join(here, '..', 'node_modules', '.bin', 'autocannon'), [...args, url], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const report = JSON.parse(stdout);
+  return {
+    rps: report.requests.average,
+    p50: report.latency.p50,
+    p99: report.latency.p99,
+    errors: report.errors + report.timeouts,
+    non2xx: report.non2xx,
+  };
+}
+
+/** The reference: Koa and @koa/router, one primary-key query on the same database, the row as JSON. */
+async function bareKoa(databaseUrl: string | undefined, dataDir: string) {
+  const db = connectDb({ databaseUrl, dataDir, poolMax: 10 });
+  const app = new Koa();
+  const router = new Router();
+  router.get('/documents/:id', async (ctx) => {
+    const { rows } = await db.raw('select * from documents where id = ?', [ctx.params.id]);
+    if (!rows[0]) ctx.throw(404);
+    ctx.body = rows[0];
+  });
+  app.use(router.routes());
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await db.destroy();
+    },
+  };
+}
+
+async function main() {
+  if (!process.env.BENCH_DATABASE_URL) console.log('(BENCH_DATABASE_URL is not set: PGlite; the figures that count are on PostgreSQL)');
+  const harness = await startHarness({ LOG_LEVEL: 'error' });
+  const { deps } = harness;
+  const rows: string[][] = [];
+  try {
+    const owner = await createAccount(deps.db, { plan: 'business' });
+    const stack = { url: harness.url, deps, config: deps.config } as Parameters<typeof seedSamples>[0];
+    const { nda } = await seedSamples(stack, owner);
+    const created = await call(harness.url, 'POST', '/v1/documents', {
+      key: owner.key,
+      body: {
+        template_id: nda.id,
+        name: 'bench read',
+        signers: [
+          { name: 'Ann', email: 'ann-bench@example.test' },
+          { name: 'Bob', email: 'bob-bench@example.test' },
+        ],
+      },
+    });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+    const id = created.body.document_id as string;
+    const auth = { authorization: `Bearer ${owner.key}` };
+
+    // The reference runs in this process too, on a pool of the same size: the same conditions.
+    const bare = await bareKoa(process.env.BENCH_DATABASE_URL, deps.config.dataDir);
+    await load(`${bare.url}/documents/${id}`, {}, 2); // warm-up
+    const reference = await load(`${bare.url}/documents/${id}`, {});
+    await bare.close();
+    await load(`${harness.url}/v1/documents/${id}`, auth, 2);
+    const measured = await load(`${harness.url}/v1/documents/${id}`, auth);
+    rows.push([
+      `GET /v1/documents/:id, ${CONNECTIONS} connections, ${SECONDS} s`,
+      `${measured.rps.toFixed(0)} req/s, p99 ${measured.p99} ms`,
+      `bare Koa + one PK query: ${reference.rps.toFixed(0)} req/s, p99 ${reference.p99} ms`,
+      `${((measured.rps / reference.rps) * 100).toFixed(0)}% req/s, p99 ${(measured.p99 / reference.p99).toFixed(2)}x`,
+      '≥ 50%, ≤ 2x',
+    ]);
+    if (measured.errors + measured.non2xx + reference.errors + reference.non2xx > 0)
+      console.log(`errors: service ${measured.errors}+${measured.non2xx} non-2xx, bare ${reference.errors}+${reference.non2xx}`);
+
+    // Lists: the first page at 1,000 documents, then at LARGE, in a tenant of their own.
+    const lister = await createAccount(deps.db, { plan: 'business' });
+    const listed = await call(harness.url, 'POST', '/v1/documents', {
+      key: lister.key,
+      body: {
+        template_id: (await seedSamples(stack, lister)).nda.id,
+        name: 'list seed',
+        signers: [{ name: 'A', email: 'a@example.test' }],
+      },
+    });
+    const seed = listed.body.document_id as string;
+    const columns: string[] = (
+      await deps.db('information_schema.columns').where({ table_name: 'documents', table_schema: deps.db.raw('current_schema()') })
+    ).map((column: { column_name: string }) => column.column_name);
+    const copies = async (from: number, to: number) => {
+      const select = columns.map((column) =>
+        column === 'id'
+          ? `'${PREFIX}' || lpad(g::text, 8, '0')`
+          : column === 'created_at'
+            ? `now() - g * interval '1 second'`
+            : `"${column}"`,
+      );
+      await deps.db.raw(
+        `insert into documents (${columns.map((c) => `"${c}"`).join(', ')})
+         select ${select.join(', ')} from documents, generate_series(?::int, ?::int) g where id = ?`,
+        [from, to, seed],
+      );
+      await deps.db.raw('analyze documents');
+    };
+    const listFigure = async (count: number) => {
+      const url = `${harness.url}/v1/documents?limit=20`;
+      await load(url, { authorization: `Bearer ${lister.key}` }, 2);
+      return await load(url, { authorization: `Bearer ${lister.key}` });
+    };
+    await copies(1, 999);
+    const small = await listFigure(1000);
+    await copies(1000, LARGE - 1);
+    const large = await listFigure(LARGE);
+    rows.push([
+      `GET /v1/documents first page at ${LARGE.toLocaleString('en')} documents`,
+      `${large.rps.toFixed(0)} req/s, p50 ${large.p50} ms, p99 ${large.p99} ms`,
+      `at 1,000: ${small.rps.toFixed(0)} req/s, p50 ${small.p50} ms, p99 ${small.p99} ms`,
+      `p50 ${(large.p50 / Math.max(small.p50, 1)).toFixed(2)}x, req/s ${(small.rps / large.rps).toFixed(2)}x`,
+      '≤ 1.2x',
+    ]);
+
+    // The plan of the first page's query at LARGE rows: it must walk an index in the list's order.
+    const seen: Array<{ sql: string; bindings: unknown[] }> = [];
+    const listener = (query: { sql: string; bindings: unknown[] }) => seen.push(query);
+    deps.db.on('query', listener);
+    await call(harness.url, 'GET', '/v1/documents?limit=20', { key: lister.key });
+    deps.db.off('query', listener);
+    const list = seen.find((query) => /from "documents"/.test(query.sql) && /limit/i.test(query.sql));
+    if (list) {
+      const plan = await deps.db.raw(`explain (analyze, buffers) ${list.sql.replace(/\$\d+/g, '?')}`, list.bindings as never);
+      console.log(`plan of the first page at ${LARGE} documents:`);
+      for (const line of plan.rows) console.log(`  ${line['QUERY PLAN']}`);
+    }
+
+    console.log(`\nread benchmark: database ${deps.dbDriver}, autocannon ${CONNECTIONS} connections × ${SECONDS} s after a 2 s warm-up`);
+    const header = ['path', 'service', 'reference (same run)', 'ratio', 'goal'];
+    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ');
+    console.log(line(header));
+    for (const row of rows) console.log(line(row));
+  } finally {
+    await deps.db.raw('delete from documents where id like ?', [`${PREFIX}%`]).catch(() => undefined);
+    await harness.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
