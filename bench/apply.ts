@@ -1,12 +1,15 @@
 // `npm run bench -- apply`: one apply (stamp + seal) on the 1-page and the 50-page sample, in
 // process and end to end through HTTP (sign page → workflow → worker → commit), with their ratio.
 
+import { createLogger } from '../lib/log';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from '../lib/pdf/samples';
 import { stampWidgets } from '../lib/pdf/stamp';
 import { SignerSession, seedSamples } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { dataUrl, signaturePng } from '../test/images';
+import { startSmtpListener } from '../test/smtp';
+import { documentWorkflowId } from '../workflows/document/shared';
 import { median, ms, startHarness } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -34,12 +37,68 @@ async function inProcess(
   return samples;
 }
 
+/** The apply activity's stage timings (debug lines `apply timings`); other debug and info lines are dropped. */
+const stageLines: Array<{ apply_id: string; document_id: string; ms: Record<string, number> }> = [];
+const log = createLogger('debug', {}, (line) => {
+  const entry = JSON.parse(line);
+  if (entry.msg === 'apply timings') stageLines.push(entry);
+  else if (entry.level === 'warn' || entry.level === 'error') process.stderr.write(line);
+  return true;
+});
+
+type HistoryEvent = { eventType?: unknown; eventTime?: { seconds?: unknown; nanos?: number | null } | null } & Record<string, unknown>;
+const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+
+/**
+ * One apply's path, each stage with when it began relative to the request and how long it took:
+ * HTTP in, the workflow task that schedules the apply, the activity's start, its stages (from the
+ * activity's `apply timings`), the workflow task that completes the update, and the answer.
+ */
+async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, documentId: string, sentAt: number, answeredAt: number) {
+  const history = await harness.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
+  const events = (history.events ?? []) as HistoryEvent[];
+  const signaled = events.findLast((event) => event.workflowExecutionSignaledEventAttributes);
+  const after = (from: HistoryEvent | undefined, has: string) =>
+    events.find((event) => event[has] && (!from || timeOf(event) >= timeOf(from)));
+  const scheduled = events.findLast(
+    (event) =>
+      (event.activityTaskScheduledEventAttributes as { activityType?: { name?: string } } | undefined)?.activityType?.name ===
+      'applySignature',
+  );
+  const taskStarted = events
+    .filter((event) => event.workflowTaskStartedEventAttributes && scheduled && timeOf(event) <= timeOf(scheduled))
+    .pop();
+  const started = after(scheduled, 'activityTaskStartedEventAttributes');
+  const completed = after(started, 'activityTaskCompletedEventAttributes');
+  const updateDone = after(completed, 'workflowExecutionUpdateCompletedEventAttributes');
+  const stages = stageLines.find((line) => line.document_id === documentId)?.ms ?? {};
+  const rows: Array<[string, number, number]> = [];
+  const at = (event: HistoryEvent | undefined) => (event ? timeOf(event) - sentAt : Number.NaN);
+  rows.push(['HTTP in → apply recorded, signal sent', 0, at(signaled)]);
+  rows.push(['signal → workflow task started', at(signaled), at(taskStarted) - at(signaled)]);
+  rows.push(['workflow task → activity scheduled', at(taskStarted), at(scheduled) - at(taskStarted)]);
+  rows.push(['activity scheduled → started', at(scheduled), at(started) - at(scheduled)]);
+  let cursor = at(started);
+  for (const stage of ['load', 'stamp', 'seal', 'certify', 'store', 'commit']) {
+    if (stages[stage] === undefined) continue;
+    rows.push([`  apply: ${stage}`, cursor, stages[stage]]);
+    cursor += stages[stage];
+  }
+  rows.push(['activity completed (recorded)', at(started), at(completed) - at(started)]);
+  rows.push(['→ update completed (workflow task)', at(completed), at(updateDone) - at(completed)]);
+  rows.push(['→ answer received', at(updateDone), answeredAt - sentAt - at(updateDone)]);
+  return rows;
+}
+
 async function main() {
-  const harness = await startHarness({ SVC_APPLY_WAIT_MS: '60000' });
+  // The signers' e-mailed codes land in a local SMTP listener, as in the tests.
+  const smtp = await startSmtpListener();
+  const harness = await startHarness({ SVC_APPLY_WAIT_MS: '60000', SMTP_URL: smtp.url }, { log });
+  const timelines: string[] = [];
   try {
     const sealer = await harness.deps.sealer();
     const owner = await createAccount(harness.deps.db);
-    const stack = { url: harness.url, deps: harness.deps, config: harness.deps.config } as Parameters<typeof seedSamples>[0];
+    const stack = { url: harness.url, deps: harness.deps, config: harness.deps.config, smtp } as Parameters<typeof seedSamples>[0];
     const templates = await seedSamples(stack, owner);
     const rows: string[][] = [];
     for (const [label, build, template] of [
@@ -63,6 +122,7 @@ async function main() {
         const values = Object.fromEntries(
           template.widgets.filter((w) => w.role === template.roles[0] && w.type === 'text' && w.required).map((w) => [w.id, 'Bench']),
         );
+        const sentAt = Date.now();
         const started = performance.now();
         const signed = await session.request('POST', '/sign', {
           consent: true,
@@ -72,6 +132,15 @@ async function main() {
         const elapsed = performance.now() - started;
         if (signed.status !== 200) throw new Error(`sign answered ${signed.status}: ${signed.text}`);
         if (round > 0) remote.push(elapsed);
+        if (round === ROUNDS) {
+          const rows = await timeline(harness, created.body.document_id, sentAt, Date.now());
+          timelines.push(
+            `timeline of one apply, ${label} (last round, ${ms(elapsed)}; ms from the request, and duration):`,
+            ...rows.map(
+              ([stage, from, took]) => `  ${stage.padEnd(40)} at ${from.toFixed(1).padStart(6)}  took ${took.toFixed(1).padStart(6)}`,
+            ),
+          );
+        }
       }
       const endToEnd = median(remote);
       rows.push([label, ms(local), ms(endToEnd), `${(endToEnd / local).toFixed(2)}x`]);
@@ -82,8 +151,11 @@ async function main() {
     console.log(`apply benchmark: median of ${ROUNDS} rounds after one warm-up; database ${harness.deps.dbDriver}`);
     console.log(line(header));
     for (const row of rows) console.log(line(row));
+    console.log('');
+    for (const text of timelines) console.log(text);
   } finally {
     await harness.close();
+    await smtp.close();
   }
 }
 

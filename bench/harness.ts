@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type RunningServer, startHttpServer } from '../api/server';
 import { migrateLatest } from '../db/migrate';
 import { loadConfig } from '../lib/config/config';
-import { createLogger } from '../lib/log';
+import { createLogger, type Logger } from '../lib/log';
 import type { Services } from '../lib/services';
 import { type DevServer, startDevServer } from '../runtime/dev-server';
 import { closeServices, createServices } from '../runtime/services';
@@ -22,7 +22,7 @@ export interface Harness {
  * The whole service in this process for a benchmark: PostgreSQL at BENCH_DATABASE_URL or embedded
  * PGlite, TEMPORAL_ADDRESS or a dev server of its own, the worker and the API on a free port.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
@@ -42,7 +42,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     LOG_LEVEL: 'error',
     ...env,
   });
-  const deps = createServices(config, { log: createLogger(config.logLevel) });
+  const deps = createServices(config, { log: options.log ?? createLogger(config.logLevel) });
   await migrateLatest(deps.db);
   const worker: RunningWorker = await startWorker(deps);
   const http: RunningServer = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });

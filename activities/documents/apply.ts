@@ -16,6 +16,7 @@ import type { BlobStore } from '../../lib/blobs';
 import type { Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import type { Logger } from '../../lib/log';
 import { readableImageKind } from '../../lib/pdf/image';
 import type { Sealer } from '../../lib/pdf/seal';
 import { stampWidgets } from '../../lib/pdf/stamp';
@@ -36,6 +37,22 @@ export interface ApplyDeps {
   /** Signs the dual-attestation receipt of a document the apply completes. */
   receipts: ReceiptIssuer;
   faults?: Faults;
+  /** Where the apply's stage timings go (debug: `apply timings`, in milliseconds). */
+  log?: Logger;
+}
+
+/** Milliseconds spent per stage of one apply, for the log and the benchmark's timeline. */
+function stageClock() {
+  const spent: Record<string, number> = {};
+  let last = performance.now();
+  return {
+    spent,
+    mark(stage: string) {
+      const now = performance.now();
+      spent[stage] = Math.round(((spent[stage] ?? 0) + now - last) * 10) / 10;
+      last = now;
+    },
+  };
 }
 
 export interface ApplyOutcome {
@@ -270,6 +287,7 @@ type Commit = { kind: 'done'; outcome: ApplyOutcome } | { kind: 'conflict' };
  * redoes the work if one did.
  */
 export async function applySignature(deps: ApplyDeps, applyId: string, progress: Progress = () => undefined): Promise<ApplyOutcome> {
+  const clock = stageClock();
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const apply = await Apply.query(deps.db).findById(applyId);
     if (!apply) throw errors.notFound(`No apply ${applyId}.`);
@@ -296,6 +314,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     let pdfs: ApplyPdfs;
     try {
       const unsealed = await deps.blobs.get(current.unsealed_sha256);
+      clock.mark('load');
       pdfs = await pdfStep(async () => {
         const stamped = await stampWidgets(unsealed, {
           widgets: widgetsOf(document, signer),
@@ -306,7 +325,9 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           values: apply.input.values,
         });
         progress();
+        clock.mark('stamp');
         const sealed = await (await deps.sealer()).seal(stamped, { reason: `Signed by ${identity.name}`, signedAt });
+        clock.mark('seal');
         if (!completing) return { stamped, sealed };
         progress();
         const entries = signers.map((other) =>
@@ -326,6 +347,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           signedSha256: sha256Hex(sealed),
           completedAt: signedAt,
         });
+        clock.mark('certify');
         return { stamped, sealed, completion };
       });
     } catch (error) {
@@ -339,6 +361,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       unsealed: await deps.blobs.put(pdfs.completion.unsealed),
       sealed: await deps.blobs.put(pdfs.completion.sealed),
     };
+    clock.mark('store');
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
 
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
@@ -389,7 +412,9 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       }
       return { kind: 'done', outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
     });
+    clock.mark('commit');
     if (commit.kind === 'done') {
+      deps.log?.debug('apply timings', { apply_id: applyId, document_id: document.id, attempt, ms: clock.spent });
       if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress);
       return commit.outcome;
     }
