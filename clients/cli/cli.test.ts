@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildSampleNda } from '../../lib/pdf/samples';
+import { ROOT } from '../../test/cli';
+import { type Account, createAccount } from '../../test/factories';
+import { freePort } from '../../test/ports';
+import { principalOf } from '../../test/principal';
+import { type Stack, startStack } from '../../test/stack';
+
+const BIN = path.join(ROOT, 'clients', 'cli', 'bin', 'svc.js');
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `svc …` as a user runs it: its own process, its own environment (no key unless given), output piped. */
+function svc(args: string[], env: Record<string, string> = {}, command = [process.execPath, BIN]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      command[0],
+      [...command.slice(1), ...args],
+      { cwd: os.tmpdir(), env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The same in a pseudo-terminal (util-linux `script`), where a progress bar belongs; answers what the terminal showed. */
+function svcInTerminal(args: string[], env: Record<string, string>): Promise<Ran> {
+  const quoted = [process.execPath, BIN, ...args].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
+  return svc(['-qfec', quoted, '/dev/null'], env, ['script']);
+}
+
+describe('the svc CLI, run as a user runs it', () => {
+  let stack: Stack;
+  let account: Account;
+  let email: string;
+  let env: Record<string, string>;
+  let scratch: string;
+
+  before(async () => {
+    // On a port of its own, so the download links it mints (SVC_PUBLIC_URL) point at itself.
+    stack = await startStack({ port: await freePort(), env: { SVC_APPLY_WAIT_MS: '30000' } });
+    account = await createAccount(stack.deps.db, { plan: 'business', name: 'Cleo Cli' });
+    email = (await principalOf(stack, account)).email;
+    env = { SVC_API_KEY: account.key, SVC_BASE_URL: stack.url };
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-test-'));
+  });
+  after(async () => {
+    await stack.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('--help everywhere (exit 0); an unknown command or a missing argument is a usage error (exit 2)', async () => {
+    const help = await svc(['--help']);
+    assert.equal(help.code, 0, help.stderr);
+    for (const group of ['me', 'docs', 'templates', 'contacts', 'offers', 'assets', 'drive', 'transfers', 'webhooks', 'login'])
+      assert.match(help.stdout, new RegExp(`\\b${group}\\b`), group);
+    const docs = await svc(['docs', '--help']);
+    assert.equal(docs.code, 0);
+    for (const command of ['list', 'get', 'create', 'send', 'download', 'request-sign', 'sign'])
+      assert.match(docs.stdout, new RegExp(`\\b${command}\\b`));
+    const transfers = await svc(['transfers', '--help']);
+    for (const command of ['create', 'offer', 'claim', 'accept', 'download', 'cancel', 'list', 'get'])
+      assert.match(transfers.stdout, new RegExp(`\\b${command}\\b`));
+    assert.equal((await svc(['transfers', 'create', '--help'])).code, 0);
+
+    const unknown = await svc(['nope'], env);
+    assert.equal(unknown.code, 2, unknown.stderr);
+    assert.match(unknown.stderr, /unknown command/);
+    const missing = await svc(['docs', 'get'], env);
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /missing required argument/);
+    const option = await svc(['docs', 'list', '--limit', 'many'], env);
+    assert.equal(option.code, 2, option.stderr);
+    const version = await svc(['--version']);
+    assert.deepEqual([version.code, version.stdout.trim()], [0, '0.3.0']);
+  });
+
+  it('takes its key from the environment or from --api-key/--base-url; prints a table, or JSON with --json', async () => {
+    const readable = await svc(['me'], env);
+    assert.equal(readable.code, 0, readable.stderr);
+    assert.match(readable.stdout, new RegExp(email.replace(/[.]/g, '\\.')));
+    assert.throws(() => JSON.parse(readable.stdout), 'the readable output is not JSON');
+
+    const json = await svc(['me', '--json'], env);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).principal.email, email);
+
+    const flags = await svc(['--api-key', account.key, '--base-url', stack.url, 'me', '--json']);
+    assert.equal(flags.code, 0, flags.stderr);
+    assert.equal(JSON.parse(flags.stdout).principal.email, email);
+  });
+
+  it('svc login writes a 0600 config file that later commands use with no key in the environment', async () => {
+    const home = fs.mkdtempSync(path.join(scratch, 'home-'));
+    const xdg = { XDG_CONFIG_HOME: path.join(home, '.config') };
+    const login = await svc(['login', '--key', account.key, '--url', stack.url], xdg);
+    assert.equal(login.code, 0, login.stderr);
+    const file = path.join(home, '.config', 'svc', 'config.json');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the key is readable by its owner only');
+    assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).api_key, account.key);
+    const me = await svc(['me', '--json'], xdg);
+    assert.equal(me.code, 0, me.stderr);
+    assert.equal(JSON.parse(me.stdout).principal.email, email);
+
+    const wrong = await svc(['login', '--key', 'svc_notarealkey0000000000000000000000', '--url', stack.url], {
+      XDG_CONFIG_HOME: path.join(home, 'other'),
+    });
+    assert.equal(wrong.code, 1, 'a key the service refuses is not saved');
+    assert.equal(fs.existsSync(path.join(home, 'other', 'svc', 'config.json')), false);
+  });
+
+  it('exit 1 with the error code for an API refusal, exit 3 when the service cannot be reached', async () => {
+    const missing = await svc(['docs', 'get', 'doc_doesnotexist'], env);
+    assert.equal(missing.code, 1, missing.stderr);
+    assert.match(missing.stderr, /not_found/);
+    const missingJson = await svc(['docs', 'get', 'doc_doesnotexist', '--json'], env);
+    assert.equal(missingJson.code, 1);
+    assert.equal(JSON.parse(missingJson.stderr).error.code, 'not_found');
+
+    const badKey = await svc(['me'], { ...env, SVC_API_KEY: 'svc_unknownkey00000000000000000000000' });
+    assert.equal(badKey.code, 1, badKey.stderr);
+    assert.match(badKey.stderr, /unauthorized/);
+
+    const closed = await svc(['me'], { ...env, SVC_BASE_URL: `http://127.0.0.1:${await freePort()}` });
+    assert.equal(closed.code, 3, closed.stderr);
+  });
+
+  it('uploads a file, lists the Drive, creates and offers a share transfer, and downloads it byte for byte', async () => {
+    const pdf = Buffer.from((await buildSampleNda()).pdf);
+    const file = path.join(scratch, 'contract.pdf');
+    fs.writeFileSync(file, pdf);
+
+    const uploaded = await svc(['assets', 'upload', file, '--json'], env);
+    assert.equal(uploaded.code, 0, uploaded.stderr);
+    const [asset] = JSON.parse(uploaded.stdout);
+    assert.equal(asset.sha256, sha256(pdf));
+    assert.equal(asset.kind, 'pdf');
+    assert.equal(uploaded.stderr, '', 'no progress bar when piped');
+
+    const drive = await svc(['drive', 'list', '--json'], env);
+    assert.equal(drive.code, 0, drive.stderr);
+    assert.ok(JSON.parse(drive.stdout).data.some((item: { drive_file_id: string }) => item.drive_file_id === asset.drive_file_id));
+
+    const created = await svc(
+      [
+        'transfers',
+        'create',
+        '--name',
+        'CLI package',
+        '--file',
+        asset.drive_file_id,
+        '--recipient',
+        'Rita Recipient <rita-cli@example.test>',
+        '--json',
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const transfer = JSON.parse(created.stdout);
+    assert.equal(transfer.mode, 'share');
+
+    const offered = await svc(['transfers', 'offer', transfer.transfer_id, '--json'], env);
+    assert.equal(offered.code, 0, offered.stderr);
+    const { recipients } = JSON.parse(offered.stdout);
+    assert.match(recipients[0].token, /^svcxfer_/);
+
+    const folder = path.join(scratch, 'downloads');
+    fs.mkdirSync(folder);
+    const downloaded = await svc(['transfers', 'download', recipients[0].token, '--out', folder, '--json'], env);
+    assert.equal(downloaded.code, 0, downloaded.stderr);
+    const saved = JSON.parse(downloaded.stdout);
+    assert.equal(saved.length, 1);
+    assert.ok(fs.readFileSync(saved[0].path).equals(pdf), 'the same bytes');
+    assert.equal(saved[0].sha256, sha256(pdf));
+  });
+
+  it('draws a progress bar on a terminal and none when piped', async () => {
+    const file = path.join(scratch, 'bar.pdf');
+    fs.writeFileSync(file, Buffer.from((await buildSampleNda()).pdf));
+    const terminal = await svcInTerminal(['assets', 'upload', file], env);
+    assert.equal(terminal.code, 0, terminal.stdout + terminal.stderr);
+    assert.match(terminal.stdout, /bar\.pdf \[[^\]]*\] 100%/, `the terminal showed:\n${terminal.stdout}`);
+    const piped = await svc(['assets', 'upload', file], env);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.doesNotMatch(piped.stdout + piped.stderr, /\d+%/);
+  });
+
+  it('installs with npm install -g ./clients/cli and runs as svc', async () => {
+    const prefix = fs.mkdtempSync(path.join(scratch, 'global-'));
+    const npm = await svc(['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', path.join(ROOT, 'clients', 'cli')], {}, ['npm']);
+    assert.equal(npm.code, 0, npm.stderr);
+    const installed = await svc(['--version'], {}, [path.join(prefix, 'bin', 'svc')]);
+    assert.deepEqual([installed.code, installed.stdout.trim()], [0, '0.3.0'], installed.stderr);
+    const me = await svc(['me', '--json'], env, [path.join(prefix, 'bin', 'svc')]);
+    assert.equal(me.code, 0, me.stderr);
+    assert.equal(JSON.parse(me.stdout).principal.email, email);
+  });
+});
