@@ -105,7 +105,13 @@ describe('Idempotency-Key on POST: a retry gets the first answer, the work is do
     const { nda } = await seedSamples(stack, signer);
     const document = await sentNda(stack, signer, nda, principal, { name: 'Once NDA' });
     const path = `/v1/documents/${document.document_id}/sign`;
-    const replies = await Promise.all(Array.from({ length: 5 }, () => post(path, { reason: 'agreed once' }, 'sign-once', signer)));
+    // The retries wait for the first sign however long the apply takes here (this suite's 1 s wait is for the 409 case).
+    const patient = await stack.withEnv({ SVC_IDEMPOTENCY_WAIT_MS: '60000' });
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call(patient.url, 'POST', path, { key: signer.key, body: { reason: 'agreed once' }, headers: { 'idempotency-key': 'sign-once' } }),
+      ),
+    ).finally(() => patient.close());
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
     for (const reply of replies.slice(1)) assert.deepEqual(reply.body, replies[0].body);
     assert.equal(replies.filter((reply) => reply.headers.get('idempotent-replayed') === 'true').length, 4);
