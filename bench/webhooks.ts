@@ -1,5 +1,7 @@
 // `npm run bench -- webhooks`: 1,000 events through the outbox to a local HTTPS receiver; prints the
 // time from the first event to the last delivery, the throughput, and how many were lost (must be 0).
+import fs from 'node:fs';
+import https from 'node:https';
 import { emitEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
 import { createAccount } from '../test/factories';
@@ -8,6 +10,43 @@ import { startHarness } from './harness';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const TIMEOUT_MS = 10 * 60_000;
+/** The bare loop's concurrency: the worker's activity slots, which bound the service's deliveries too. */
+const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 100);
+
+/**
+ * The reference: EVENTS signed-size JSON POSTs to the same kind of receiver with node's https client,
+ * CONCURRENCY at a time over keep-alive connections; answers the time to the last 2xx.
+ */
+async function bareLoop(url: string, ca: string): Promise<{ ms: number; ok: number }> {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca });
+  const body = JSON.stringify({ id: 'evt_bench', type: 'document.signed', data: { document_id: 'doc_bench', n: 0 } });
+  let next = 0;
+  let ok = 0;
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const request = https.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          if ((response.statusCode ?? 0) < 300) ok += 1;
+          resolve();
+        });
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < EVENTS) {
+        next += 1;
+        await post();
+      }
+    }),
+  );
+  const ms = performance.now() - started;
+  agent.destroy();
+  return { ms, ok };
+}
 
 async function main() {
   const tls = selfSignedCertificate();
@@ -45,6 +84,15 @@ async function main() {
     console.log(`  throughput                   ${((EVENTS / elapsed) * 1000).toFixed(0)} deliveries/s`);
     console.log(`  delivered more than once     ${receiver.received.length - received.size}`);
     console.log(`  lost                         ${lost}`);
+    const bareReceiver = await new Receiver(tls).start();
+    const bare = await bareLoop(bareReceiver.url, fs.readFileSync(tls.caFile, 'utf8'));
+    await bareReceiver.stop();
+    const serviceRate = (EVENTS / elapsed) * 1000;
+    const bareRate = (EVENTS / bare.ms) * 1000;
+    console.log(
+      `  bare HTTPS POST loop          ${bare.ms.toFixed(0)} ms, ${bareRate.toFixed(0)}/s (${CONCURRENCY} at a time, keep-alive, ${bare.ok} 2xx)`,
+    );
+    console.log(`  service / bare throughput    ${((serviceRate / bareRate) * 100).toFixed(1)}% (goal ≥ 50%)`);
     if (lost > 0) process.exitCode = 1;
   } finally {
     await harness.close();
