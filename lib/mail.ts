@@ -34,7 +34,7 @@ export interface Mailer {
   /** Delivers a queued mail once; throws when the relay refuses it (MailRefused when for good). */
   deliver(id: string): Promise<MailMessage>;
   /** A queued mail that could not be delivered: recorded as failed (the row, when this call failed it). */
-  fail(id: string, reason: string): Promise<MailMessage | undefined>;
+  fail(id: string, reason: string, trx?: Knex.Transaction): Promise<MailMessage | undefined>;
   close(): void;
 }
 
@@ -116,12 +116,12 @@ export function createMailer(options: {
   }
 
   /** Marks a queued mail failed for good; answers the row when this call failed it (once). */
-  async function fail(id: string, reason: string): Promise<MailMessage | undefined> {
-    const failed = await MailMessage.query(db)
+  async function fail(id: string, reason: string, trx?: Knex.Transaction): Promise<MailMessage | undefined> {
+    const failed = await MailMessage.query(trx ?? db)
       .findById(id)
       .whereIn('status', ['queued'])
       .patch({ status: 'failed', error: reason.slice(0, 500), sealed: null });
-    return failed ? MailMessage.query(db).findById(id) : undefined;
+    return failed ? MailMessage.query(trx ?? db).findById(id) : undefined;
   }
 
   return {
