@@ -38,12 +38,54 @@ const SHA256 = /^[0-9a-f]{64}$/;
 /** Staged files older than this are left from a process that died mid-upload and are removed. */
 const STALE_STAGING_MS = 24 * 3600_000;
 
-export function createFileBlobStore(directory: string): BlobStore {
-  const staging = path.join(directory, '.staging');
-  const location = (sha256: string) => {
-    if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256}`);
-    return path.join(directory, sha256.slice(0, 2), sha256);
+/** Refuses anything but a lower-case hex SHA-256, so a name can never reach outside the store. */
+export function checkSha256(sha256: string): string {
+  if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256}`);
+  return sha256;
+}
+
+/**
+ * Streams a body into a new file under `staging` while hashing and counting it; a source that fails
+ * midway leaves no file. The first call of a process removes staged files left by dead processes.
+ */
+export function createStager(staging: string) {
+  let swept = false;
+  async function sweepStaging(): Promise<void> {
+    if (swept) return;
+    swept = true;
+    const entries = await fs.readdir(staging).catch(() => [] as string[]);
+    for (const name of entries) {
+      const file = path.join(staging, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > STALE_STAGING_MS) await fs.rm(file, { force: true });
+    }
+  }
+  return async (source: Readable | AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number; path: string }> => {
+    await fs.mkdir(staging, { recursive: true });
+    await sweepStaging();
+    const file = path.join(staging, `${randomBytes(12).toString('hex')}.part`);
+    const hash = createHash('sha256');
+    let size = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, counted, createWriteStream(file, { mode: 0o600 }));
+    } catch (error) {
+      await fs.rm(file, { force: true });
+      throw error;
+    }
+    return { sha256: hash.digest('hex'), size, path: file };
   };
+}
+
+export function createFileBlobStore(directory: string): BlobStore {
+  const stageFile = createStager(path.join(directory, '.staging'));
+  const location = (sha256: string) => path.join(directory, checkSha256(sha256).slice(0, 2), sha256);
   const exists = async (file: string) => {
     try {
       await fs.access(file);
@@ -62,18 +104,6 @@ export function createFileBlobStore(directory: string): BlobStore {
     await fs.mkdir(path.dirname(target), { recursive: true });
     await fs.rename(file, target);
   }
-  let swept = false;
-  async function sweepStaging(): Promise<void> {
-    if (swept) return;
-    swept = true;
-    const entries = await fs.readdir(staging).catch(() => [] as string[]);
-    for (const name of entries) {
-      const file = path.join(staging, name);
-      const stat = await fs.stat(file).catch(() => undefined);
-      if (stat && Date.now() - stat.mtimeMs > STALE_STAGING_MS) await fs.rm(file, { force: true });
-    }
-  }
-
   return {
     async put(bytes) {
       const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -92,25 +122,7 @@ export function createFileBlobStore(directory: string): BlobStore {
       return exists(location(sha256));
     },
     async stage(source) {
-      await fs.mkdir(staging, { recursive: true });
-      await sweepStaging();
-      const file = path.join(staging, `${randomBytes(12).toString('hex')}.part`);
-      const hash = createHash('sha256');
-      let size = 0;
-      const counted = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      });
-      try {
-        await pipeline(source, counted, createWriteStream(file, { mode: 0o600 }));
-      } catch (error) {
-        await fs.rm(file, { force: true });
-        throw error;
-      }
-      const sha256 = hash.digest('hex');
+      const { sha256, size, path: file } = await stageFile(source);
       return {
         sha256,
         size,

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { absoluteArgv, errorJson, parseCommand, runCommand, USAGE, UsageError } from '../api/admin/commands';
 import { connectDb } from '../db/connect';
 import { migrateLatest, migrationStatus } from '../db/migrate';
-import { createFileBlobStore } from '../lib/blobs';
 import { loadConfig } from '../lib/config/config';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import { sendAdminCommand } from './admin-socket';
 import { livePid } from './data-lock';
+import { createBlobStore } from './services';
 
 function print(stream: NodeJS.WriteStream, value: unknown) {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
     const context = {
       db,
-      blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
+      blobs: createBlobStore(config),
       receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     };
     print(process.stdout, await runCommand(context, command));

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { connectDb, dbDriver } from '../db/connect';
-import { createFileBlobStore } from '../lib/blobs';
+import { type BlobStore, createFileBlobStore } from '../lib/blobs';
+import { createS3BlobStore } from '../lib/blobs-s3';
 import { createCodeLimits } from '../lib/code-limits';
 import type { Config } from '../lib/config/config';
 import { KeyUsage } from '../lib/key-usage';
@@ -33,7 +33,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     dbDriver: dbDriver(config),
     log,
     temporal: connectTemporal(config, address),
-    blobs: createFileBlobStore(path.join(config.dataDir, 'blobs')),
+    blobs: createBlobStore(config),
     secret,
     mailer: createMailer({
       db,
@@ -49,6 +49,13 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     faults: config.faults,
   };
+}
+
+/** Files under the data dir, or the bucket SVC_BLOB_URL names (API, worker and admin commands alike). */
+export function createBlobStore(config: Config): BlobStore {
+  const location = config.blobs;
+  if (location.kind === 'file') return createFileBlobStore(location.directory);
+  return createS3BlobStore(location);
 }
 
 export async function closeServices(deps: Services): Promise<void> {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { CodeLimitSettings } from '../code-limits';
+import { type BlobLocation, parseBlobUrl } from './blob-url';
 import { ConfigError } from './errors';
 import { type ResolvedFlags, resolveFlags } from './flags';
 
@@ -17,6 +18,8 @@ export interface Config {
   appUrl: string;
   docsUrl: string;
   dataDir: string;
+  /** Where blobs live: files under `<dataDir>/blobs` (default), or an S3 bucket (SVC_BLOB_URL). */
+  blobs: BlobLocation;
   databaseUrl?: string;
   databasePoolMax: number;
   temporal: {
@@ -121,6 +124,7 @@ const EnvSchema = z.object({
   SVC_APP_URL: url.optional(),
   SVC_DOCS_URL: url.optional(),
   SVC_DATA_DIR: z.string().min(1).default('./.data'),
+  SVC_BLOB_URL: z.string().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -273,6 +277,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     appUrl: e.SVC_APP_URL ?? `${publicUrl}/app`,
     docsUrl: e.SVC_DOCS_URL ?? `${publicUrl}/docs/errors`,
     dataDir: path.resolve(e.SVC_DATA_DIR),
+    blobs: parseBlobUrl(e.SVC_BLOB_URL, path.resolve(e.SVC_DATA_DIR), env),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     temporal: {
