@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { errors } from '../lib/errors';
+import { withLogContext } from '../lib/log';
 import type { Services } from '../lib/services';
 import { devMailRoutes } from './app/dev-mail';
 import { fileRoutes } from './app/files';
@@ -39,7 +40,8 @@ function requestContext(deps: Services) {
     // same-origin: never leak URLs (sign and confirm links carry tokens) to other sites, yet let our own forms carry their Origin.
     ctx.set('Referrer-Policy', 'same-origin');
     try {
-      await next();
+      // Every line logged while the request runs, in any callee, carries its request_id.
+      await withLogContext({ request_id: ctx.state.requestId }, next);
     } finally {
       log.debug('request', {
         request_id: ctx.state.requestId,

@@ -15,7 +15,7 @@ import { connectTemporal } from '../lib/temporal';
 export function createServices(config: Config, options: { temporalAddress?: string; log?: Logger } = {}): Services {
   const address = options.temporalAddress ?? config.temporal.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, {}, undefined, { redact: config.logRedact });
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
   let sealer: Promise<Sealer> | undefined;
   const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });

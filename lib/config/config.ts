@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { CodeLimitSettings } from '../code-limits';
+import { checkRedactPaths } from '../log';
 import { type BlobLocation, parseBlobUrl } from './blob-url';
 import { ConfigError } from './errors';
 import { type ResolvedFlags, resolveFlags } from './flags';
@@ -54,6 +55,8 @@ export interface Config {
   /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
   faults: Faults;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** pino redact paths (SVC_LOG_REDACT) on top of the fields lib/log.ts always redacts. */
+  logRedact: string[];
   flags: ResolvedFlags;
 }
 
@@ -243,7 +246,22 @@ const EnvSchema = z.object({
   SVC_FAULT_APPLY_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  SVC_LOG_REDACT: z.string().optional(),
 });
+
+/** SVC_LOG_REDACT: comma-separated pino redact paths, refused at start when pino cannot compile one. */
+function redactPathsOf(value: string | undefined): string[] {
+  const paths = (value ?? '')
+    .split(',')
+    .map((path) => path.trim())
+    .filter(Boolean);
+  try {
+    checkRedactPaths(paths);
+  } catch (error) {
+    throw new ConfigError(`invalid environment: SVC_LOG_REDACT: ${(error as Error).message}`);
+  }
+  return paths;
+}
 
 /** Empty variables count as unset, as a shell `FOO=` usually means "no value". */
 function withoutEmpty(env: Env): Env {
@@ -340,6 +358,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
     },
     logLevel: e.LOG_LEVEL,
+    logRedact: redactPathsOf(e.SVC_LOG_REDACT),
     flags: resolveFlags(rawEnv, e.SVC_ENV),
   };
 }
