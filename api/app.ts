@@ -17,6 +17,7 @@ import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
 import { readJsonBody } from './http/body';
 import { errorMiddleware } from './http/errors-middleware';
+import { metricsEndpoint, observeRequest } from './http/metrics';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
 import { storableUrl } from './http/url-text';
@@ -43,6 +44,7 @@ function requestContext(deps: Services) {
       // Every line logged while the request runs, in any callee, carries its request_id.
       await withLogContext({ request_id: ctx.state.requestId }, next);
     } finally {
+      observeRequest(ctx, started);
       log.debug('request', {
         request_id: ctx.state.requestId,
         method: ctx.method,
@@ -82,6 +84,7 @@ function mountSurfaces(surfaces: MountedSurface[], limit: number) {
   return async (ctx: Context, next: Next) => {
     const surface = surfaces.find((candidate) => candidate.path === ctx.path);
     if (!surface) return next();
+    ctx.state.route = surface.path;
     const body = ctx.method === 'POST' ? await readJsonBody(ctx, limit) : undefined;
     ctx.respond = false;
     await surface.handle(ctx.req, ctx.res, body);
@@ -140,6 +143,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   });
   app.use(requestContext(deps));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
+  app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
   if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps.config.jsonLimitBytes));
   app.use(unmatched(v1));

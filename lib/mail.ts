@@ -4,6 +4,7 @@ import type { Db } from '../db/connect';
 import { MailMessage } from '../db/models';
 import { newId } from './ids';
 import type { Logger } from './log';
+import { mailAttemptFailures, mailFailures } from './metrics';
 import { decryptSecret, encryptSecret } from './secrets/encrypt';
 
 export interface OutgoingMail {
@@ -109,6 +110,7 @@ export function createMailer(options: {
       const responseCode = (error as { responseCode?: number }).responseCode ?? 0;
       const reason = (error as Error).message.slice(0, 500);
       log.warn('mail delivery failed', { id: message.id, purpose: message.purpose, error: reason });
+      mailAttemptFailures.inc({ purpose: message.purpose });
       await message.$query(db).patch({ error: reason });
       throw responseCode >= 500 && responseCode < 600 ? new MailRefused(reason) : new Error(`mail delivery failed: ${reason}`);
     }
@@ -121,7 +123,10 @@ export function createMailer(options: {
       .findById(id)
       .whereIn('status', ['queued'])
       .patch({ status: 'failed', error: reason.slice(0, 500), sealed: null });
-    return failed ? MailMessage.query(trx ?? db).findById(id) : undefined;
+    if (!failed) return undefined;
+    const message = await MailMessage.query(trx ?? db).findById(id);
+    mailFailures.inc({ purpose: message?.purpose ?? 'unknown' });
+    return message;
   }
 
   return {

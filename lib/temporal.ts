@@ -1,6 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Config } from './config/config';
 import { errors } from './errors';
+import { workflowStarts } from './metrics';
 
 export interface TemporalDeps {
   address: string;
@@ -12,6 +13,23 @@ export interface TemporalDeps {
   probe: Connection;
 }
 
+async function countedStart<T>(workflow: string, start: () => Promise<T>): Promise<T> {
+  try {
+    const started = await start();
+    workflowStarts.inc({ workflow, outcome: 'started' });
+    return started;
+  } catch (error) {
+    workflowStarts.inc({ workflow, outcome: 'failed' });
+    throw error;
+  }
+}
+
+/** Every workflow start and signal-with-start of this process, counted in svc_workflow_starts_total. */
+const countStarts: WorkflowClientInterceptor = {
+  startWithDetails: (input, next) => countedStart(input.workflowType, () => next(input)),
+  signalWithStart: (input, next) => countedStart(input.workflowType, () => next(input)),
+};
+
 /** A lazy client connection: the API starts even while Temporal is down, and health reports it. */
 export function connectTemporal(config: Config, address: string): TemporalDeps {
   const connection = Connection.lazy({ address });
@@ -20,7 +38,7 @@ export function connectTemporal(config: Config, address: string): TemporalDeps {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     connection,
-    client: new Client({ connection, namespace: config.temporal.namespace }),
+    client: new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [countStarts] } }),
     probe: Connection.lazy({ address, interceptors: [], connectTimeout: 3000 }),
   };
 }

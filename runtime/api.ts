@@ -2,6 +2,7 @@
 
 import { startHttpServer } from '../api/server';
 import { loadConfig } from '../lib/config/config';
+import { startMetricsListener } from '../lib/metrics-server';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
 import { closeServices, createServices } from './services';
 import { serviceSurfaces } from './surfaces';
@@ -13,7 +14,9 @@ async function main() {
   await requireMigrated(deps);
   const http = await startHttpServer(deps, { surfaces: serviceSurfaces() });
   deps.log.info('api listening', { url: http.url, public_url: config.publicUrl });
+  const metrics = await startMetricsListener(config.metrics, config.metrics.port, deps.log);
   onShutdown(async () => {
+    await metrics?.stop();
     await http.stop();
     await closeServices(deps);
     deps.log.info('stopped');

@@ -6,6 +6,7 @@ import type { Config } from '../lib/config/config';
 import { KeyUsage } from '../lib/key-usage';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
+import { trackPool } from '../lib/metrics';
 import { createSealer, loadSealCertificate, type Sealer } from '../lib/pdf/seal';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
@@ -17,6 +18,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
   const log = options.log ?? createLogger(config.logLevel, {}, undefined, { redact: config.logRedact });
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  trackPool(db);
   let sealer: Promise<Sealer> | undefined;
   const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   // A seal certificate that failed to load is tried again on the next apply, not cached as failed.

@@ -6,6 +6,7 @@ import { startHttpServer } from '../api/server';
 import { pgliteDirectory } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
 import { type Config, loadConfig } from '../lib/config/config';
+import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
 import { startAdminSocket } from './admin-socket';
 import { livePid, lockDataDir } from './data-lock';
@@ -71,6 +72,9 @@ async function main() {
     cleanups.push(() => worker.stop());
     const http = await startHttpServer(deps, { surfaces: serviceSurfaces() });
     cleanups.push(() => http.stop());
+    // One process, one registry: the API's and the worker's metrics on one listener.
+    const metrics = await startMetricsListener(config.metrics, config.metrics.port, deps.log);
+    if (metrics) cleanups.push(() => metrics.stop());
     if (!config.databaseUrl) {
       const admin = await startAdminSocket(deps, config.dataDir);
       cleanups.push(() => admin.close());

@@ -1,5 +1,6 @@
 // `npm run worker`: the Temporal worker alone, for production; configured only by environment variables.
 import { loadConfig } from '../lib/config/config';
+import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
 import { closeServices, createServices } from './services';
@@ -15,7 +16,9 @@ async function main() {
     namespace: deps.temporal.namespace,
     task_queue: deps.temporal.taskQueue,
   });
+  const metrics = await startMetricsListener(config.metrics, config.metrics.workerPort, deps.log);
   onShutdown(async () => {
+    await metrics?.stop();
     await worker.stop();
     await closeServices(deps);
     deps.log.info('stopped');

@@ -17,6 +17,7 @@ import type { Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/log';
+import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import type { Sealer } from '../../lib/pdf/seal';
 import { stampWidgets } from '../../lib/pdf/stamp';
@@ -242,9 +243,9 @@ async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Pr
  * transaction, so a rejection seen by nobody (the caller stopped waiting) still frees it.
  */
 export async function rejectApply(db: Db, applyId: string, error: ServiceError): Promise<ApplyOutcome | undefined> {
-  await db.transaction(async (trx) => {
+  const rejected = await db.transaction(async (trx) => {
     const apply = await Apply.query(trx).findById(applyId).forUpdate();
-    if (apply?.status !== 'pending') return;
+    if (apply?.status !== 'pending') return false;
     await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
     if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
     await recordAudit(trx, {
@@ -254,7 +255,9 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
       action: 'signature.rejected',
       data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
     });
+    return true;
   });
+  if (rejected) applies.inc({ outcome: 'rejected', code: error.code });
   return applyOutcome(db, applyId);
 }
 
@@ -276,7 +279,8 @@ interface ApplyPdfs {
   completion?: Certified;
 }
 
-type Commit = { kind: 'done'; outcome: ApplyOutcome } | { kind: 'conflict' };
+/** `committed`: this call made the apply (not one that found it already ended). */
+type Commit = { kind: 'done'; outcome: ApplyOutcome; committed?: boolean } | { kind: 'conflict' };
 
 /**
  * Steps 5–8 of the apply procedure, idempotent by apply id: records pre_sign_hash, stamps the
@@ -410,10 +414,11 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           completedAt: signedAt,
         });
       }
-      return { kind: 'done', outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
+      return { kind: 'done', committed: true, outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
     });
     clock.mark('commit');
     if (commit.kind === 'done') {
+      if (commit.committed) applies.inc({ outcome: 'applied', code: '' });
       deps.log?.debug('apply timings', { apply_id: applyId, document_id: document.id, attempt, ms: clock.spent });
       if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress);
       return commit.outcome;

@@ -57,6 +57,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** pino redact paths (SVC_LOG_REDACT) on top of the fields lib/log.ts always redacts. */
   logRedact: string[];
+  /** /metrics: behind a Bearer token on the public port, and/or on internal listeners (ports unset: none). */
+  metrics: { token?: string; host: string; port?: number; workerPort?: number };
   flags: ResolvedFlags;
 }
 
@@ -247,6 +249,10 @@ const EnvSchema = z.object({
   SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   SVC_LOG_REDACT: z.string().optional(),
+  SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SVC_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  SVC_METRICS_PORT: port.optional(),
+  SVC_WORKER_METRICS_PORT: port.optional(),
 });
 
 /** SVC_LOG_REDACT: comma-separated pino redact paths, refused at start when pino cannot compile one. */
@@ -359,6 +365,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     },
     logLevel: e.LOG_LEVEL,
     logRedact: redactPathsOf(e.SVC_LOG_REDACT),
+    metrics: { token: e.SVC_METRICS_TOKEN, host: e.SVC_METRICS_HOST, port: e.SVC_METRICS_PORT, workerPort: e.SVC_WORKER_METRICS_PORT },
     flags: resolveFlags(rawEnv, e.SVC_ENV),
   };
 }
