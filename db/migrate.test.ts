@@ -24,6 +24,7 @@ const TABLES = [
   'deliveries',
   'delivery_attempts',
   'rate_limits',
+  'request_limits',
 ];
 
 async function tables(database: TestDatabase): Promise<string[]> {

@@ -11,6 +11,7 @@ import * as contactsOffers from './20261124000009_contacts_offers';
 import * as driveTransfers from './20261125000010_drive_transfers';
 import * as idempotency from './20261126000011_idempotency';
 import * as paging from './20261127000012_paging';
+import * as requestLimits from './20261128000013_request_limits';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261125000010_drive_transfers', driveTransfers],
   ['20261126000011_idempotency', idempotency],
   ['20261127000012_paging', paging],
+  ['20261128000013_request_limits', requestLimits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
