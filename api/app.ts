@@ -18,6 +18,7 @@ import { driveRoutes } from './drive/router';
 import { readJsonBody } from './http/body';
 import { errorMiddleware } from './http/errors-middleware';
 import { metricsEndpoint, observeRequest } from './http/metrics';
+import { rateLimit } from './http/rate-limit';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
 import { storableUrl } from './http/url-text';
@@ -145,6 +146,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
+  app.use(rateLimit(deps));
   if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps.config.jsonLimitBytes));
   app.use(unmatched(v1));
   app.use(v1.routes());

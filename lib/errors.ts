@@ -48,7 +48,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: {
     status: 429,
     description:
-      'A rate limit is reached (the L2 cap is 25 applies per mandate per UTC day; e-mailed codes are limited per subject and per address); see Retry-After.',
+      'A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or e-mailed codes per subject and per address; see Retry-After.',
   },
   internal_error: { status: 500, description: 'An unexpected failure on our side; it is logged and treated as a bug.' },
   not_implemented: { status: 501, description: 'The operation is reserved and not implemented yet.' },

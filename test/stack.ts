@@ -40,6 +40,10 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
     PORT: '0',
     // Test files sign in many times from 127.0.0.1; the per-address code limit is tested on a stack of its own.
     SVC_CODE_IP_LIMIT: '1000000',
+    // The general request limits are off: test files send bursts from one address and count their queries;
+    // api/http/rate-limit.test.ts turns them on for its own stacks.
+    SVC_RATE_LIMIT_PER_KEY: '0',
+    SVC_RATE_LIMIT_PER_IP: '0',
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { authenticateKey, type Caller } from '../../activities/accounts/accounts';
 import { errors } from '../../lib/errors';
 import type { Services } from '../../lib/services';
@@ -5,13 +6,32 @@ import type { ApiContext } from './route';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+type KeyDeps = Pick<Services, 'db' | 'keyUsage'>;
+
+const lookups = new WeakMap<Context, Promise<Caller | undefined>>();
+
+/**
+ * The caller behind the request's `Authorization: Bearer <key>`, looked up once per request: the rate
+ * limit (which counts a valid key's requests per key) and the route's authentication share the query.
+ * Undefined without such a header; the promise answers undefined for an unknown or revoked key.
+ */
+export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | undefined> | undefined {
+  const match = BEARER.exec(ctx.get('authorization'));
+  if (!match) return undefined;
+  let lookup = lookups.get(ctx);
+  if (!lookup) {
+    lookup = authenticateKey(deps.db, match[1], (apiKey, now) => deps.keyUsage.touch(apiKey, now));
+    lookups.set(ctx, lookup);
+  }
+  return lookup;
+}
+
 /** The caller behind `Authorization: Bearer <key>`; 401 for a missing, malformed, unknown or revoked key. */
-export async function authenticate(ctx: ApiContext, deps: Pick<Services, 'db' | 'keyUsage'>): Promise<Caller> {
-  const header = ctx.get('authorization');
-  if (!header) throw errors.unauthorized();
-  const match = BEARER.exec(header);
-  if (!match) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".');
-  const caller = await authenticateKey(deps.db, match[1], (apiKey, now) => deps.keyUsage.touch(apiKey, now));
+export async function authenticate(ctx: ApiContext, deps: KeyDeps): Promise<Caller> {
+  if (!ctx.get('authorization')) throw errors.unauthorized();
+  const lookup = bearerCaller(ctx, deps);
+  if (!lookup) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".');
+  const caller = await lookup;
   if (!caller) throw errors.unauthorized('The API key is unknown or revoked.');
   ctx.state.caller = caller;
   return caller;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
 import type { StreamSpec } from '../http/body';
+import { exemptFromRateLimits } from '../http/rate-limit';
 import type { RegisteredRoute } from '../http/route';
 
 type JsonSchema = Record<string, unknown>;
@@ -36,9 +37,22 @@ const ERROR_SCHEMA = {
   },
 };
 
-function errorResponse(codes: ErrorCode[]) {
+/** The general request limits' headers (api/http/rate-limit.ts), on every answer but health's. */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the current window: per API key, or per client address without a valid key.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the current window ends, in Unix seconds.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'On a 429: seconds to wait before trying again.', schema: { type: 'integer' } },
+};
+
+function errorResponse(codes: ErrorCode[], status: number) {
+  const headers = status === 429 ? Object.keys(RATE_LIMIT_HEADERS) : [];
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].description}`).join('\n\n'),
+    ...(headers.length ? { headers: Object.fromEntries(headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])) } : {}),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
 }
@@ -92,6 +106,7 @@ function operation(route: RegisteredRoute) {
   if (spec.flag) codes.add('feature_disabled');
   if (spec.body || spec.stream) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   if (!route.implemented) codes.add('not_implemented');
+  if (!exemptFromRateLimits(`/v1${spec.path}`)) codes.add('rate_limited');
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -105,7 +120,8 @@ function operation(route: RegisteredRoute) {
       ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
     },
   };
-  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse(statusCodes);
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b))
+    responses[String(status)] = errorResponse(statusCodes, status);
 
   return {
     operationId: spec.operationId,
@@ -141,7 +157,10 @@ export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: st
       version: options.version,
       description:
         'Electronic signatures and file transfers for software agents acting for a registered principal. ' +
-        'An API key is never intent to sign; the agent is never a party.',
+        'An API key is never intent to sign; the agent is never a party. ' +
+        'Requests are limited per API key, and per client address without a valid key: every answer but ' +
+        "health's carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset, and past the limit " +
+        'it is 429 `rate_limited` with Retry-After.',
     },
     servers: [{ url: options.serverUrl }],
     tags: [...new Set(routes.map((route) => route.spec.tag))].map((name) => ({ name })),
@@ -149,6 +168,7 @@ export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: st
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' } },
       schemas: { Error: ERROR_SCHEMA },
+      headers: RATE_LIMIT_HEADERS,
     },
   };
 }

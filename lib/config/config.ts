@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CodeLimitSettings } from '../code-limits';
 import { checkRedactPaths } from '../log';
+import type { RequestLimitSettings } from '../request-limits';
 import { type BlobLocation, parseBlobUrl } from './blob-url';
 import { ConfigError } from './errors';
 import { type ResolvedFlags, resolveFlags } from './flags';
@@ -54,6 +55,8 @@ export interface Config {
   codeLimits: CodeLimitSettings;
   /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
   faults: Faults;
+  /** Requests per window per API key and per client address, shared by every API process (0: off). */
+  rateLimits: RequestLimitSettings;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** pino redact paths (SVC_LOG_REDACT) on top of the fields lib/log.ts always redacts. */
   logRedact: string[];
@@ -215,6 +218,9 @@ const EnvSchema = z.object({
     .default(10 * 60_000),
   SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
   SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
+  SVC_RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(600),
+  SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
+  SVC_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
     .number()
     .int()
     .min(10)
@@ -362,6 +368,11 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     faults: {
       applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
+    },
+    rateLimits: {
+      perKey: e.SVC_RATE_LIMIT_PER_KEY,
+      perIp: e.SVC_RATE_LIMIT_PER_IP,
+      windowMs: e.SVC_RATE_LIMIT_WINDOW_MS,
     },
     logLevel: e.LOG_LEVEL,
     logRedact: redactPathsOf(e.SVC_LOG_REDACT),

@@ -1,0 +1,59 @@
+import type { Context, Next } from 'koa';
+import { errors } from '../../lib/errors';
+import { createRequestLimits, type RequestCount } from '../../lib/request-limits';
+import type { Services } from '../../lib/services';
+import { bearerCaller } from './auth';
+
+/** Paths no limit counts: probes and scrapes (health, metrics) and the pages' static files. */
+export function exemptFromRateLimits(path: string): boolean {
+  return path === '/v1/health' || path === '/metrics' || path.startsWith('/static/');
+}
+
+/** The window in words: "per minute", "per 10 seconds". */
+export function perWindow(windowMs: number): string {
+  const seconds = windowMs / 1000;
+  if (seconds === 60) return 'per minute';
+  return seconds === 1 ? 'per second' : `per ${seconds} seconds`;
+}
+
+function headersOf(count: RequestCount): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(count.limit),
+    'X-RateLimit-Remaining': String(count.remaining),
+    // Unix seconds, as GitHub's API sends it; Retry-After on a refusal gives the wait in seconds.
+    'X-RateLimit-Reset': String(Math.ceil((Date.now() + count.resetMs) / 1000)),
+  };
+}
+
+function refusal(count: RequestCount, windowMs: number) {
+  const rate = `${count.limit} requests ${perWindow(windowMs)}`;
+  const message =
+    count.name === 'requests_per_key'
+      ? `Too many requests with this API key: at most ${rate}. Wait the seconds in Retry-After.`
+      : `Too many requests from your address: at most ${rate} without an API key. Wait the seconds in Retry-After.`;
+  return errors.rateLimited(message, [{ path: count.name, message: `at most ${rate}` }], {
+    'Retry-After': String(Math.max(1, Math.ceil(count.resetMs / 1000))),
+  });
+}
+
+/**
+ * The general request limits (issue 14): a request with a valid API key counts against that key
+ * (its id), any other one against its client address (ctx.ip, so SVC_TRUST_PROXY decides whether
+ * X-Forwarded-For is read). Every counted answer carries X-RateLimit-*; past the limit it is 429
+ * `rate_limited` naming the limit in `details`, so it reads apart from the L2 cap and the code limits.
+ */
+export function rateLimit(deps: Services) {
+  const { perKey, perIp, windowMs } = deps.config.rateLimits;
+  const limits = createRequestLimits(deps.db, deps.config.rateLimits, deps.log.child({ component: 'api' }));
+  return async (ctx: Context, next: Next) => {
+    if ((perKey === 0 && perIp === 0) || exemptFromRateLimits(ctx.path)) return next();
+    // A key the database cannot check now counts by address; the route's authentication then meets the same failure.
+    const caller = await bearerCaller(ctx, deps)?.catch(() => undefined);
+    const count = caller ? await limits.countKey(caller.apiKey.id) : await limits.countAddress(ctx.ip);
+    if (count) {
+      ctx.set(headersOf(count));
+      if (!count.allowed) throw refusal(count, windowMs);
+    }
+    await next();
+  };
+}
