@@ -119,7 +119,7 @@ async function webhookFor(context: Context, account: Account, respond: () => num
   if (created.status !== 201) throw new Error(`webhook: ${created.status} ${created.text}`);
 }
 
-/** The delivery workflow of the one delivery of a just-emitted event, once it ended. */
+/** The retry workflow of the one delivery of a just-emitted event (its first attempt failed), once it ended. */
 async function deliveryOf(context: Context, account: Account, payload: Record<string, unknown>): Promise<string> {
   const { stack } = context;
   const event = await stack.deps.db.transaction((trx) => emitEvent(trx, account.tenantId, 'document.signed', payload));
@@ -338,7 +338,8 @@ export const STORIES: Story[] = [
     },
   },
   {
-    histories: ['webhook-delivery/failed-then-delivered', 'webhook-delivery/gave-up'],
+    // The relay makes the first attempt; these workflows are the retries of deliveries it could not make.
+    histories: ['webhook-delivery/retried-then-delivered', 'webhook-delivery/retried-then-gave-up'],
     async run(context) {
       const { stack } = context;
       const flaky = await createAccount(stack.deps.db);
@@ -348,7 +349,7 @@ export const STORIES: Story[] = [
       const down = await createAccount(stack.deps.db);
       await webhookFor(context, down, () => 503);
       const gaveUp = await deliveryOf(context, down, { replay: 'gave up' });
-      return { 'webhook-delivery/failed-then-delivered': delivered, 'webhook-delivery/gave-up': gaveUp };
+      return { 'webhook-delivery/retried-then-delivered': delivered, 'webhook-delivery/retried-then-gave-up': gaveUp };
     },
   },
   {

@@ -51,6 +51,12 @@ export class Receiver {
   redirectTo?: string;
   /** Holds each answer this long (to exceed the sender's timeout). */
   delayMs = 0;
+  /** TLS connections opened to it, and how many of them resumed an earlier TLS session. */
+  connections = 0;
+  resumed = 0;
+  /** Requests being answered right now, and the most there ever were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   private server?: https.Server;
   port = 0;
 
@@ -62,6 +68,11 @@ export class Receiver {
 
   async start(): Promise<this> {
     const server = https.createServer(this.tls, (request, response) => {
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      response.on('close', () => {
+        this.inFlight -= 1;
+      });
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -76,6 +87,10 @@ export class Receiver {
         if (this.delayMs > 0) setTimeout(answer, this.delayMs);
         else answer();
       });
+    });
+    server.on('secureConnection', (socket) => {
+      this.connections += 1;
+      if (socket.isSessionReused()) this.resumed += 1;
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));
     this.port = (server.address() as AddressInfo).port;

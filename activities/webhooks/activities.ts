@@ -3,7 +3,6 @@ import type { Config } from '../../lib/config/config';
 import { attemptDelivery, giveUp } from './delivery';
 import { dispatchOutbox, type RelayDeps } from './relay';
 
-/** Activities of the delivery and relay workflows. */
 /** What the delivery and relay workflows' activities work with. */
 export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config };
 
@@ -23,7 +22,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await giveUp(deps.db, deliveryId);
     },
     async dispatchOutbox(batchSize: number): Promise<number> {
-      return dispatchOutbox(deps, batchSize);
+      return dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize);
     },
   };
 }

@@ -3,7 +3,7 @@ import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import type { Db } from '../../db/connect';
-import { Contact, Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
+import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
 import { inboxSecret } from '../contacts/inbox';
 import { signatureHeader } from './signature';
@@ -47,7 +47,7 @@ export function post(
   target: Target,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; caFile?: string },
+  options: { timeoutMs: number; caFile?: string; agent?: https.Agent },
 ): Promise<PostResult> {
   const started = performance.now();
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
@@ -74,7 +74,8 @@ export function post(
         lookup: pinned,
         // SNI carries host names only (RFC 6066); an IP target is verified against the certificate's IP entries.
         ...(net.isIP(target.url.hostname.replace(/^\[|\]$/g, '')) ? {} : { servername: target.url.hostname }),
-        agent: false,
+        // A batch's keep-alive agent for this endpoint (one pool, TLS sessions resumed), or a connection of its own.
+        agent: options.agent ?? false,
         ...(secureContext ? { secureContext } : {}),
       },
       (response) => {
@@ -104,64 +105,117 @@ export function payloadOf(event: Event): string {
   return JSON.stringify({ id: event.id, event: event.event, created_at: event.created_at.toISOString(), data: event.data });
 }
 
+/** A delivery with what it goes to: its webhook or its contact's inbox (whichever it targets), and its event. */
+export interface DeliveryContext {
+  delivery: Delivery;
+  webhook?: Webhook;
+  inbox?: Contact;
+  event: Event;
+}
+
+/** Why a pending delivery is no longer wanted, or undefined while its target still takes it. */
+export function goneReason({ delivery, webhook, inbox }: DeliveryContext): string | undefined {
+  if (delivery.target_kind === 'webhook') return !webhook || webhook.deleted_at ? 'the webhook was deleted' : undefined;
+  return inbox?.inbox_url !== delivery.url ? 'the inbox_url was removed or changed' : undefined;
+}
+
+/** Ends a delivery whose target is gone (webhook deleted, inbox_url changed): nothing is posted. */
+export async function dropDelivery(db: Db, deliveryId: string, reason: string): Promise<void> {
+  await Delivery.query(db)
+    .findById(deliveryId)
+    .where({ status: 'pending' })
+    .patch({ status: 'failed', failed_at: new Date(), last_error: reason, workflow_started_at: new Date() });
+}
+
+/** The signed request of one attempt: the body, the event id and a signature made now with the target's secrets. */
+export function signedRequest(context: DeliveryContext, key: Buffer): { body: string; headers: Record<string, string> } {
+  const body = payloadOf(context.event);
+  const headers: Record<string, string> = { 'x-webhook-id': context.event.id };
+  const secrets = context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
+  if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
+  return { body, headers };
+}
+
 /**
- * Attempt `attempt` of a delivery: the URL is checked again (a host may have moved to a private
- * address since it was registered), signed with the webhook's secrets, posted, and recorded.
+ * Writes attempt `attempt` (its log line and the delivery's state) in one statement; a delivery that
+ * succeeds is done and needs no retry workflow, so it is marked handed off as well.
+ */
+export async function recordAttempt(
+  db: Db,
+  deliveryId: string,
+  attempt: number,
+  startedAt: Date,
+  result: PostResult,
+): Promise<AttemptResult> {
+  const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+  const error = result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`);
+  await db.raw(
+    `with logged as (
+       insert into delivery_attempts (delivery_id, attempt, started_at, latency_ms, status_code, error)
+       values (?, ?, ?, ?, ?, ?) on conflict (delivery_id, attempt) do nothing
+     )
+     update deliveries set attempts = ?, last_status_code = ?, last_error = ?,
+       status = case when ? then 'delivered' else status end,
+       delivered_at = case when ? then now() else delivered_at end,
+       workflow_started_at = case when ? then coalesce(workflow_started_at, now()) else workflow_started_at end
+     where id = ? and status = 'pending'`,
+    [
+      deliveryId,
+      attempt,
+      startedAt,
+      result.latencyMs,
+      result.statusCode ?? null,
+      error ?? null,
+      attempt,
+      result.statusCode ?? null,
+      error ?? null,
+      delivered,
+      delivered,
+      delivered,
+      deliveryId,
+    ],
+  );
+  return { done: delivered, delivered, statusCode: result.statusCode, error };
+}
+
+/** Posts one attempt to a target checked beforehand; a target refused by the check is a failed attempt, not an error. */
+export async function send(
+  deps: DeliveryDeps,
+  url: string | Target,
+  request: { body: string; headers: Record<string, string> },
+  agent?: https.Agent,
+): Promise<PostResult> {
+  try {
+    const target = typeof url === 'string' ? await resolveTarget(url, deps.allowedHosts) : url;
+    return await post(target, request.body, request.headers, { timeoutMs: deps.timeoutMs, caFile: deps.caFile, agent });
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { error: `refused: ${error.message}`, latencyMs: 0 };
+  }
+}
+
+/**
+ * Attempt `attempt` of a delivery (from its retry workflow): the URL is checked again (a host may
+ * have moved to a private address since it was registered), signed with the webhook's secrets,
+ * posted, and recorded.
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, attempt: number): Promise<AttemptResult> {
   const delivery = await Delivery.query(deps.db).findById(deliveryId);
   if (delivery?.status !== 'pending') return { done: true, delivered: delivery?.status === 'delivered' };
-  const webhook = delivery.target_kind === 'webhook' ? await Webhook.query(deps.db).findById(delivery.target_id) : undefined;
-  const inbox = delivery.target_kind === 'inbox' ? await Contact.query(deps.db).findById(delivery.target_id) : undefined;
-  const gone =
-    delivery.target_kind === 'webhook'
-      ? (!webhook || webhook.deleted_at) && 'the webhook was deleted'
-      : inbox?.inbox_url !== delivery.url && 'the inbox_url was removed or changed';
+  const context: DeliveryContext = {
+    delivery,
+    webhook: delivery.target_kind === 'webhook' ? await Webhook.query(deps.db).findById(delivery.target_id) : undefined,
+    inbox: delivery.target_kind === 'inbox' ? await Contact.query(deps.db).findById(delivery.target_id) : undefined,
+    event: (await Event.query(deps.db).findById(delivery.event_id))!,
+  };
+  const gone = goneReason(context);
   if (gone) {
-    await Delivery.query(deps.db)
-      .findById(deliveryId)
-      .where({ status: 'pending' })
-      .patch({ status: 'failed', failed_at: new Date(), last_error: gone });
+    await dropDelivery(deps.db, deliveryId, gone);
     return { done: true, delivered: false };
   }
-  const event = (await Event.query(deps.db).findById(delivery.event_id))!;
-  const body = payloadOf(event);
-  const headers: Record<string, string> = { 'x-webhook-id': event.id };
-  const secrets = webhook ? signingSecrets(webhook, deps.secret) : inboxSecret(inbox!, deps.secret);
-  if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
-
   const startedAt = new Date();
-  let result: PostResult;
-  try {
-    const target = await resolveTarget(delivery.url, deps.allowedHosts);
-    result = await post(target, body, headers, { timeoutMs: deps.timeoutMs, caFile: deps.caFile });
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    result = { error: `refused: ${error.message}`, latencyMs: 0 };
-  }
-  const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
-  const error = result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`);
-  await DeliveryAttempt.query(deps.db)
-    .insert({
-      delivery_id: deliveryId,
-      attempt,
-      started_at: startedAt,
-      latency_ms: result.latencyMs,
-      status_code: result.statusCode ?? null,
-      error: error ?? null,
-    })
-    .onConflict(['delivery_id', 'attempt'])
-    .ignore();
-  await Delivery.query(deps.db)
-    .findById(deliveryId)
-    .where({ status: 'pending' })
-    .patch({
-      attempts: attempt,
-      last_status_code: result.statusCode ?? null,
-      last_error: error ?? null,
-      ...(delivered ? { status: 'delivered', delivered_at: new Date() } : {}),
-    });
-  return { done: delivered, delivered, statusCode: result.statusCode, error };
+  const result = await send(deps, delivery.url, signedRequest(context, deps.secret));
+  return recordAttempt(deps.db, deliveryId, attempt, startedAt, result);
 }
 
 /** The last attempt failed and the retry window is over. */

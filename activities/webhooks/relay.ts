@@ -1,13 +1,11 @@
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
 import type { TemporalDeps } from '../../lib/temporal';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook/delivery';
-import { DELIVERY_WORKFLOW, deliveryWorkflowId } from '../../workflows/webhook/shared';
 import { isContactEvent } from '../events/outbox';
+import { type FirstAttemptDeps, firstAttempts } from './first-attempts';
 
 export interface RelayDeps {
   db: Db;
@@ -42,9 +40,10 @@ async function targetsFor(trx: Knex.Transaction, event: Event): Promise<Delivery
 
 /**
  * Moves a batch of new events from the outbox to deliveries (one per event and endpoint, unique, so
- * a batch run twice adds nothing), then starts a workflow for each delivery not yet started.
+ * a batch run twice adds nothing), then makes the first attempt of every delivery not yet handed off
+ * (this batch's, and any a crashed run left), starting retry workflows only for those that failed.
  */
-export async function dispatchOutbox(deps: RelayDeps, batchSize: number): Promise<number> {
+export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number): Promise<number> {
   const dispatched = await deps.db.transaction(async (trx) => {
     const events = await Event.query(trx)
       .whereNull('dispatched_at')
@@ -79,39 +78,7 @@ export async function dispatchOutbox(deps: RelayDeps, batchSize: number): Promis
         .patch({ dispatched_at: new Date() });
     return events.length;
   });
-  await startDeliveries(deps, batchSize * 5);
+  // Half the activity's time for first attempts; what is left over goes to retry workflows untried.
+  await firstAttempts(deps, batchSize * 5, deps.config.durations.activityTimeoutMs / 2);
   return dispatched;
-}
-
-/** A delivery whose workflow start was lost (a crash after the commit) is started on the next round. */
-async function startDeliveries(deps: RelayDeps, limit: number): Promise<void> {
-  const { durations } = deps.config;
-  const unstarted = await Delivery.query(deps.db).whereNull('workflow_started_at').orderBy('created_at').limit(limit);
-  for (let i = 0; i < unstarted.length; i += 50) {
-    const chunk = unstarted.slice(i, i + 50);
-    await Promise.all(
-      chunk.map((delivery) =>
-        deps.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(DELIVERY_WORKFLOW, {
-          workflowId: deliveryWorkflowId(delivery.id),
-          taskQueue: deps.temporal.taskQueue,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          args: [
-            {
-              deliveryId: delivery.id,
-              retryInitialMs: durations.webhookRetryInitialMs,
-              retryMaxMs: durations.webhookRetryMaxMs,
-              giveUpMs: durations.webhookGiveUpMs,
-              attemptTimeoutMs: durations.webhookTimeoutMs,
-            },
-          ],
-        }),
-      ),
-    );
-    await Delivery.query(deps.db)
-      .whereIn(
-        'id',
-        chunk.map((d) => d.id),
-      )
-      .patch({ workflow_started_at: new Date() });
-  }
 }

@@ -49,14 +49,16 @@ export interface Config {
     allowedHosts: string[];
     /** Extra CA certificate (PEM file) trusted for deliveries, e.g. a local test receiver's. */
     caFile?: string;
+    /** First attempts in flight at once to one endpoint (over that many keep-alive connections). */
+    concurrency: number;
   };
   durations: Durations;
   /** Wrong-code budget per subject and code requests per client address (durations as inputs, so tests run short). */
   codeLimits: CodeLimitSettings;
-  /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
-  faults: Faults;
   /** Requests per window per API key and per client address, shared by every API process (0: off). */
   rateLimits: RequestLimitSettings;
+  /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
+  faults: Faults;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** pino redact paths (SVC_LOG_REDACT) on top of the fields lib/log.ts always redacts. */
   logRedact: string[];
@@ -216,11 +218,11 @@ const EnvSchema = z.object({
     .int()
     .min(1000)
     .default(10 * 60_000),
-  SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
-  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
   SVC_RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(600),
   SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
   SVC_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
+  SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
     .number()
     .int()
     .min(10)
@@ -239,6 +241,7 @@ const EnvSchema = z.object({
     .default(24 * 60 * 60_000),
   SVC_WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
   SVC_WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  SVC_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   SVC_ACTIVITY_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -333,6 +336,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
       caFile: e.SVC_WEBHOOK_CA_FILE,
+      concurrency: e.SVC_WEBHOOK_CONCURRENCY,
     },
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
@@ -365,14 +369,14 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       ipLimit: e.SVC_CODE_IP_LIMIT,
       ipWindowMs: e.SVC_CODE_IP_WINDOW_MS,
     },
-    faults: {
-      applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
-      applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
-    },
     rateLimits: {
       perKey: e.SVC_RATE_LIMIT_PER_KEY,
       perIp: e.SVC_RATE_LIMIT_PER_IP,
       windowMs: e.SVC_RATE_LIMIT_WINDOW_MS,
+    },
+    faults: {
+      applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
+      applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
     },
     logLevel: e.LOG_LEVEL,
     logRedact: redactPathsOf(e.SVC_LOG_REDACT),

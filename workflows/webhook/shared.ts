@@ -17,6 +17,11 @@ export interface DeliveryWorkflowInput {
   retryMaxMs: number;
   giveUpMs: number;
   attemptTimeoutMs: number;
+  /**
+   * Attempts already made before the workflow (the relay's first attempt): the workflow waits
+   * `retryInitialMs` and goes on from the next one. Absent (executions before it existed): none.
+   */
+  attemptsMade?: number;
 }
 
 export interface RelayWorkflowInput {
