@@ -49,4 +49,12 @@ export function requireProductionSettings(config: Services['config'], processNam
         'npm start runs everything embedded in one process instead',
     );
   }
+  // Every API and worker process must seal with one certificate; a data dir is no place to share it from.
+  if (config.env === 'production' && !config.signing.p12Path) {
+    throw new Error(
+      `npm run ${processName} in production needs SVC_SIGNING_P12 (the PKCS#12 seal certificate, the same file for every API ` +
+        'and worker process); without it each process would make its own self-signed one in its data dir. ' +
+        'To make a self-signed one: node --import tsx runtime/seal-cert.ts <file> (passphrase from SVC_SIGNING_P12_PASSPHRASE)',
+    );
+  }
 }

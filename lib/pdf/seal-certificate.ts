@@ -75,7 +75,8 @@ async function readStored(directory: string): Promise<SealCertificate | undefine
   return { p12, passphrase: passphrase.replace(/\r?\n$/, '') };
 }
 
-function createSelfSigned(): SealCertificate {
+/** A new self-signed seal certificate (RSA-2048, SHA-256, 10 years) in a PKCS#12 file under `passphrase`. */
+export function createSelfSigned(passphrase = crypto.randomBytes(32).toString('base64url')): SealCertificate {
   // Node generates the key natively; forge's pure-JS key generation takes seconds.
   const { privateKey: pem } = crypto.generateKeyPairSync('rsa', {
     modulusLength: 2048,
@@ -97,7 +98,6 @@ function createSelfSigned(): SealCertificate {
     { name: 'subjectKeyIdentifier' },
   ]);
   certificate.sign(privateKey, forge.md.sha256.create());
-  const passphrase = crypto.randomBytes(32).toString('base64url');
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [certificate], passphrase, { algorithm: 'aes256', friendlyName: 'seal' });
   return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), passphrase };
 }
