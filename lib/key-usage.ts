@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect';
-import type { Logger } from './log';
+import { type Logger, withoutLogContext } from './log';
 
 /** last_used_at is kept at this resolution: a key used again within it is not written again. */
 export const KEY_USAGE_RESOLUTION_MS = 60_000;
@@ -26,10 +26,15 @@ export class KeyUsage {
     if (key.last_used_at && now.getTime() - key.last_used_at.getTime() <= KEY_USAGE_RESOLUTION_MS) return;
     key.last_used_at = now;
     this.pending.set(key.id, now);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.flush().catch((error) => this.log?.warn('writing API key usage failed; kept for the next flush', { error }));
-    }, this.flushMs).unref();
+    // Armed during whichever request came first, the flush is no request's: its lines carry no request_id.
+    this.timer ??= setTimeout(
+      () =>
+        withoutLogContext(() => {
+          this.timer = undefined;
+          this.flush().catch((error) => this.log?.warn('writing API key usage failed; kept for the next flush', { error }));
+        }),
+      this.flushMs,
+    ).unref();
   }
 
   /** Writes every marked key in one statement (a later use never moves last_used_at back). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from './config/config';
-import { createLogger, withLogContext } from './log';
+import { createLogger, withLogContext, withoutLogContext } from './log';
 
 function capture(level: Parameters<typeof createLogger>[0] = 'debug', redact: string[] = []) {
   const lines: string[] = [];
@@ -78,6 +78,7 @@ describe('logs (pino)', () => {
           await new Promise((resolve) => setTimeout(resolve, 5));
           other.info('inside', { expected: id });
           log.debug('own field wins', { request_id: `${id}-explicit` });
+          withoutLogContext(() => log.info('no request’s'));
         }),
       ),
     );
@@ -92,5 +93,9 @@ describe('logs (pino)', () => {
       ['req-1-explicit', 'req-2-explicit'],
     );
     assert.equal(lines.find((entry) => entry.msg === 'outside').request_id, undefined);
+    assert.deepEqual(
+      lines.filter((entry) => entry.msg === 'no request’s').map((entry) => entry.request_id),
+      [undefined, undefined],
+    );
   });
 });

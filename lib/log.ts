@@ -70,6 +70,11 @@ export function withLogContext<T>(fields: LogFields, work: () => T): T {
   return scope.run({ ...scope.getStore(), ...fields }, work);
 }
 
+/** Runs `work` outside any context: for a timer armed during one request that works for all of them. */
+export function withoutLogContext<T>(work: () => T): T {
+  return scope.exit(work);
+}
+
 function serializable(fields: LogFields): LogFields {
   const out: LogFields = {};
   for (const [key, value] of Object.entries(fields)) {
