@@ -5,6 +5,7 @@ import tls from 'node:tls';
 import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
+import { webhookAttempts, webhookFailures } from '../../lib/metrics';
 import { inboxSecret } from '../contacts/inbox';
 import { signatureHeader } from './signature';
 import { resolveTarget, type Target } from './targets';
@@ -175,6 +176,7 @@ export async function recordAttempt(
       deliveryId,
     ],
   );
+  webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
   return { done: delivered, delivered, statusCode: result.statusCode, error };
 }
 
@@ -220,5 +222,9 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
 
 /** The last attempt failed and the retry window is over. */
 export async function giveUp(db: Db, deliveryId: string): Promise<void> {
-  await Delivery.query(db).findById(deliveryId).where({ status: 'pending' }).patch({ status: 'failed', failed_at: new Date() });
+  const failed = await Delivery.query(db)
+    .findById(deliveryId)
+    .where({ status: 'pending' })
+    .patch({ status: 'failed', failed_at: new Date() });
+  if (failed) webhookFailures.inc();
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { emitEvent } from '../../activities/events/outbox';
 import type { Principal, Template } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
 import { createLogger } from '../../lib/log';
@@ -8,7 +9,9 @@ import { seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { mandatedAccount } from '../../test/principal';
+import { Receiver, selfSignedCertificate } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
+import { waitFor } from '../../test/wait';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -29,6 +32,8 @@ describe('observability: request ids and redaction in logs, /metrics', () => {
   let account: Account;
   let principal: Principal;
   let nda: Template;
+  let tls: ReturnType<typeof selfSignedCertificate>;
+  const receivers: Receiver[] = [];
   const lines: string[] = [];
   const scrape = async () => {
     const reply = await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -38,15 +43,28 @@ describe('observability: request ids and redaction in logs, /metrics', () => {
   };
 
   before(async () => {
-    // Every log line of the stack (API and worker, at debug) captured.
+    tls = selfSignedCertificate();
+    // Every log line of the stack (API and worker, at debug) captured; webhook retries short.
     stack = await startStack({
-      env: { LOG_LEVEL: 'debug', SVC_METRICS_TOKEN: TOKEN },
+      env: {
+        LOG_LEVEL: 'debug',
+        SVC_METRICS_TOKEN: TOKEN,
+        SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        SVC_WEBHOOK_CA_FILE: tls.caFile,
+        SVC_WEBHOOK_RETRY_INITIAL_MS: '200',
+        SVC_WEBHOOK_RETRY_MAX_MS: '400',
+        SVC_WEBHOOK_GIVE_UP_MS: '1500',
+        SVC_OUTBOX_POLL_MS: '100',
+      },
       log: createLogger('debug', {}, (line) => lines.push(line)),
     });
     ({ account, principal } = await mandatedAccount(stack, { level: 'L2', name: 'Olga Observed' }));
     ({ nda } = await seedSamples(stack, account));
   });
-  after(() => stack.close());
+  after(async () => {
+    for (const receiver of receivers) await receiver.stop();
+    await stack.close();
+  });
 
   it('a line logged by library code during a request carries that request’s request_id', async () => {
     const refused = `refused-${Date.now()}@example.test`;
@@ -146,6 +164,31 @@ describe('observability: request ids and redaction in logs, /metrics', () => {
     assert.ok(sample(text, 'svc_db_pool_free') + sample(text, 'svc_db_pool_used') >= 1, 'the pool holds connections');
     assert.match(text, /^# TYPE svc_webhook_attempts_total counter/m);
     assert.match(text, /^# TYPE svc_webhook_deliveries_failed_total counter/m);
+  });
+
+  it('counts webhook attempts by outcome and deliveries given up', async () => {
+    const hooked = await createAccount(stack.deps.db);
+    const flaky = await new Receiver(tls).start();
+    const down = await new Receiver(tls).start();
+    receivers.push(flaky, down);
+    let calls = 0;
+    flaky.respond = () => (++calls === 1 ? 500 : 200);
+    down.respond = () => 503;
+    for (const receiver of [flaky, down]) {
+      const reply = await call(stack.url, 'POST', '/v1/webhooks', { key: hooked.key, body: { url: receiver.url } });
+      assert.equal(reply.status, 201, reply.text);
+    }
+    const before = await scrape();
+    await stack.deps.db.transaction((trx) => emitEvent(trx, hooked.tenantId, 'document.signed', { document_id: 'doc_metrics' }));
+    const after = await waitFor('a delivery retried then delivered, and one given up', async () => {
+      const text = await scrape();
+      const gaveUp = sample(text, 'svc_webhook_deliveries_failed_total') - sample(before, 'svc_webhook_deliveries_failed_total');
+      return flaky.received.length === 1 && gaveUp === 1 ? text : undefined;
+    });
+    const delta = (outcome: string) =>
+      sample(after, 'svc_webhook_attempts_total', { outcome }) - sample(before, 'svc_webhook_attempts_total', { outcome });
+    assert.equal(delta('delivered'), 1);
+    assert.ok(delta('failed') >= 2, 'the flaky first attempt and the refused ones');
   });
 
   it('the internal listener serves /metrics on 127.0.0.1 by default, only that path, and asks for the token when one is set', async () => {
