@@ -40,6 +40,9 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? devServer!.address,
     TEMPORAL_TASK_QUEUE: `bench-${process.pid}`,
     LOG_LEVEL: 'error',
+    // Requests are counted as in production (one write each) but never refused under load; 0 measures without the limiter.
+    SVC_RATE_LIMIT_PER_KEY: process.env.SVC_RATE_LIMIT_PER_KEY ?? '1000000000',
+    SVC_RATE_LIMIT_PER_IP: process.env.SVC_RATE_LIMIT_PER_IP ?? '1000000000',
     ...env,
   });
   const deps = createServices(config, { log: options.log ?? createLogger(config.logLevel) });
