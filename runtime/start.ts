@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startHttpServer } from '../api/server';
 import { pgliteDirectory } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
+import { describeBlobLocation } from '../lib/config/blob-url';
 import { type Config, loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
@@ -94,6 +95,7 @@ async function main() {
     say(`  Temporal UI  ${temporalUi}   (namespace ${deps.temporal.namespace}, task queue ${deps.temporal.taskQueue})`);
     say(`  Database     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${pgliteDirectory(config.dataDir)}`}`);
     say(`  Data         ${config.dataDir}`);
+    say(`  Blobs        ${describeBlobLocation(config.blobs)}`);
     say('Create an account: npm run admin -- create-principal --email you@example.com --name "You"');
     say('Press Ctrl-C to stop.');
   } catch (error) {
