@@ -137,47 +137,47 @@ export function signedRequest(context: DeliveryContext, key: Buffer): { body: st
   return { body, headers };
 }
 
-/**
- * Writes attempt `attempt` (its log line and the delivery's state) in one statement; a delivery that
- * succeeds is done and needs no retry workflow, so it is marked handed off as well.
- */
-export async function recordAttempt(
-  db: Db,
-  deliveryId: string,
-  attempt: number,
-  startedAt: Date,
-  result: PostResult,
-): Promise<AttemptResult> {
+/** One attempt's outcome, to be written to the attempt log and the delivery. */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  result: PostResult;
+}
+
+/** Whether a post was answered with a 2xx, and the error line the attempt log shows when it was not. */
+export function outcomeOf(result: PostResult): { delivered: boolean; error?: string } {
   const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
-  const error = result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`);
+  return { delivered, error: result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`) };
+}
+
+/**
+ * Writes attempts (their log lines and their deliveries' state) in one statement, however many; a
+ * delivery that succeeded is done and needs no retry workflow, so it is marked handed off as well.
+ * An attempt already logged (a retried activity) is not logged twice.
+ */
+export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const bindings = records.flatMap(({ deliveryId, attempt, startedAt, result }) => {
+    const { delivered, error } = outcomeOf(result);
+    webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
+    return [deliveryId, attempt, startedAt, result.latencyMs, result.statusCode ?? null, error ?? null, delivered];
+  });
   await db.raw(
-    `with logged as (
+    `with v (id, attempt, started_at, latency_ms, status_code, error, delivered) as (
+       values ${records.map(() => '(?::text, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::boolean)').join(', ')}
+     ), logged as (
        insert into delivery_attempts (delivery_id, attempt, started_at, latency_ms, status_code, error)
-       values (?, ?, ?, ?, ?, ?) on conflict (delivery_id, attempt) do nothing
+       select id, attempt, started_at, latency_ms, status_code, error from v
+       on conflict (delivery_id, attempt) do nothing
      )
-     update deliveries set attempts = ?, last_status_code = ?, last_error = ?,
-       status = case when ? then 'delivered' else status end,
-       delivered_at = case when ? then now() else delivered_at end,
-       workflow_started_at = case when ? then coalesce(workflow_started_at, now()) else workflow_started_at end
-     where id = ? and status = 'pending'`,
-    [
-      deliveryId,
-      attempt,
-      startedAt,
-      result.latencyMs,
-      result.statusCode ?? null,
-      error ?? null,
-      attempt,
-      result.statusCode ?? null,
-      error ?? null,
-      delivered,
-      delivered,
-      delivered,
-      deliveryId,
-    ],
+     update deliveries d set attempts = v.attempt, last_status_code = v.status_code, last_error = v.error,
+       status = case when v.delivered then 'delivered' else d.status end,
+       delivered_at = case when v.delivered then now() else d.delivered_at end,
+       workflow_started_at = case when v.delivered then coalesce(d.workflow_started_at, now()) else d.workflow_started_at end
+     from v where d.id = v.id and d.status = 'pending'`,
+    bindings,
   );
-  webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
-  return { done: delivered, delivered, statusCode: result.statusCode, error };
 }
 
 /** Posts one attempt to a target checked beforehand; a target refused by the check is a failed attempt, not an error. */
@@ -217,7 +217,9 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
   }
   const startedAt = new Date();
   const result = await send(deps, delivery.url, signedRequest(context, deps.secret));
-  return recordAttempt(deps.db, deliveryId, attempt, startedAt, result);
+  await recordAttempts(deps.db, [{ deliveryId, attempt, startedAt, result }]);
+  const { delivered, error } = outcomeOf(result);
+  return { done: delivered, delivered, statusCode: result.statusCode, error };
 }
 
 /** The last attempt failed and the retry window is over. */
