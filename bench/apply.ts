@@ -11,6 +11,7 @@ import { dataUrl, signaturePng } from '../test/images';
 import { startSmtpListener } from '../test/smtp';
 import { documentWorkflowId } from '../workflows/document/shared';
 import { median, ms, startHarness } from './harness';
+import { summarize } from './summary';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const signature = signaturePng();
@@ -150,6 +151,13 @@ async function main() {
       }
       const endToEnd = median(remote);
       rows.push([label, ms(local), ms(endToEnd), `${(endToEnd / local).toFixed(2)}x`]);
+      summarize({
+        path: `one apply end to end (HTTP → workflow → worker → commit → answer), ${label}`,
+        measured: ms(endToEnd),
+        reference: `in-process stamp + seal: ${ms(local)}`,
+        ratio: `${(endToEnd / local).toFixed(2)}x`,
+        goal: label.startsWith('1-page') ? '≤ 1.5x' : '≤ 1.3x',
+      });
     }
     const header = ['document', 'in process (stamp + seal)', 'end to end via HTTP', 'ratio'];
     const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));

@@ -12,6 +12,7 @@ import { seedSamples } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { startHarness } from './harness';
+import { summarize } from './summary';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -138,15 +139,15 @@ async function main() {
       );
       await deps.db.raw('analyze documents');
     };
-    const listFigure = async (count: number) => {
+    const listFigure = async () => {
       const url = `${harness.url}/v1/documents?limit=20`;
       await load(url, { authorization: `Bearer ${lister.key}` }, 2);
       return await load(url, { authorization: `Bearer ${lister.key}` });
     };
     await copies(1, 999);
-    const small = await listFigure(1000);
+    const small = await listFigure();
     await copies(1000, LARGE - 1);
-    const large = await listFigure(LARGE);
+    const large = await listFigure();
     rows.push([
       `GET /v1/documents first page at ${LARGE.toLocaleString('en')} documents`,
       `${large.rps.toFixed(0)} req/s, p50 ${large.p50} ms, p99 ${large.p99} ms`,
@@ -174,6 +175,7 @@ async function main() {
     const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ');
     console.log(line(header));
     for (const row of rows) console.log(line(row));
+    summarize(...rows.map(([path, measured, reference, ratio, goal]) => ({ path, measured, reference, ratio, goal })));
   } finally {
     await deps.db.raw('delete from documents where id like ?', [`${PREFIX}%`]).catch(() => undefined);
     await harness.close();

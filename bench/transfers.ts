@@ -13,6 +13,7 @@ import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { MiB, mib, PDF_HEADER, patternedFile, RssSampler, uploadStreamed } from '../test/large-files';
 import { startHarness } from './harness';
+import { summarize } from './summary';
 
 const SIZE = Number(process.env.BENCH_TRANSFER_MB ?? 1024) * MiB;
 
@@ -95,8 +96,15 @@ async function main() {
       rows.push([label, figure.seconds.toFixed(2), mbps(figure.seconds), '', '', '', '', '']);
       return figure;
     };
-    const measured = (label: string, figure: Timed, against: string, base: Timed) =>
-      rows.push([
+    const measured = (label: string, figure: Timed, against: string, base: Timed) => {
+      summarize({
+        path: `${mib(SIZE)} ${label}`,
+        measured: `${figure.seconds.toFixed(2)} s, ${mbps(figure.seconds)} MB/s, peak RSS +${mib(figure.peakRss! - baseline)}`,
+        reference: `${against}: ${base.seconds.toFixed(2)} s`,
+        ratio: `${(figure.seconds / base.seconds).toFixed(2)}x the time`,
+        goal: '—',
+      });
+      return rows.push([
         label,
         figure.seconds.toFixed(2),
         mbps(figure.seconds),
@@ -106,6 +114,7 @@ async function main() {
         `${(figure.seconds / base.seconds).toFixed(2)}x`,
         `${mib(figure.peakRss!)} (+${mib(figure.peakRss! - baseline)})`,
       ]);
+    };
 
     const cat = reference('read: cat file > /dev/null', await timed(() => run('cat', [source], fs.openSync('/dev/null', 'w'))));
     reference(

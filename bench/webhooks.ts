@@ -8,6 +8,7 @@ import { createWebhook } from '../activities/webhooks/webhooks';
 import { createAccount } from '../test/factories';
 import { Receiver, selfSignedCertificate } from '../test/receiver';
 import { startHarness } from './harness';
+import { summarize } from './summary';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const TIMEOUT_MS = 10 * 60_000;
@@ -95,6 +96,13 @@ async function main() {
       `  bare HTTPS POST loop          ${bare.ms.toFixed(0)} ms, ${bareRate.toFixed(0)}/s (${CONCURRENCY} at a time, keep-alive, ${bare.ok} 2xx)`,
     );
     console.log(`  service / bare throughput    ${((serviceRate / bareRate) * 100).toFixed(1)}% (goal ≥ 50%)`);
+    summarize({
+      path: `${EVENTS} webhook events to one HTTPS receiver (commit → last delivery)`,
+      measured: `${elapsed.toFixed(0)} ms, ${serviceRate.toFixed(0)}/s, ${lost} lost, ${receiver.received.length - received.size} duplicated`,
+      reference: `bare HTTPS POST loop, ${CONCURRENCY} at a time: ${bare.ms.toFixed(0)} ms, ${bareRate.toFixed(0)}/s`,
+      ratio: `${((serviceRate / bareRate) * 100).toFixed(1)}%`,
+      goal: '≥ 50%, 0 lost, 0 duplicated',
+    });
     if (lost > 0) process.exitCode = 1;
   } finally {
     await harness.close();
