@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { type RunningServer, startHttpServer } from '../api/server';
 import { migrateLatest } from '../db/migrate';
 import { loadConfig } from '../lib/config/config';
@@ -15,6 +17,8 @@ import { type RunningWorker, startWorker } from '../worker/worker';
 export interface Harness {
   deps: Services;
   url: string;
+  /** The environment the harness's configuration was read from, for API and worker processes beside it. */
+  env: Record<string, string | undefined>;
   close(): Promise<void>;
 }
 
@@ -22,7 +26,10 @@ export interface Harness {
  * The whole service in this process for a benchmark: PostgreSQL at BENCH_DATABASE_URL or embedded
  * PGlite, TEMPORAL_ADDRESS or a dev server of its own, the worker and the API on a free port.
  */
-export async function startHarness(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  options: { log?: Logger /** false: no worker in this process (processes of their own poll the task queue). */; worker?: boolean } = {},
+): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
@@ -33,7 +40,7 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
       headless: true,
     });
   }
-  const config = loadConfig({
+  const configEnv: Record<string, string | undefined> = {
     SVC_ENV: 'test',
     SVC_DATA_DIR: dataDir,
     DATABASE_URL: process.env.BENCH_DATABASE_URL,
@@ -44,17 +51,19 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     SVC_RATE_LIMIT_PER_KEY: process.env.SVC_RATE_LIMIT_PER_KEY ?? '1000000000',
     SVC_RATE_LIMIT_PER_IP: process.env.SVC_RATE_LIMIT_PER_IP ?? '1000000000',
     ...env,
-  });
+  };
+  const config = loadConfig(configEnv);
   const deps = createServices(config, { log: options.log ?? createLogger(config.logLevel) });
   await migrateLatest(deps.db);
-  const worker: RunningWorker = await startWorker(deps);
+  const worker: RunningWorker | undefined = options.worker === false ? undefined : await startWorker(deps);
   const http: RunningServer = await startHttpServer(deps, { port: 0, host: '127.0.0.1' });
   return {
     deps,
     url: http.url,
+    env: configEnv,
     async close() {
       await http.stop();
-      await worker.stop();
+      await worker?.stop();
       await closeServices(deps);
       await devServer?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -70,4 +79,28 @@ export function median(samples: number[]): number {
 
 export function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
+}
+
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** autocannon in its own process (asynchronously: the servers under test may live in this one). */
+export async function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Load> {
+  const args = ['-c', String(connections), '-d', String(seconds), '-j'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  const bin = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'autocannon');
+  const { stdout } = await promisify(execFile)(bin, [...args, url], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const report = JSON.parse(stdout);
+  return {
+    rps: report.requests.average,
+    p50: report.latency.p50,
+    p99: report.latency.p99,
+    errors: report.errors + report.timeouts,
+    non2xx: report.non2xx,
+  };
 }

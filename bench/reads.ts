@@ -1,51 +1,24 @@
 // `npm run bench -- reads`: GET /v1/documents/:id under load (autocannon, 50 connections) beside a
 // bare Koa handler doing one primary-key query on the same database, then GET /v1/documents (first
 // page) with 1,000 and with 100,000 documents in the tenant, with the plan PostgreSQL chose for it.
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { connectDb } from '../db/connect';
 import { seedSamples } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
-import { startHarness } from './harness';
+import { autocannon, startHarness } from './harness';
 import { summarize } from './summary';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_DURATION_S ?? 10);
 const LARGE = Number(process.env.BENCH_LIST_ROWS ?? 100_000);
-const here = path.dirname(new URL(import.meta.url).pathname);
 /** Ids of the documents this run copies in (removed at the end). */
 const PREFIX = `doc_bench${Date.now().toString(36)}_`;
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-}
-
-/** autocannon in its own process (asynchronously: the servers under test live in this one). */
-async function load(url: string, headers: Record<string, string>, seconds = SECONDS, connections = CONNECTIONS): Promise<Load> {
-  const args = ['-c', String(connections), '-d', String(seconds), '-j'];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
-  const { stdout } = await promisify(execFile)(path.join(here, '..', 'node_modules', '.bin', 'autocannon'), [...args, url], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const report = JSON.parse(stdout);
-  return {
-    rps: report.requests.average,
-    p50: report.latency.p50,
-    p99: report.latency.p99,
-    errors: report.errors + report.timeouts,
-    non2xx: report.non2xx,
-  };
-}
+const load = (url: string, headers: Record<string, string>, seconds = SECONDS, connections = CONNECTIONS) =>
+  autocannon(url, headers, seconds, connections);
 
 /** The reference: Koa and @koa/router, one primary-key query on the same database, the row as JSON. */
 async function bareKoa(databaseUrl: string | undefined, dataDir: string) {
