@@ -6,10 +6,15 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { createAccount } from '../test/factories';
+import { call } from '../test/http';
+import { freePort } from '../test/ports';
 import { createTestBucket, type TestBucket } from '../test/s3';
+import { type Stack, startStack } from '../test/stack';
 import { createS3BlobStore } from './blobs-s3';
 import { parseBlobUrl } from './config/blob-url';
 import { ConfigError, loadConfig } from './config/config';
+import { ServiceError } from './errors';
 
 const MiB = 1024 * 1024;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -193,5 +198,54 @@ describe('SVC_BLOB_URL', () => {
       );
     }
     assert.throws(() => loadConfig({ SVC_BLOB_URL: 's3://bucket', AWS_ACCESS_KEY_ID: 'only-the-id' }), /set both AWS_ACCESS_KEY_ID/);
+  });
+});
+
+describe('an object store that does not answer', () => {
+  let endpoint: string;
+  let stack: Stack;
+  const credentials = { accessKeyId: 'nobody', secretAccessKey: 'nothing-here' };
+
+  before(async () => {
+    // A port nothing listens on: every call is refused.
+    endpoint = `http://127.0.0.1:${await freePort()}`;
+    stack = await startStack({
+      env: {
+        SVC_BLOB_URL: `s3://down?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&force_path_style=true`,
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      },
+    });
+  });
+  after(async () => stack?.close());
+
+  it('fails each call with 503 service_unavailable (retried by activities), not an unexplained error', async () => {
+    const store = createS3BlobStore({
+      bucket: 'down',
+      endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials,
+      stagingDirectory: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-s3-down-')),
+    });
+    const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'service_unavailable';
+    await assert.rejects(store.has('a'.repeat(64)), unavailable);
+    await assert.rejects(store.put(Buffer.from('bytes')), unavailable);
+    await assert.rejects(store.get('a'.repeat(64)), unavailable);
+    const staged = await store.stage(Readable.from([Buffer.from('staged bytes')]));
+    await assert.rejects(staged.commit(), unavailable);
+    await staged.discard();
+  });
+
+  it('answers an upload through the API with 503 service_unavailable, not 500', async () => {
+    const account = await createAccount(stack.deps.db);
+    const reply = await call(stack.url, 'POST', '/v1/assets?filename=notes.pdf', {
+      key: account.key,
+      raw: Buffer.from('%PDF-1.7\n%%EOF\n'),
+      headers: { 'content-type': 'application/pdf' },
+    });
+    assert.equal(reply.status, 503, reply.text);
+    assert.equal(reply.body.error.code, 'service_unavailable');
+    assert.match(reply.body.error.message, /object store/);
   });
 });

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { type BlobStore, checkSha256, createStager } from './blobs';
+import { errors } from './errors';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -44,6 +45,33 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
+ * Whether a failure means the store cannot be reached or is failing now (no answer, a timeout, a
+ * 5xx, throttling), as opposed to an answer about the request (404, 403 …): the caller is told 503
+ * service_unavailable and an activity retries, rather than a 500 or a permanent failure.
+ */
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof S3ServiceException) {
+    const status = error.$metadata?.httpStatusCode ?? 0;
+    return status >= 500 || status === 429 || ['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout'].includes(error.name);
+  }
+  const { code, name } = error as { code?: string; name?: string };
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code ?? '') ||
+    ['TimeoutError', 'RequestTimeout'].includes(name ?? '')
+  );
+}
+
+/** Runs a call to the store, turning "it does not answer" into 503 service_unavailable. */
+async function reaching<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isUnavailable(error)) throw errors.serviceUnavailable('The object store is unreachable; nothing was stored or read. Retry later.');
+    throw error;
+  }
+}
+
+/**
  * Content-addressed blobs in an S3 bucket (AWS S3, MinIO or any S3-compatible server), so an API and
  * workers on different hosts share them. Staging stays local: a body is hashed (its key) and sniffed
  * before anything is sent, then commit() streams the file up with multipart.
@@ -71,7 +99,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
 
   async function head(sha256: string) {
     try {
-      return await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: key(sha256) }));
+      return await reaching(() => client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: key(sha256) })));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -79,12 +107,14 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
   }
   async function open(sha256: string, range?: { start: number; end: number }): Promise<Readable> {
     try {
-      const reply = await client.send(
-        new GetObjectCommand({
-          Bucket: options.bucket,
-          Key: key(sha256),
-          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-        }),
+      const reply = await reaching(() =>
+        client.send(
+          new GetObjectCommand({
+            Bucket: options.bucket,
+            Key: key(sha256),
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
+        ),
       );
       return reply.Body as Readable;
     } catch (error) {
@@ -100,14 +130,16 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       if (await head(sha256)) return sha256;
       // The server checks the bytes against the SHA-256 they are filed under.
-      await client.send(
-        new PutObjectCommand({
-          Bucket: options.bucket,
-          Key: key(sha256),
-          Body: bytes,
-          ContentLength: bytes.byteLength,
-          ChecksumSHA256: base64(sha256),
-        }),
+      await reaching(() =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: options.bucket,
+            Key: key(sha256),
+            Body: bytes,
+            ContentLength: bytes.byteLength,
+            ChecksumSHA256: base64(sha256),
+          }),
+        ),
       );
       return sha256;
     },
@@ -142,7 +174,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore & { cl
               leavePartsOnError: false,
             });
             try {
-              await upload.done();
+              await reaching(() => upload.done());
             } finally {
               body.destroy();
             }
