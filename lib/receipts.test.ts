@@ -94,8 +94,11 @@ describe('receipts: signed with the receipt key, verified with the documented sn
   });
 
   it('rotate-receipt-key: receipts signed before still verify (the old kid stays published); new ones carry the new kid', async () => {
-    const { db, blobs, receipts } = stack.deps;
-    const rotated = (await runCommand({ db, blobs, receipts }, parseCommand(['rotate-receipt-key']))) as { kid: string; jwks: string[] };
+    const { db, blobs, receipts, secret } = stack.deps;
+    const rotated = (await runCommand({ db, blobs, receipts, secret }, parseCommand(['rotate-receipt-key']))) as {
+      kid: string;
+      jwks: string[];
+    };
     assert.match(rotated.kid, /^rk_/);
     assert.notEqual(rotated.kid, earlier.kid);
     assert.deepEqual(rotated.jwks, [rotated.kid, earlier.kid], 'the new key first, the retired one kept');

@@ -43,9 +43,10 @@ async function main(argv: string[]): Promise<number> {
     } else {
       await migrateLatest(db);
     }
-    const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+    const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
     const context = {
       db,
+      secret,
       blobs: createBlobStore(config),
       receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     };

@@ -20,7 +20,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
   trackPool(db);
   let sealer: Promise<Sealer> | undefined;
-  const secret = loadSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
+  const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
   // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
   const loadSealer = () =>
     loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase })

@@ -10,6 +10,7 @@ import type { BlobStore } from '../../lib/blobs';
 import { errors, ServiceError } from '../../lib/errors';
 import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samples';
 import type { ReceiptIssuer } from '../../lib/receipts';
+import { reencryptSecrets } from '../../lib/secrets/reencrypt';
 import { describeDetails, issueDetails } from '../http/issues';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
@@ -30,6 +31,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
       The two sample templates: a one-page NDA (two roles) and a 50-page services agreement.
   rotate-receipt-key
       A new key signs receipts from now on; the old one stays in /.well-known/jwks.json so its receipts still verify.
+  reencrypt-secrets
+      After a rotation of SVC_SECRET_KEY (the old key in SVC_SECRET_KEY_PREVIOUS): seals every stored secret
+      (webhook and inbox secrets, receipt keys, queued mails) under the current key, so the old one can be dropped.
 
 Every command prints JSON on stdout; a failure prints {"error": {...}} on stderr and exits 1.`;
 
@@ -45,6 +49,8 @@ export interface AdminContext {
   db: Db;
   blobs: BlobStore;
   receipts: ReceiptIssuer;
+  /** SVC_SECRET_KEY, with the keys it replaced. */
+  secret: Buffer;
 }
 
 function readFile(file: string, option: string): Buffer {
@@ -177,6 +183,13 @@ const COMMANDS = {
     async run({ receipts }: AdminContext) {
       const kid = await receipts.rotate();
       return { kid, jwks: (await receipts.jwks()).keys.map((key) => key.kid) };
+    },
+  },
+  'reencrypt-secrets': {
+    options: {},
+    schema: z.strictObject({}),
+    async run({ db, secret }: AdminContext) {
+      return reencryptSecrets(db, secret);
     },
   },
 } as const;

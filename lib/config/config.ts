@@ -41,6 +41,8 @@ export interface Config {
   idempotency: { waitMs: number; staleMs: number };
   /** Key for signed links and cookies; generated once under the data dir when unset (not in production). */
   secretKey?: string;
+  /** Keys secretKey replaced (SVC_SECRET_KEY_PREVIOUS): verify and decrypt only. */
+  secretKeyPrevious: string[];
   signing: { p12Path?: string; passphrase?: string };
   smtpUrl?: string;
   mailFrom: string;
@@ -162,6 +164,17 @@ const EnvSchema = z.object({
     .min(1000)
     .default(5 * 60_000),
   SVC_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Keys SVC_SECRET_KEY replaced, comma-separated: still accepted for verifying and decrypting during a rotation. */
+  SVC_SECRET_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters'))),
   SVC_SIGNING_P12: z.string().min(1).optional(),
   SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
   SMTP_URL: z
@@ -327,6 +340,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     uploadLimitBytes: e.SVC_UPLOAD_LIMIT_BYTES,
     idempotency: { waitMs: e.SVC_IDEMPOTENCY_WAIT_MS, staleMs: e.SVC_IDEMPOTENCY_STALE_MS },
     secretKey: e.SVC_SECRET_KEY,
+    secretKeyPrevious: e.SVC_SECRET_KEY_PREVIOUS,
     signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SVC_MAIL_FROM,

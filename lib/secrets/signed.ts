@@ -1,13 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../ids';
+import { keysOf } from './keyring';
 
 /** HMAC-SHA256 of a purpose-tagged message, base64url: the purpose keeps one kind of token from passing as another. */
 export function mac(secret: Buffer, purpose: string, message: string): string {
   return createHmac('sha256', secret).update(`${purpose}\n${message}`).digest('base64url');
 }
 
+/** Whether `candidate` is the MAC of the message under the current key or a previous one (a rotation in progress). */
 export function verifyMac(secret: Buffer, purpose: string, message: string, candidate: string): boolean {
-  return constantTimeEqual(mac(secret, purpose, message), candidate);
+  return keysOf(secret).some((key) => constantTimeEqual(mac(key, purpose, message), candidate));
 }
 
 /** `<message>.<mac>` with an expiry inside the message; undefined when forged, malformed or expired. */
