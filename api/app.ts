@@ -99,7 +99,9 @@ export function appPath(appUrl: string): string {
 
 /** The Koa application: the /v1 API, the principal app pages and the error documentation page. */
 export function createApp(deps: Services, options: { surfaces?: MountedSurface[] } = {}) {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Behind proxies, the client is the entry the outermost trusted proxy added: the rightmost
+  // SVC_PROXY_HOPS entries of X-Forwarded-For are theirs, anything left of them the client wrote.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });
   const v1 = new Router({ prefix: '/v1' });
   const routes = new Routes(v1, deps);
 

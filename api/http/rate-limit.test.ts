@@ -118,6 +118,14 @@ describe('general request limits: 3 per key, 2 per address, per minute', () => {
     assert.equal(limitHeaders(elsewhere).remaining, '1', 'another address has its own counter');
   });
 
+  it('counts the address the proxy saw, not addresses a client wrote into X-Forwarded-For before it', async () => {
+    const spoofed = (n: number) =>
+      call(stack.url, 'GET', '/v1/openapi.json', { headers: { 'x-forwarded-for': `198.51.100.${n}, 203.0.113.77` } });
+    assert.equal((await spoofed(1)).status, 200);
+    assert.equal((await spoofed(2)).status, 200);
+    assertRefused(await spoofed(3), 'requests_per_address');
+  });
+
   it('counts an IPv6 client per /64', async () => {
     assert.equal(addressKey('2001:db8:aa:bb:1::1'), '2001:db8:aa:bb::/64');
     assert.equal(addressKey('2001:0db8:00aa:00bb:ffff:1:2:3'), '2001:db8:aa:bb::/64');
@@ -257,5 +265,34 @@ describe('SVC_RATE_LIMIT_* settings', () => {
       },
     );
     assert.throws(() => loadConfig({ SVC_RATE_LIMIT_WINDOW_MS: '10' }), /SVC_RATE_LIMIT_WINDOW_MS/);
+  });
+});
+
+describe('general request limits at 100 per key: points taken from the shared row two at a time', () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await startStack({ worker: false, env: { SVC_RATE_LIMIT_PER_KEY: '100', SVC_RATE_LIMIT_PER_IP: '0' } });
+  });
+  after(() => stack.close());
+
+  it('writes the counter once per two requests of a key, and refuses it at most one request early, never late', async () => {
+    const account = await createAccount(stack.deps.db);
+    const writes: string[] = [];
+    const listener = (query: { sql: string }) => {
+      if (/request_limits/i.test(query.sql)) writes.push(query.sql);
+    };
+    stack.deps.db.on('query', listener);
+    const statuses: number[] = [];
+    try {
+      for (let i = 0; i < 20; i += 1) statuses.push((await call(stack.url, 'GET', '/v1/me', { key: account.key })).status);
+      assert.equal(writes.length, 10, 'one counter write per two requests');
+      for (let i = 20; i < 102; i += 1) statuses.push((await call(stack.url, 'GET', '/v1/me', { key: account.key })).status);
+    } finally {
+      stack.deps.db.off('query', listener);
+    }
+    const allowed = statuses.filter((status) => status === 200).length;
+    assert.ok(allowed >= 99 && allowed <= 100, `${allowed} of 102 allowed: ${statuses.join(',')}`);
+    assert.deepEqual(statuses.slice(allowed), Array(102 - allowed).fill(429), 'refused from the first refusal on');
   });
 });

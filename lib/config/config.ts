@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CodeLimitSettings } from '../code-limits';
 import { checkRedactPaths } from '../log';
 import type { RequestLimitSettings } from '../request-limits';
+import type { TracingSettings } from '../tracing';
 import { type BlobLocation, parseBlobUrl } from './blob-url';
 import { ConfigError } from './errors';
 import { type ResolvedFlags, resolveFlags } from './flags';
@@ -16,6 +17,8 @@ export interface Config {
   port: number;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-For/-Proto for client IPs and https. */
   trustProxy: boolean;
+  /** With trustProxy: how many proxies' X-Forwarded-For entries to trust, counted from the right. */
+  proxyHops: number;
   publicUrl: string;
   appUrl: string;
   docsUrl: string;
@@ -66,6 +69,8 @@ export interface Config {
   logRedact: string[];
   /** /metrics: behind a Bearer token on the public port, and/or on internal listeners (ports unset: none). */
   metrics: { token?: string; host: string; port?: number; workerPort?: number };
+  /** OpenTelemetry traces over OTLP/HTTP (SVC_TRACING, or an OTLP endpoint set); off by default. */
+  tracing: TracingSettings;
   flags: ResolvedFlags;
 }
 
@@ -132,6 +137,8 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
+  /** Proxies in front of the API that append to X-Forwarded-For: the client is the address the outermost one saw. */
+  SVC_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   SVC_PUBLIC_URL: url.optional(),
   SVC_APP_URL: url.optional(),
   SVC_DOCS_URL: url.optional(),
@@ -275,6 +282,10 @@ const EnvSchema = z.object({
   SVC_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   SVC_METRICS_PORT: port.optional(),
   SVC_WORKER_METRICS_PORT: port.optional(),
+  SVC_TRACING: z.enum(['off', 'otlp']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url.optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 
 /** SVC_LOG_REDACT: comma-separated pino redact paths, refused at start when pino cannot compile one. */
@@ -289,6 +300,20 @@ function redactPathsOf(value: string | undefined): string[] {
     throw new ConfigError(`invalid environment: SVC_LOG_REDACT: ${(error as Error).message}`);
   }
   return paths;
+}
+
+/**
+ * Tracing is on with SVC_TRACING=otlp, or when an OTLP endpoint is set and SVC_TRACING does not say
+ * off; OTEL_SDK_DISABLED=true turns it off whatever the rest says. The endpoints read as OTel's own.
+ */
+function tracingOf(e: z.infer<typeof EnvSchema>, env: Env): TracingSettings {
+  const endpointSet = Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const asked = e.SVC_TRACING ?? (endpointSet ? 'otlp' : 'off');
+  return {
+    enabled: asked === 'otlp' && env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true',
+    tracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318'}/v1/traces`,
+    serviceName: e.OTEL_SERVICE_NAME,
+  };
 }
 
 /** Empty variables count as unset, as a shell `FOO=` usually means "no value". */
@@ -319,6 +344,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     trustProxy: e.SVC_TRUST_PROXY,
+    proxyHops: e.SVC_PROXY_HOPS,
     publicUrl,
     appUrl: e.SVC_APP_URL ?? `${publicUrl}/app`,
     docsUrl: e.SVC_DOCS_URL ?? `${publicUrl}/docs/errors`,
@@ -395,6 +421,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logRedact: redactPathsOf(e.SVC_LOG_REDACT),
     metrics: { token: e.SVC_METRICS_TOKEN, host: e.SVC_METRICS_HOST, port: e.SVC_METRICS_PORT, workerPort: e.SVC_WORKER_METRICS_PORT },
+    tracing: tracingOf(e, env),
     flags: resolveFlags(rawEnv, e.SVC_ENV),
   };
 }
