@@ -51,6 +51,10 @@ function exited(child: ChildProcess): Promise<void> {
 /** Starts `temporal server start-dev` on loopback as a child process and waits until it answers. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
+  // Eager activities: the workflow task that schedules an apply hands it to the same worker at once
+  // (no round trip through the activity task queue; docs/performance.md). Production Temporal
+  // servers get the same setting from their dynamic config (docker-compose: deploy/temporal).
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) {
