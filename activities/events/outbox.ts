@@ -38,5 +38,9 @@ export async function emitEvent(
   /** For contact and offer events: the side of the contact whose inbox_url also hears of it. */
   contactId?: string,
 ): Promise<Event> {
-  return Event.query(trx).insertAndFetch({ id: newId('evt'), tenant_id: tenantId, event, data, contact_id: contactId ?? null });
+  // One statement (insert … returning), not insertAndFetch's insert then select: events are written
+  // in the transactions of the changes they report, applies among them.
+  return Event.query(trx)
+    .insert({ id: newId('evt'), tenant_id: tenantId, event, data, contact_id: contactId ?? null })
+    .returning('*');
 }
