@@ -8,6 +8,7 @@ import type { Mailer } from './mail';
 import type { Sealer } from './pdf/seal';
 import type { ReceiptIssuer } from './receipts';
 import type { TemporalDeps } from './temporal';
+import type { Tracing } from './tracing';
 
 /** What the API, the worker and the admin commands run on; built once per process. */
 export interface Services {
@@ -30,4 +31,6 @@ export interface Services {
   keyUsage: KeyUsage;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
   faults: Faults;
+  /** OpenTelemetry tracing of this process (lib/tracing.ts startTracing); undefined when off, the default. */
+  tracing?: Tracing;
 }

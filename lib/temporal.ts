@@ -2,6 +2,7 @@ import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/
 import type { Config } from './config/config';
 import { errors } from './errors';
 import { workflowStarts } from './metrics';
+import type { Tracing } from './tracing';
 
 export interface TemporalDeps {
   address: string;
@@ -30,15 +31,22 @@ const countStarts: WorkflowClientInterceptor = {
   signalWithStart: (input, next) => countedStart(input.workflowType, () => next(input)),
 };
 
-/** A lazy client connection: the API starts even while Temporal is down, and health reports it. */
-export function connectTemporal(config: Config, address: string): TemporalDeps {
+/**
+ * A lazy client connection: the API starts even while Temporal is down, and health reports it.
+ * With tracing on, starts, signals and updates carry the caller's trace into the workflow's headers.
+ */
+export function connectTemporal(config: Config, address: string, tracing?: Tracing): TemporalDeps {
   const connection = Connection.lazy({ address });
   return {
     address,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     connection,
-    client: new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [countStarts] } }),
+    client: new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      interceptors: { workflow: tracing ? [tracing.clientInterceptor, countStarts] : [countStarts] },
+    }),
     probe: Connection.lazy({ address, interceptors: [], connectTimeout: 3000 }),
   };
 }

@@ -4,13 +4,13 @@ import { startHttpServer } from '../api/server';
 import { loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
-import { closeServices, createServices } from './services';
+import { closeServices, startServices } from './services';
 import { serviceSurfaces } from './surfaces';
 
 async function main() {
   const config = loadConfig();
   requireProductionSettings(config, 'api');
-  const deps = createServices(config);
+  const deps = await startServices(config, 'svc-api');
   await requireMigrated(deps);
   const http = await startHttpServer(deps, { surfaces: serviceSurfaces() });
   deps.log.info('api listening', { url: http.url, public_url: config.publicUrl });

@@ -12,11 +12,12 @@ import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import type { Services } from '../lib/services';
 import { connectTemporal } from '../lib/temporal';
+import { startTracing, type Tracing } from '../lib/tracing';
 
-export function createServices(config: Config, options: { temporalAddress?: string; log?: Logger } = {}): Services {
+export function createServices(config: Config, options: { temporalAddress?: string; log?: Logger; tracing?: Tracing } = {}): Services {
   const address = options.temporalAddress ?? config.temporal.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
-  const log = options.log ?? createLogger(config.logLevel, {}, undefined, { redact: config.logRedact });
+  const log = options.log ?? processLogger(config);
   const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
   trackPool(db);
   let sealer: Promise<Sealer> | undefined;
@@ -34,7 +35,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     db,
     dbDriver: dbDriver(config),
     log,
-    temporal: connectTemporal(config, address),
+    temporal: connectTemporal(config, address, options.tracing),
     blobs: createBlobStore(config),
     secret,
     mailer: createMailer({
@@ -50,7 +51,25 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     faults: config.faults,
+    tracing: options.tracing,
   };
+}
+
+/**
+ * createServices for a process that traces when configured: its tracing starts first, so the
+ * Temporal client carries it. `serviceName` names the process in traces unless OTEL_SERVICE_NAME does.
+ */
+export async function startServices(
+  config: Config,
+  serviceName: string,
+  options: { temporalAddress?: string; log?: Logger } = {},
+): Promise<Services> {
+  const log = options.log ?? processLogger(config);
+  return createServices(config, { ...options, log, tracing: await startTracing(config.tracing, serviceName, log) });
+}
+
+function processLogger(config: Config): Logger {
+  return createLogger(config.logLevel, {}, undefined, { redact: config.logRedact });
 }
 
 /** Files under the data dir, or the bucket SVC_BLOB_URL names (API, worker and admin commands alike). */
@@ -66,4 +85,6 @@ export async function closeServices(deps: Services): Promise<void> {
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);
   await deps.db.destroy();
+  // Last: the spans of everything above are exported before the process ends.
+  await deps.tracing?.shutdown();
 }

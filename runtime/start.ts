@@ -13,7 +13,7 @@ import { startAdminSocket } from './admin-socket';
 import { livePid, lockDataDir } from './data-lock';
 import { type DevServer, startDevServer } from './dev-server';
 import { fail, onShutdown } from './lifecycle';
-import { closeServices, createServices } from './services';
+import { closeServices, startServices } from './services';
 import { serviceSurfaces } from './surfaces';
 import { ensureTemporalCli } from './temporal-cli';
 
@@ -65,7 +65,7 @@ async function main() {
   try {
     const devServer = await startTemporal(config);
     if (devServer) cleanups.push(() => devServer.stop());
-    const deps = createServices(config, { temporalAddress: devServer?.address });
+    const deps = await startServices(config, 'svc', { temporalAddress: devServer?.address });
     cleanups.push(() => closeServices(deps));
     const applied = await migrateLatest(deps.db);
     if (applied.length > 0) deps.log.info('migrations applied', { applied });

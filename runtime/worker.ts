@@ -3,12 +3,12 @@ import { loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
-import { closeServices, createServices } from './services';
+import { closeServices, startServices } from './services';
 
 async function main() {
   const config = loadConfig();
   requireProductionSettings(config, 'worker');
-  const deps = createServices(config);
+  const deps = await startServices(config, 'svc-worker');
   await requireMigrated(deps);
   const worker = await startWorker(deps);
   deps.log.info('worker polling', {

@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../lib/config/config';
 import { randomBase62 } from '../lib/ids';
 import { createLogger, type Logger } from '../lib/log';
 import type { Services } from '../lib/services';
-import { closeServices, createServices } from '../runtime/services';
+import { closeServices, startServices } from '../runtime/services';
 import { serviceSurfaces } from '../runtime/surfaces';
 import { type RunningWorker, startWorker } from '../worker/worker';
 import { createTestDatabase, type TestDatabase } from './db';
@@ -53,7 +53,7 @@ async function startApi(
   port = 0,
 ): Promise<{ deps: Services; config: Config; http: RunningServer }> {
   const config = loadConfig(env);
-  const deps = createServices(config, { log: log ?? createLogger(config.logLevel) });
+  const deps = await startServices(config, 'svc', { log: log ?? createLogger(config.logLevel) });
   const http = await startHttpServer(deps, { port, host: '127.0.0.1', surfaces: serviceSurfaces() });
   return { deps, config, http };
 }
