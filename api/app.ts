@@ -21,6 +21,7 @@ import { metricsEndpoint, observeRequest } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
+import { traceRequests } from './http/tracing';
 import { storableUrl } from './http/url-text';
 import { mandateRoutes } from './mandates/router';
 import { meRoutes } from './me/router';
@@ -145,6 +146,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
       .debug('request error after the response began', { path: ctx ? loggablePath(ctx.path) : undefined, error: error.message });
   });
   app.use(requestContext(deps));
+  if (deps.tracing) app.use(traceRequests(deps.tracing));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
