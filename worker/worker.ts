@@ -1,12 +1,21 @@
 import { fileURLToPath } from 'node:url';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundleOption,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import type { Services } from '../lib/services';
 import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
 import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
 import { createActivities } from './activities';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** The workflow interceptors of tracing, in the bundle only when tracing is on. */
+export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tracing.ts', import.meta.url));
 
 let runtimeInstalled = false;
 
@@ -28,9 +37,10 @@ function installRuntime(deps: Services): void {
   });
 }
 
-export async function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(options: { tracing?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: options.tracing ? [TRACING_INTERCEPTORS_PATH] : [],
     logger: {
       log: () => undefined,
       trace: () => undefined,
@@ -59,17 +69,30 @@ async function startRelay(deps: Services): Promise<void> {
   });
 }
 
+/**
+ * SVC_WORKFLOW_BUNDLE, else a bundle made now. A traced worker always makes its own: a prebuilt
+ * bundle has no tracing interceptors, and without them its activities would start traces of their own.
+ */
+async function workflowBundle(deps: Services): Promise<WorkflowBundleOption> {
+  const prebuilt = deps.config.temporal.workflowBundle;
+  if (!deps.tracing) return prebuilt ? { codePath: prebuilt } : bundleWorkflows();
+  if (prebuilt)
+    deps.log.warn('tracing is on: SVC_WORKFLOW_BUNDLE is not used, the worker bundles its workflows with the tracing interceptors');
+  return bundleWorkflows({ tracing: true });
+}
+
 /** Starts polling the task queue with every workflow and activity; `stop()` drains and closes. */
 export async function startWorker(deps: Services): Promise<RunningWorker> {
   installRuntime(deps);
   const connection = await NativeConnection.connect({ address: deps.temporal.address });
-  const bundle = deps.config.temporal.workflowBundle;
+  const traced = deps.tracing && (await import('./tracing')).tracedWorkerOptions(deps.tracing);
   const worker = await Worker.create({
     connection,
     namespace: deps.temporal.namespace,
     taskQueue: deps.temporal.taskQueue,
     activities: createActivities(deps),
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowBundle: await bundleWorkflows() }),
+    workflowBundle: await workflowBundle(deps),
+    ...traced,
   });
   const done = worker.run().finally(() => connection.close());
   await startRelay(deps);
