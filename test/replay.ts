@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import proto from '@temporalio/proto';
-import { Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { type ReplayWorkerOptions, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { bundleWorkflows } from '../worker/worker';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -101,14 +101,18 @@ export interface ReplayFailure {
 /**
  * Replays each history against the bundle's workflow code, in one replay worker. A history replays
  * when the code issues the same commands (activities, timers, child workflows, continue-as-new …)
- * in the same order as the recorded execution did.
+ * in the same order as the recorded execution did. `sinks`: those a bundle's interceptors call (tracing's exporter).
  */
-export async function replayHistories(bundle: WorkflowBundleOption, histories: RecordedHistory[]): Promise<ReplayFailure[]> {
+export async function replayHistories(
+  bundle: WorkflowBundleOption,
+  histories: RecordedHistory[],
+  options: Pick<ReplayWorkerOptions, 'sinks'> = {},
+): Promise<ReplayFailure[]> {
   quietRuntime();
   const byName = new Map(histories.map((recorded) => [recorded.name, recorded]));
   const failures: ReplayFailure[] = [];
   const results = Worker.runReplayHistories(
-    { workflowBundle: bundle, replayName: 'recorded-histories' },
+    { workflowBundle: bundle, replayName: 'recorded-histories', ...options },
     // The workflow id is the history's name, so each result (and failure) names its file.
     histories.map((recorded) => ({ workflowId: recorded.name, history: recorded.history })),
   );
