@@ -65,7 +65,14 @@ async function startRelay(deps: Services): Promise<void> {
     workflowId: relayWorkflowId(deps.temporal.taskQueue),
     taskQueue: deps.temporal.taskQueue,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    args: [{ pollMs: deps.config.durations.outboxPollMs, batchSize: 250, activityTimeoutMs: deps.config.durations.activityTimeoutMs }],
+    args: [
+      {
+        pollMs: deps.config.durations.outboxPollMs,
+        batchSize: 250,
+        activityTimeoutMs: deps.config.durations.activityTimeoutMs,
+        heartbeatMs: deps.config.durations.activityHeartbeatMs,
+      },
+    ],
   });
 }
 

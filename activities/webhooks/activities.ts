@@ -1,7 +1,23 @@
+import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connect';
 import type { Config } from '../../lib/config/config';
 import { attemptDelivery, giveUp } from './delivery';
 import { dispatchOutbox, type RelayDeps } from './relay';
+
+/**
+ * Heartbeats every third of the activity's heartbeat timeout while `work` runs: a worker killed in the
+ * middle then hands the activity on within that timeout instead of its start-to-close.
+ */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const every = (context.info.heartbeatTimeoutMs ?? 0) / 3;
+  const timer = every > 0 ? setInterval(() => context.heartbeat(), every) : undefined;
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** What the delivery and relay workflows' activities work with. */
 export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config };
@@ -22,7 +38,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await giveUp(deps.db, deliveryId);
     },
     async dispatchOutbox(batchSize: number): Promise<number> {
-      return dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize);
+      return heartbeating(() => dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize));
     },
   };
 }

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import protos from '@temporalio/proto';
+import type { TemporalDeps } from '../../lib/temporal';
 import { type DevServer, startDevServer } from '../../runtime/dev-server';
 import { ensureTemporalCli } from '../../runtime/temporal-cli';
 import { type Spawned, spawnNpm, stopGroup } from '../cli';
@@ -51,6 +53,7 @@ export class WorkerProcess {
   private readonly outputs: Array<() => string> = [];
   starts = 0;
   kills = 0;
+  private startedAt = 0;
 
   constructor(private readonly env: Record<string, string | undefined>) {}
 
@@ -59,6 +62,7 @@ export class WorkerProcess {
     this.current = spawnNpm(['run', '--silent', 'worker'], { ...process.env, ...this.env });
     this.outputs.push(this.current.output);
     this.starts += 1;
+    this.startedAt = Date.now();
     return this;
   }
 
@@ -86,11 +90,39 @@ export class WorkerProcess {
   }
 
   async stop(): Promise<void> {
-    if (this.current && this.alive()) await stopGroup(this.current.child.pid!, 'SIGTERM').catch(() => stopGroup(this.current!.child.pid!, 'SIGKILL'));
+    if (this.current && this.alive())
+      await stopGroup(this.current.child.pid!, 'SIGTERM').catch(() => stopGroup(this.current!.child.pid!, 'SIGKILL'));
   }
 
   output(): string {
     return this.outputs.map((output, index) => `--- worker process ${index + 1} ---\n${output()}`).join('\n');
+  }
+
+  /**
+   * Until a process of this worker's current process group polls the task queue (pollers are named
+   * `<pid>@<host>`; a killed worker's poller stays listed for a while, so the health count cannot tell).
+   * Answers the milliseconds since its start.
+   */
+  async pollingAgain(temporal: TemporalDeps, timeoutMs = 60_000): Promise<number> {
+    const group = this.current?.child.pid;
+    const startedAt = this.startedAt;
+    await waitFor(
+      'the restarted worker to poll',
+      async () => {
+        const response = await temporal.connection.workflowService
+          .describeTaskQueue({
+            namespace: temporal.namespace,
+            taskQueue: { name: temporal.taskQueue, kind: protos.temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: protos.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          })
+          .catch(() => undefined);
+        return response?.pollers?.some((poller) => processGroupOf(Number.parseInt(poller.identity ?? '', 10)) === group);
+      },
+      timeoutMs,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${this.output()}`);
+    });
+    return Date.now() - startedAt;
   }
 
   /** Until GET /v1/health of `apiUrl` counts a poller on the task queue (this worker, once it polls). */
@@ -102,6 +134,18 @@ export class WorkerProcess {
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${this.output()}`);
     });
+  }
+}
+
+/** The process group of a process (from /proc), undefined when it is gone. */
+function processGroupOf(pid: number): number | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after its ")".
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
   }
 }
 
@@ -200,7 +244,18 @@ export class PrivatePostgres {
 
   async start(): Promise<void> {
     const options = `-p ${this.port} -h 127.0.0.1 -k ${this.directory} -c fsync=off -c max_connections=200`;
-    await this.exec('pg_ctl', ['-D', this.dataDir, '-l', path.join(this.directory, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+    await this.exec('pg_ctl', [
+      '-D',
+      this.dataDir,
+      '-l',
+      path.join(this.directory, 'server.log'),
+      '-o',
+      options,
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
   }
 
   /** `pg_ctl stop -m fast`: every session is terminated, new connections are refused until start(). */

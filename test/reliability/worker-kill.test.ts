@@ -13,6 +13,7 @@ import { mandatedAccount } from '../../test/principal';
 import { Receiver, selfSignedCertificate } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+import { relayWorkflowId } from '../../workflows/webhook/shared';
 import { figure, inParallel, reliabilitySeed, seededRandom, sleep, WorkerProcess } from './processes';
 
 const SCENARIO = 'worker SIGKILL';
@@ -154,13 +155,16 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
         headers: { 'idempotency-key': apply.key },
       });
     // Kill moments: three, at least 4 s apart, each followed by 0.3–3 s without a worker.
-    const kills: Array<{ at: number; downMs: number; killedAt?: number; restartedAt?: number }> = [];
+    const kills: Array<{ at: number; downMs: number; killedAt?: number; restartedAt?: number; pollingMs?: number }> = [];
     while (kills.length < KILLS) {
       const at = random.between(1000, WINDOW_MS);
       if (kills.every((kill) => Math.abs(kill.at - at) >= 4000)) kills.push({ at, downMs: random.between(300, 3000) });
     }
     kills.sort((a, b) => a.at - b.at);
-    figure(SCENARIO, `kills at ${kills.map((kill) => `${kill.at} ms (down ${kill.downMs} ms)`).join(', ')} of the ${WINDOW_MS} ms window`);
+    figure(
+      SCENARIO,
+      `kills planned at ${kills.map((kill) => `${kill.at} ms (down ${kill.downMs} ms)`).join(', ')} of the ${WINDOW_MS} ms window`,
+    );
 
     const started = Date.now();
     const synthetic: string[] = [];
@@ -183,6 +187,8 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
         await sleep(kill.downMs);
         worker.start();
         kill.restartedAt = Date.now();
+        // The next kill waits until this worker polls: each kill hits a working worker.
+        kill.pollingMs = await worker.pollingAgain(stack.deps.temporal);
       }
     })();
     const signing = Promise.all(
@@ -193,10 +199,12 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     );
     await Promise.all([emitting, killing, signing]);
     const streamMs = Date.now() - started;
+    figure(SCENARIO, `kills made at ${kills.map((kill) => `${kill.killedAt! - started} ms`).join(', ')}`);
 
     const answers = new Map<number, number>();
     for (const apply of applies) answers.set(apply.first!.status, (answers.get(apply.first!.status) ?? 0) + 1);
-    for (const apply of applies) assert.ok([200, 202].includes(apply.first!.status), `sign answered ${apply.first!.status}: ${apply.first!.text}`);
+    for (const apply of applies)
+      assert.ok([200, 202].includes(apply.first!.status), `sign answered ${apply.first!.status}: ${apply.first!.text}`);
 
     // Everything settles on the last worker: applies, completions, releases and deliveries.
     const settleStarted = Date.now();
@@ -256,17 +264,29 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
         `${documentId}: one signed revision per signer, then the certificate`,
       );
       const applyIds = rows.filter((row) => row.document_id === documentId).map((row) => row.id);
-      assert.deepEqual(revisions.filter((r) => r.kind === 'apply').map((r) => r.apply_id).sort(), applyIds.sort());
+      assert.deepEqual(
+        revisions
+          .filter((r) => r.kind === 'apply')
+          .map((r) => r.apply_id)
+          .sort(),
+        applyIds.sort(),
+      );
       const audit = await AuditEvent.query(stack.deps.db).where({ document_id: documentId });
       assert.equal(audit.filter((line) => line.action === 'document.signed').length, 2, `${documentId}: two signatures in the audit trail`);
       assert.equal(audit.filter((line) => line.action === 'document.completed').length, 1, `${documentId}: completed once`);
       const events = await Event.query(stack.deps.db).whereRaw(`data->>'document_id' = ?`, [documentId]);
       // document.signed goes to the sender's tenant for each apply, and to the counterpart's for theirs.
-      const signed = events.filter((event) => event.event === 'document.signed').map((event) => `${event.tenant_id} ${event.data.signer_id}`);
+      const signed = events
+        .filter((event) => event.event === 'document.signed')
+        .map((event) => `${event.tenant_id} ${event.data.signer_id}`);
       assert.equal(signed.length, 3, `${documentId}: document.signed for each apply, to each tenant concerned`);
       assert.equal(new Set(signed).size, 3, `${documentId}: no document.signed twice`);
       const completed = events.filter((event) => event.event === 'document.completed').map((event) => event.tenant_id);
-      assert.deepEqual(completed.sort(), [author.tenantId, counterpart.tenantId].sort(), `${documentId}: document.completed once to each tenant`);
+      assert.deepEqual(
+        completed.sort(),
+        [author.tenantId, counterpart.tenantId].sort(),
+        `${documentId}: document.completed once to each tenant`,
+      );
       for (const revision of revisions.slice(1)) pdfs.push(await stack.deps.blobs.get(revision.sealed_sha256));
       pdfs.push(await downloadPdf(stack, author.key, documentId));
     }
@@ -326,11 +346,37 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     );
     figure(
       SCENARIO,
-      `${events.length} events (${synthetic.length} synthetic) delivered, ${receiver.received.length} receipts, ${duplicates} duplicate receipts across kills; first receipt ${stalls.map((ms) => `${ms} ms`).join(', ')} after each restart; ${TRANSFERS} transfers released once each`,
+      `${events.length} events (${synthetic.length} synthetic) delivered, ${receiver.received.length} receipts, ${duplicates} duplicate receipts across kills; restarted workers polled after ${kills.map((kill) => `${kill.pollingMs} ms`).join(', ')}; first receipt ${stalls.map((ms) => `${ms} ms`).join(', ')} after each restart; ${TRANSFERS} transfers released once each`,
     );
+    figure(SCENARIO, `stream ${streamMs} ms; after it, applies settled in ${appliedMs} ms, everything delivered in ${settledMs} ms`);
+  });
+
+  it('hands the outbox relay on within its heartbeat timeout when the worker dies in the middle of it', async () => {
+    // The receiver holds its answers: the relay's activity is caught in the middle of its first attempts.
+    receiver.delayMs = 60_000;
+    const handle = stack.deps.temporal.client.workflow.getHandle(relayWorkflowId(stack.config.temporal.taskQueue));
+    await stack.deps.db.transaction((trx) => emitEvent(trx, author.tenantId, 'contact.accepted', { held: true }));
+    await waitFor('the relay to be posting to the receiver', async () => {
+      const description = await handle.describe();
+      const running = description.raw.pendingActivities?.some((activity) => activity.activityType?.name === 'dispatchOutbox');
+      return running && receiver.inFlight > 0;
+    });
+    const killedAt = Date.now();
+    await worker.kill();
+    receiver.delayMs = 0;
+    worker.start();
+    const pollingMs = await worker.pollingAgain(stack.deps.temporal);
+    const after = await stack.deps.db.transaction((trx) => emitEvent(trx, author.tenantId, 'contact.accepted', { after: true }));
+    const received = await waitFor('the event written after the kill to arrive', () => receiver.ofEvent(after.id)[0], 60_000);
+    const handedOnMs = received.at - killedAt;
     figure(
       SCENARIO,
-      `stream ${streamMs} ms; after it, applies settled in ${appliedMs} ms, everything delivered in ${settledMs} ms`,
+      `relay killed mid-batch: the next event arrived ${handedOnMs} ms after the kill (worker polling after ${pollingMs} ms; activity timeout ${stack.config.durations.activityTimeoutMs} ms, heartbeat ${stack.config.durations.activityHeartbeatMs} ms)`,
+    );
+    // Without a heartbeat the killed attempt would hold the relay for its whole start-to-close timeout.
+    assert.ok(
+      handedOnMs < stack.config.durations.activityTimeoutMs - 5000,
+      `the relay was handed on ${handedOnMs} ms after the kill, not before its start-to-close timeout`,
     );
   });
 });

@@ -4,11 +4,15 @@ import type { RelayWorkflowInput } from '../webhook/shared';
 
 /** Rounds before the relay starts afresh, keeping its history short. */
 const ROUNDS = 500;
+/** The heartbeat timeout of relays started without one in their input (the default SVC_ACTIVITY_HEARTBEAT_MS). */
+const DEFAULT_HEARTBEAT_MS = 30_000;
 
 /** Moves events from the outbox to delivery workflows: a batch at a time, resting `pollMs` when idle. */
 export async function outboxRelayWorkflow(input: RelayWorkflowInput): Promise<void> {
   const { dispatchOutbox } = proxyActivities<WebhookActivities>({
     startToCloseTimeout: input.activityTimeoutMs,
+    // Every event leaves through this one activity: a killed worker must not hold it for the whole timeout.
+    heartbeatTimeout: input.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     retry: { initialInterval: 1000, maximumInterval: 30_000, backoffCoefficient: 2 },
   });
   for (let round = 0; round < ROUNDS; round += 1) {

@@ -28,4 +28,6 @@ export interface RelayWorkflowInput {
   pollMs: number;
   batchSize: number;
   activityTimeoutMs: number;
+  /** The relay activity's heartbeat timeout; absent in relays started before it existed (then 30 s). */
+  heartbeatMs?: number;
 }
