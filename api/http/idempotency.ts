@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { errors } from '../../lib/errors';
+import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
 /** DESIGN: idempotency keys are kept 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -25,6 +26,28 @@ export function idempotencyKey(header: string): string {
   return header;
 }
 
+/**
+ * A first answer is kept sealed under SVC_SECRET_KEY: some answers show a secret once (claim tokens,
+ * webhook and inbox secrets, sign and confirm links), and the database must not hold one raw.
+ */
+const SEALED_PURPOSE = 'idempotent-answer';
+
+function sealAnswer(secret: Buffer, body: unknown): string {
+  return JSON.stringify({ sealed: encryptSecret(secret, SEALED_PURPOSE, JSON.stringify(body ?? null)) });
+}
+
+/** The first answer's body; rows written before answers were sealed hold it as is. */
+function openAnswer(secret: Buffer, stored: unknown): unknown {
+  const sealed = (stored as { sealed?: unknown } | null)?.sealed;
+  if (typeof sealed !== 'string') return stored;
+  try {
+    return JSON.parse(decryptSecret(secret, SEALED_PURPOSE, sealed));
+  } catch {
+    // Sealed under a key no longer configured (SVC_SECRET_KEY rotated and its previous one dropped).
+    throw errors.idempotencyMismatch('The first answer to this Idempotency-Key can no longer be read; use a new key.');
+  }
+}
+
 /** The request a key stands for: method, path, query and body (its raw bytes, or what describes a streamed one). */
 export function fingerprint(parts: { method: string; path: string; query: string; body: Buffer | string }): string {
   return createHash('sha256').update(`${parts.method} ${parts.path}?${parts.query}\n`).update(parts.body).digest('hex');
@@ -45,6 +68,7 @@ interface Row {
  */
 export async function claimIdempotency(
   db: Db,
+  secret: Buffer,
   settings: IdempotencySettings,
   apiKeyId: string,
   key: string,
@@ -63,7 +87,7 @@ export async function claimIdempotency(
     if (!row) continue;
     if (row.fingerprint !== print)
       throw errors.idempotencyMismatch('This Idempotency-Key was used with another request; use a new key for a new request.');
-    if (row.status === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
+    if (row.status === 'done') return { kind: 'replay', status: row.response_status!, body: openAnswer(secret, row.response_body) };
     const stale = new Date(Date.now() - settings.staleMs);
     const takenOver = await db('idempotency_keys')
       .where({ api_key_id: apiKeyId, key, status: 'running' })
@@ -83,10 +107,17 @@ export async function claimIdempotency(
 }
 
 /** The request that held the key answered for good: a retry gets this status and body. */
-export async function settleIdempotency(db: Db, apiKeyId: string, key: string, status: number, body: unknown): Promise<void> {
+export async function settleIdempotency(
+  db: Db,
+  secret: Buffer,
+  apiKeyId: string,
+  key: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
   await db('idempotency_keys')
     .where({ api_key_id: apiKeyId, key })
-    .update({ status: 'done', response_status: status, response_body: JSON.stringify(body ?? null) });
+    .update({ status: 'done', response_status: status, response_body: sealAnswer(secret, body) });
 }
 
 /** The request did not answer for good (a 5xx, 429, 202, or a crash of its handler): a retry runs it again. */

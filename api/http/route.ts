@@ -158,7 +158,7 @@ export class Routes {
       const key = idempotencyKey(header);
       const body = spec.stream ? `stream ${ctx.get('content-type')} ${ctx.get('content-length')}` : (api.state.rawBody ?? '');
       const print = fingerprint({ method: ctx.method, path: ctx.path, query: ctx.querystring, body });
-      const claim = await claimIdempotency(deps.db, deps.config.idempotency, caller!.apiKey.id, key, print);
+      const claim = await claimIdempotency(deps.db, deps.secret, deps.config.idempotency, caller!.apiKey.id, key, print);
       if (claim.kind === 'replay') {
         ctx.status = claim.status;
         ctx.body = claim.body;
@@ -169,11 +169,11 @@ export class Routes {
         await answer();
       } catch (error) {
         if (error instanceof ServiceError && isFinalAnswer(error.status))
-          await settleIdempotency(deps.db, caller!.apiKey.id, key, error.status, errorBody(error, deps.config.docsUrl));
+          await settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, error.status, errorBody(error, deps.config.docsUrl));
         else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
         throw error;
       }
-      if (isFinalAnswer(ctx.status)) await settleIdempotency(deps.db, caller!.apiKey.id, key, ctx.status, ctx.body);
+      if (isFinalAnswer(ctx.status)) await settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, ctx.status, ctx.body);
       else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
     };
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
