@@ -9,7 +9,7 @@ import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { normalizeEmail } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
-import { emitEvent } from '../events/outbox';
+import { emitEvent, sealedLink } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { newInbox } from './inbox';
 
@@ -155,7 +155,13 @@ export async function inviteContact(
           action: 'contact.invited',
           data: { contact_id: side.id, pair_id: pairId, counterparty_email: side.counterparty_email },
         });
-        await emitEvent(trx, side.tenant_id, 'contact.invited', contactEventData(side, { accept_url: url }), side.id);
+        await emitEvent(
+          trx,
+          side.tenant_id,
+          'contact.invited',
+          contactEventData(side, { accept_url: sealedLink(deps.secret, url) }),
+          side.id,
+        );
       }
       await queueMail(
         deps,

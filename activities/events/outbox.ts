@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Event } from '../../db/models';
 import { newId } from '../../lib/ids';
+import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
 /** Event names of SPEC's Events table (plus document.declined and offer.expired), the only ones the service emits. */
 export const EVENT_NAMES = [
@@ -24,6 +25,37 @@ export type EventName = (typeof EVENT_NAMES)[number];
 /** Contact and offer events also go to the contact's inbox_url (SPEC: Events). */
 export function isContactEvent(event: string): boolean {
   return event.startsWith('contact.') || event.startsWith('offer.');
+}
+
+const SEALED_LINK = 'sealed-link:';
+const LINK_PURPOSE = 'event-link';
+
+/**
+ * A link that carries a token (an accept_url, a confirm_url), as the outbox keeps it: sealed under
+ * SVC_SECRET_KEY, so the events table holds no working link; openEventData opens it into the body.
+ */
+export function sealedLink(secret: Buffer, url: string): string {
+  return `${SEALED_LINK}${encryptSecret(secret, LINK_PURPOSE, url)}`;
+}
+
+export function isSealedLink(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith(SEALED_LINK);
+}
+
+/**
+ * An event's data as receivers get it, its sealed links opened; a link sealed under a key no longer
+ * configured is null (it was MACed with that key too, so it would not open anything).
+ */
+export function openEventData(secret: Buffer, data: Record<string, unknown>): Record<string, unknown> {
+  const open = (value: unknown) => {
+    if (!isSealedLink(value)) return value;
+    try {
+      return decryptSecret(secret, LINK_PURPOSE, (value as string).slice(SEALED_LINK.length));
+    } catch {
+      return null;
+    }
+  };
+  return Object.fromEntries(Object.entries(data).map(([name, value]) => [name, open(value)]));
 }
 
 /**

@@ -6,6 +6,7 @@ import { authorize } from '../accounts/authorize';
 import type { Actor } from '../audit/audit';
 import { type ApplyOutcome, applyOutcome, checkApplicable, recordApply, rejectApply, rejectionOf } from '../documents/apply';
 import { awaitApply, handOverApply, startSignRequestWorkflow } from '../documents/orchestration';
+import { sealedLink } from '../events/outbox';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../mandates/cap';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../mandates/signing';
 import { offerReceiptClaims } from '../receipts/receipts';
@@ -113,7 +114,7 @@ async function escalateInTransaction(
     trx,
     current,
     'offer.escalated',
-    { sign_request_id: request.id, confirm_url: confirmUrl(deps.config.appUrl, deps.secret, request.id) },
+    { sign_request_id: request.id, confirm_url: sealedLink(deps.secret, confirmUrl(deps.config.appUrl, deps.secret, request.id)) },
     actor,
   );
 }

@@ -13,7 +13,7 @@ import { type Actor, recordAudit } from '../audit/audit';
 import { findContact } from '../contacts/contacts';
 import { signersOf } from '../documents/documents';
 import { signalSignRequest } from '../documents/orchestration';
-import { type EventName, emitEvent } from '../events/outbox';
+import { type EventName, emitEvent, isSealedLink } from '../events/outbox';
 import { mandatesInForce } from '../mandates/mandates';
 import { wakeOffer } from './orchestration';
 
@@ -70,7 +70,8 @@ export async function tellBothSides(
       documentId: offer.document_id,
       actor,
       action,
-      data: { offer_id: offer.id, ...extra },
+      // The audit keeps what happened, not a link that opens it.
+      data: { offer_id: offer.id, ...Object.fromEntries(Object.entries(extra).filter(([, value]) => !isSealedLink(value))) },
     });
 }
 

@@ -7,6 +7,7 @@ import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
 import { webhookAttempts, webhookFailures } from '../../lib/metrics';
 import { inboxSecret } from '../contacts/inbox';
+import { openEventData } from '../events/outbox';
 import { signatureHeader } from './signature';
 import { resolveTarget, type Target } from './targets';
 import { signingSecrets } from './webhooks';
@@ -101,9 +102,10 @@ export interface AttemptResult {
   error?: string;
 }
 
-/** The JSON body every receiver gets: SPEC's `{event, data}` with an id and a time (DESIGN). */
-export function payloadOf(event: Event): string {
-  return JSON.stringify({ id: event.id, event: event.event, created_at: event.created_at.toISOString(), data: event.data });
+/** The JSON body every receiver gets: SPEC's `{event, data}` with an id and a time (DESIGN), its sealed links opened. */
+export function payloadOf(event: Event, key: Buffer): string {
+  const data = openEventData(key, event.data);
+  return JSON.stringify({ id: event.id, event: event.event, created_at: event.created_at.toISOString(), data });
 }
 
 /** A delivery with what it goes to: its webhook or its contact's inbox (whichever it targets), and its event. */
@@ -130,7 +132,7 @@ export async function dropDelivery(db: Db, deliveryId: string, reason: string): 
 
 /** The signed request of one attempt: the body, the event id and a signature made now with the target's secrets. */
 export function signedRequest(context: DeliveryContext, key: Buffer): { body: string; headers: Record<string, string> } {
-  const body = payloadOf(context.event);
+  const body = payloadOf(context.event, key);
   const headers: Record<string, string> = { 'x-webhook-id': context.event.id };
   const secrets = context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
   if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
