@@ -6,6 +6,7 @@ import { randomBase62 } from '../../lib/ids';
 import { documentWorkflowId } from '../../workflows/document/shared';
 import { seedSamples, sentNda } from '../documents';
 import { type Account, createAccount } from '../factories';
+import { driveSamples } from '../files';
 import { call, type Reply } from '../http';
 import { mandatedAccount, principalOf } from '../principal';
 import { waitFor } from '../wait';
@@ -249,5 +250,24 @@ describe('reliability: two API replicas and two workers on one database, task qu
     assert.equal(signed.status, 200, signed.text);
     assert.equal(await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).resultSize(), 1, 'one apply');
     assert.equal(await l2AppliesToday(stack.deps.db, mandate.id), 1, 'one cap slot');
+
+    // A transfer offered: one set of claim tokens, shown again on each replay (the answer is kept sealed).
+    const sample = (await driveSamples())[0];
+    const upload = await call(apiOf(0).url, 'POST', `/v1/assets?filename=${sample.name}`, {
+      key: account.key,
+      raw: sample.bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(upload.status, 201, upload.text);
+    const transfer = await call(apiOf(1).url, 'POST', '/v1/transfers', {
+      key: account.key,
+      body: { name: 'Idempotent pack', drive_file_ids: [upload.body.drive_file_id], recipients: [{ email: invitee, name: 'Idem' }] },
+    });
+    assert.equal(transfer.status, 201, transfer.text);
+    const offered = await burst('offer a transfer', `/v1/transfers/${transfer.body.transfer_id}/offer`, { confirm: true });
+    assert.equal(offered.status, 200, offered.text);
+    assert.match(offered.body.recipients[0].token, /^svcxfer_/);
+    const claimed = await call(apiOf(1).url, 'GET', `/v1/public/transfers/${offered.body.recipients[0].token}`);
+    assert.equal(claimed.status, 200, 'the token every replay showed is the one that works');
   });
 });
