@@ -5,7 +5,8 @@ import { createDocument, SignerSession, seedSamples } from '../../test/documents
 import { type Account, createAccount } from '../../test/factories';
 import { dataUrl, signaturePng } from '../../test/images';
 import { type Stack, startStack } from '../../test/stack';
-import { documentWorkflowId } from '../../workflows/document/shared';
+import { waitFor } from '../../test/wait';
+import { applySettledUpdate, documentWorkflowId, statusQuery } from '../../workflows/document/shared';
 
 /**
  * A sign request answers from the document workflow: it hands the apply over with the durable
@@ -73,5 +74,65 @@ describe('an apply answers from the workflow (update), not by polling', () => {
     // What the answer says is what was committed: the hash of the revision it sealed.
     assert.ok(apply?.document_hash);
     assert.equal(JSON.stringify(signed.body).includes(apply.document_hash), true, signed.text);
+  });
+});
+
+describe('an apply whose update arrives while its activity runs', () => {
+  let stack: Stack;
+  let owner: Account;
+  let nda: Template;
+
+  before(async () => {
+    // The apply pauses inside its activity, so the request's update reaches the workflow mid-apply.
+    stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '60000', SVC_FAULT_APPLY_PAUSE_MS: '1500' } });
+    owner = await createAccount(stack.deps.db);
+    ({ nda } = await seedSamples(stack, owner));
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('is applied by one activity run: the update does not queue the apply in flight a second time', async () => {
+    const created = await createDocument(stack, owner, {
+      template_id: nda.id,
+      name: 'Update mid-apply',
+      signers: [
+        { name: 'Ann', email: 'ann-mid@example.test' },
+        { name: 'Bob', email: 'bob-mid@example.test' },
+      ],
+      send: true,
+    });
+    assert.equal(created.status, 201, created.text);
+    const first = created.body.signers[0];
+    const session = await new SignerSession(stack, first.sign_url, first.email).verify();
+    const signing = session.request('POST', '/sign', {
+      consent: true,
+      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
+      values: {},
+    });
+    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(created.body.document_id));
+    // Once the apply's activity runs, another waiter asks for the same apply (as a retried request would).
+    await waitFor(
+      'the apply activity to run',
+      async () => ((await handle.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'applySignature'),
+      20_000,
+    );
+    const apply = (await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).first())!;
+    const [signed, settled] = await Promise.all([signing, handle.executeUpdate(applySettledUpdate, { args: [{ applyId: apply.id }] })]);
+    assert.equal(signed.status, 200, signed.text);
+    assert.deepEqual(settled, { applyId: apply.id, status: 'applied' });
+    // Then the workflow goes on (notice, invitations) until nothing is queued or running.
+    await waitFor(
+      'the workflow to be idle',
+      async () =>
+        (await handle.query(statusQuery)).queued.length === 0 && ((await handle.describe()).raw.pendingActivities ?? []).length === 0,
+      20_000,
+    );
+    const history = await handle.fetchHistory();
+    const runs = (history.events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applySignature',
+    );
+    assert.equal(runs.length, 1, `applySignature scheduled ${runs.length} times for one apply`);
+    assert.equal((history.events ?? []).filter((event) => event.workflowExecutionUpdateCompletedEventAttributes).length, 2);
   });
 });

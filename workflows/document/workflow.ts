@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
 import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
@@ -45,8 +45,15 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   let status = 'sent';
   /** Set when the loop takes no more applies; an update arriving after it is refused by its validator. */
   let finished = false;
+  /** The apply whose activity runs now: out of `queued`, not yet in `processed`. */
+  let inFlight: string | undefined;
   const enqueue = (applyId: string) => {
-    if (!processed.has(applyId) && !queued.includes(applyId)) queued.push(applyId);
+    if (processed.has(applyId) || queued.includes(applyId)) return;
+    // An update (or a repeated signal) for the apply being made waits for it; before this patch it
+    // queued that apply again and its activity ran a second time (finding it applied: no harm, but
+    // twice the work). Executions from before the patch keep the old path when they replay.
+    if (applyId === inFlight && patched('apply-in-flight-once')) return;
+    queued.push(applyId);
   };
   setHandler(applySignal, ({ applyId }) => enqueue(applyId));
   setHandler(
@@ -86,6 +93,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       break;
     }
     let outcome: Awaited<ReturnType<DocumentActivities['applySignature']>> | undefined;
+    inFlight = applyId;
     try {
       outcome = await applying.applySignature(applyId);
     } catch (error) {
@@ -93,6 +101,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       outcome = await acts.rejectApply(applyId, failureOf(error));
     }
     processed.set(applyId, { applyId, status: outcome?.status ?? null });
+    inFlight = undefined;
     if (!outcome) continue;
     status = outcome.document_status;
     if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
