@@ -6,17 +6,23 @@ import { createOfferActivities } from '../activities/offers/activities';
 import { createTransferActivities } from '../activities/transfers/activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
 import type { Services } from '../lib/services';
+import { waitingOutDatabaseOutages } from './outages';
 import { withTypedFailures } from './typed-failures';
 
 /** Every activity the worker registers, built over the process's dependencies. */
 export function createActivities(deps: Services) {
-  return withTypedFailures({
-    ...createHealthActivities({ db: deps.db }),
-    ...createDocumentActivities(deps),
-    ...createSignRequestActivities(deps),
-    ...createOfferActivities(deps),
-    ...createTransferActivities(deps),
-    ...createWebhookActivities(deps),
-    ...createMailActivities(deps),
-  });
+  return withTypedFailures(
+    waitingOutDatabaseOutages(
+      {
+        ...createHealthActivities({ db: deps.db }),
+        ...createDocumentActivities(deps),
+        ...createSignRequestActivities(deps),
+        ...createOfferActivities(deps),
+        ...createTransferActivities(deps),
+        ...createWebhookActivities(deps),
+        ...createMailActivities(deps),
+      },
+      deps.db,
+    ),
+  );
 }

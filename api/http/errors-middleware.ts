@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { isDatabaseUnavailable } from '../../db/errors';
 import { errorBody, errors, ServiceError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
 import { loggablePath } from './redact';
@@ -10,8 +11,9 @@ function fromHttpError(error: { status?: number; expose?: boolean; message?: str
 }
 
 /**
- * The one place error bodies are written: ServiceErrors become SPEC's `{error: {...}}` body, and
- * anything else is logged with the request id and answered as a 500 with no internals.
+ * The one place error bodies are written: ServiceErrors become SPEC's `{error: {...}}` body, a
+ * database that cannot be reached 503 service_unavailable, and anything else is logged with the
+ * request id and answered as a 500 with no internals.
  */
 export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
   return async (ctx: Context, next: Next) => {
@@ -19,6 +21,16 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
       await next();
     } catch (caught) {
       let error = caught instanceof ServiceError ? caught : fromHttpError(caught as { status?: number });
+      if (!error && isDatabaseUnavailable(caught)) {
+        // An outage, not a bug: the client retries (with its Idempotency-Key) once the database is back.
+        options.log.warn('database unavailable', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: loggablePath(ctx.path),
+          detail: (caught as Error).message,
+        });
+        error = errors.serviceUnavailable('The database is unreachable; retry in a moment.', undefined, { 'Retry-After': '1' });
+      }
       if (!error) {
         options.log.error('unhandled error', {
           request_id: ctx.state.requestId,
