@@ -33,7 +33,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
       A new key signs receipts from now on; the old one stays in /.well-known/jwks.json so its receipts still verify.
   reencrypt-secrets
       After a rotation of SVC_SECRET_KEY (the old key in SVC_SECRET_KEY_PREVIOUS): seals every stored secret
-      (webhook and inbox secrets, receipt keys, queued mails) under the current key, so the old one can be dropped.
+      (webhook and inbox secrets, receipt keys, queued mails, Idempotency-Key answers, links in events)
+      under the current key, so the old one can be dropped.
 
 Every command prints JSON on stdout; a failure prints {"error": {...}} on stderr and exits 1.`;
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { openEventData } from '../../activities/events/outbox';
 import { signingSecrets } from '../../activities/webhooks/webhooks';
-import { Webhook } from '../../db/models';
+import { Event, Webhook } from '../../db/models';
 import { runAdmin } from '../../test/cli';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
@@ -56,8 +57,16 @@ describe('rotating SVC_SECRET_KEY on a running service', () => {
 
   it('keeps sign links and stored secrets working with the old key in SVC_SECRET_KEY_PREVIOUS; reencrypt-secrets moves them to the new key', async () => {
     const owner = await createAccount(stack.deps.db);
-    const hook = await call(stack.url, 'POST', '/v1/webhooks', { key: owner.key, body: { url: 'https://127.0.0.1:9/hooks' } });
+    // Its first answer (the secret, shown once) is kept sealed under the Idempotency-Key.
+    const idempotent = { key: owner.key, body: { url: 'https://127.0.0.1:9/hooks' }, headers: { 'idempotency-key': 'rotation-hook' } };
+    const hook = await call(stack.url, 'POST', '/v1/webhooks', idempotent);
     assert.equal(hook.status, 201, hook.text);
+    // A contact invitation: its event keeps the accept link sealed.
+    const invited = await call(stack.url, 'POST', '/v1/contacts', {
+      key: owner.key,
+      body: { email: `invitee-${Date.now()}@example.test`, name: 'Invitee' },
+    });
+    assert.equal(invited.status, 201, invited.text);
     const { nda } = await seedSamples(stack, owner);
     const email = `rotation-${Date.now()}@example.test`;
     const created = await createDocument(stack, owner, {
@@ -86,8 +95,15 @@ describe('rotating SVC_SECRET_KEY on a running service', () => {
     assert.equal(report.unreadable, 0);
     assert.equal(report.columns['webhooks.secret_ciphertext'].reencrypted, 1);
     assert.ok(report.columns['receipt_keys.private_ciphertext'] !== undefined);
+    assert.equal(report.columns['idempotency_keys.response_body'].reencrypted, 1);
+    assert.ok(report.columns['events.data'].reencrypted >= 1, JSON.stringify(report.columns['events.data']));
     const row = (await Webhook.query(stack.deps.db).findById(hook.body.webhook_id))!;
     assert.deepEqual(signingSecrets(row, Buffer.from(newKey)), [hook.body.secret], 'readable with the new key alone');
+    const replayed = await call(newOnly.url, 'POST', '/v1/webhooks', idempotent);
+    assert.equal(replayed.status, 201, replayed.text);
+    assert.equal(replayed.body.secret, hook.body.secret, 'the sealed first answer opens with the new key alone');
+    const event = (await Event.query(stack.deps.db).where({ event: 'contact.invited', tenant_id: owner.tenantId }).first())!;
+    assert.equal(openEventData(Buffer.from(newKey), event.data).accept_url, invited.body.accept_url);
 
     const again = await runAdmin(['reencrypt-secrets'], env);
     const second = again.json as { columns: Record<string, { reencrypted: number; current: number }> };

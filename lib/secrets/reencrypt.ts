@@ -21,6 +21,58 @@ export interface ReencryptReport {
   unreadable: number;
 }
 
+type Outcome = 'current' | 'reencrypted' | 'unreadable';
+
+/** One sealed value under the current key: unchanged when it already is, undefined when no key opens it. */
+function reseal(secret: Buffer, purpose: string, sealed: string): { outcome: Outcome; sealed?: string } {
+  if (sealedWithCurrentKey(secret, purpose, sealed)) return { outcome: 'current', sealed };
+  try {
+    return { outcome: 'reencrypted', sealed: encryptSecret(secret, purpose, decryptSecret(secret, purpose, sealed)) };
+  } catch {
+    return { outcome: 'unreadable' };
+  }
+}
+
+/**
+ * JSON columns that hold sealed values inside them: an Idempotency-Key's first answer
+ * (`{"sealed": …}`, api/http/idempotency.ts) and the links in an event's data (`sealed-link:…`
+ * values, activities/events/outbox.ts).
+ */
+const SEALED_INSIDE = [
+  {
+    table: 'idempotency_keys',
+    ids: ['api_key_id', 'key'],
+    column: 'response_body',
+    purpose: 'idempotent-answer',
+    filter: (query: ReturnType<Db>) => query.whereRaw(`response_body ->> 'sealed' is not null`),
+    reseal(secret: Buffer, value: unknown): { outcome: Outcome; value?: unknown } {
+      const sealed = (value as { sealed?: unknown } | null)?.sealed;
+      if (typeof sealed !== 'string') return { outcome: 'current', value };
+      const result = reseal(secret, 'idempotent-answer', sealed);
+      return { outcome: result.outcome, value: result.sealed === undefined ? undefined : { sealed: result.sealed } };
+    },
+  },
+  {
+    table: 'events',
+    ids: ['id'],
+    column: 'data',
+    purpose: 'event-link',
+    filter: (query: ReturnType<Db>) => query.whereRaw(`data::text like '%sealed-link:%'`),
+    reseal(secret: Buffer, value: unknown): { outcome: Outcome; value?: unknown } {
+      let outcome: Outcome = 'current';
+      const data = { ...(value as Record<string, unknown>) };
+      for (const [name, field] of Object.entries(data)) {
+        if (typeof field !== 'string' || !field.startsWith('sealed-link:')) continue;
+        const result = reseal(secret, 'event-link', field.slice('sealed-link:'.length));
+        if (result.outcome === 'unreadable') return { outcome };
+        if (result.outcome === 'reencrypted') outcome = 'reencrypted';
+        data[name] = `sealed-link:${result.sealed}`;
+      }
+      return { outcome, value: data };
+    },
+  },
+] as const;
+
 /**
  * After a rotation of SVC_SECRET_KEY (the old key in SVC_SECRET_KEY_PREVIOUS), seals every stored
  * secret again under the current key, so the previous key can be dropped. Idempotent; a row changed
@@ -28,29 +80,37 @@ export interface ReencryptReport {
  */
 export async function reencryptSecrets(db: Db, secret: Buffer): Promise<ReencryptReport> {
   const report: ReencryptReport = { columns: {}, unreadable: 0 };
+  const tally = (name: string, outcome: Outcome) => {
+    report.columns[name] ??= { reencrypted: 0, current: 0, unreadable: 0 };
+    report.columns[name][outcome] += 1;
+    if (outcome === 'unreadable') report.unreadable += 1;
+  };
   for (const { table, id, column, purpose } of SEALED) {
-    const counts = { reencrypted: 0, current: 0, unreadable: 0 };
+    report.columns[`${table}.${column}`] ??= { reencrypted: 0, current: 0, unreadable: 0 };
     const rows: Array<Record<string, string>> = await db(table).select(id, column).whereNotNull(column);
     for (const row of rows) {
       const sealed = row[column];
-      if (sealedWithCurrentKey(secret, purpose, sealed)) {
-        counts.current += 1;
-        continue;
+      const result = reseal(secret, purpose, sealed);
+      if (result.outcome === 'reencrypted') {
+        const updated = await db(table)
+          .where({ [id]: row[id], [column]: sealed })
+          .update({ [column]: result.sealed });
+        if (updated === 0) continue;
       }
-      let plaintext: string;
-      try {
-        plaintext = decryptSecret(secret, purpose, sealed);
-      } catch {
-        counts.unreadable += 1;
-        continue;
-      }
-      const updated = await db(table)
-        .where({ [id]: row[id], [column]: sealed })
-        .update({ [column]: encryptSecret(secret, purpose, plaintext) });
-      if (updated > 0) counts.reencrypted += 1;
+      tally(`${table}.${column}`, result.outcome);
     }
-    report.columns[`${table}.${column}`] = counts;
-    report.unreadable += counts.unreadable;
+  }
+  for (const { table, ids, column, filter, reseal: resealInside } of SEALED_INSIDE) {
+    report.columns[`${table}.${column}`] ??= { reencrypted: 0, current: 0, unreadable: 0 };
+    const rows: Array<Record<string, unknown>> = await filter(db(table).select(...ids, column));
+    for (const row of rows) {
+      const result = resealInside(secret, row[column]);
+      if (result.outcome === 'reencrypted')
+        await db(table)
+          .where(Object.fromEntries(ids.map((name) => [name, row[name]])))
+          .update({ [column]: JSON.stringify(result.value) });
+      tally(`${table}.${column}`, result.outcome);
+    }
   }
   return report;
 }
