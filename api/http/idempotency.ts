@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
+import { isDatabaseUnavailable } from '../../db/errors';
 import { errors } from '../../lib/errors';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
@@ -123,6 +124,34 @@ export async function settleIdempotency(
 /** The request did not answer for good (a 5xx, 429, 202, or a crash of its handler): a retry runs it again. */
 export async function releaseIdempotency(db: Db, apiKeyId: string, key: string): Promise<void> {
   await db('idempotency_keys').where({ api_key_id: apiKeyId, key, status: 'running' }).delete();
+}
+
+/** How often a settle or release the database did not take is tried again. */
+const FINISH_RETRY_MS = 1000;
+
+/**
+ * Settles or releases a key (`write`) now; when the database cannot be reached, tries it again every
+ * second in the background until it can, for at most half of `staleMs` (a retry takes a stale key
+ * over anyway). A request that ends during an outage thus does not leave its key `running`, which
+ * would answer every retry 409 idempotency_in_progress until the key went stale. Answers whether it
+ * was written now.
+ */
+export async function finishIdempotency(write: () => Promise<void>, staleMs: number): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    const giveUpAt = Date.now() + staleMs / 2;
+    const later = () =>
+      setTimeout(() => {
+        write().catch((failure) => {
+          if (isDatabaseUnavailable(failure) && Date.now() < giveUpAt) later();
+        });
+      }, FINISH_RETRY_MS).unref();
+    later();
+    return false;
+  }
 }
 
 /** Answers a retry may get again: a success, or a refusal that retrying cannot change (not 429, not 5xx), never 202. */

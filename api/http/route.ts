@@ -8,7 +8,15 @@ import { type ErrorCode, errorBody, errors, ServiceError } from '../../lib/error
 import type { Services } from '../../lib/services';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
-import { claimIdempotency, fingerprint, idempotencyKey, isFinalAnswer, releaseIdempotency, settleIdempotency } from './idempotency';
+import {
+  claimIdempotency,
+  fingerprint,
+  finishIdempotency,
+  idempotencyKey,
+  isFinalAnswer,
+  releaseIdempotency,
+  settleIdempotency,
+} from './idempotency';
 import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 
@@ -165,16 +173,22 @@ export class Routes {
         ctx.set('Idempotent-Replayed', 'true');
         return;
       }
+      // Written later when the database is down (the answer stands; see finishIdempotency).
+      const finish = (status: number, answered: unknown) =>
+        finishIdempotency(
+          isFinalAnswer(status)
+            ? () => settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, status, answered)
+            : () => releaseIdempotency(deps.db, caller!.apiKey.id, key),
+          deps.config.idempotency.staleMs,
+        );
       try {
         await answer();
       } catch (error) {
-        if (error instanceof ServiceError && isFinalAnswer(error.status))
-          await settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, error.status, errorBody(error, deps.config.docsUrl));
-        else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
+        if (error instanceof ServiceError) await finish(error.status, errorBody(error, deps.config.docsUrl));
+        else await finish(500, undefined);
         throw error;
       }
-      if (isFinalAnswer(ctx.status)) await settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, ctx.status, ctx.body);
-      else await releaseIdempotency(deps.db, caller!.apiKey.id, key);
+      await finish(ctx.status, ctx.body);
     };
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {
