@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, starts PostgreSQL if it is down, then runs every test
-# (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run).
+# (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run) but those
+# under test/reliability/, which `npm run test:reliability` (--reliability) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

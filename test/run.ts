@@ -26,8 +26,14 @@ function findTests(directory: string): string[] {
 }
 
 async function main(): Promise<number> {
-  const filters = process.argv.slice(2);
-  const files = findTests(ROOT).filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+  // --reliability (npm run test:reliability) runs test/reliability/ alone, one file at a time: its tests
+  // kill and restart processes and take minutes, so a run without filters leaves them out.
+  const reliability = process.argv.includes('--reliability');
+  const filters = process.argv.slice(2).filter((arg) => arg !== '--reliability');
+  const inReliability = (file: string) => file.startsWith('test/reliability/');
+  const files = findTests(ROOT)
+    .filter((file) => (reliability ? inReliability(file) : filters.length > 0 || !inReliability(file)))
+    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
   if (files.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
 
   // Object-storage tests (test/s3.ts) need a MinIO server: built once like the Temporal CLI, in parallel with it.
@@ -61,7 +67,7 @@ async function main(): Promise<number> {
       '--import',
       'tsx',
       '--test',
-      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? (reliability ? 1 : 2)}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`,
