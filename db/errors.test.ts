@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import knexFactory from 'knex';
 import { createTestDatabase, type TestDatabase } from '../test/db';
-import { isUniqueViolation } from './errors';
+import { freePort } from '../test/ports';
+import { isDatabaseUnavailable, isUniqueViolation } from './errors';
 import { Principal } from './models';
 
 describe('isUniqueViolation', () => {
@@ -30,5 +32,46 @@ describe('isUniqueViolation', () => {
     assert.equal(isUniqueViolation(fromObjection), true);
     assert.equal(isUniqueViolation(otherError), false);
     assert.equal(isUniqueViolation(new Error('boom')), false);
+  });
+});
+
+describe('isDatabaseUnavailable', () => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase();
+  });
+  after(() => database.drop());
+
+  it('recognises a refused connection and a session terminated under a query, raw and through Objection, and not a bad query', async () => {
+    // Its warnings (one per failed connect) stay out of the test's output.
+    const quiet = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+    const nowhere = knexFactory({
+      client: 'pg',
+      connection: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+      pool: { min: 0, max: 1 },
+      log: quiet,
+    });
+    const refused = await nowhere.raw('select 1').catch((error) => error);
+    const refusedModel = await Principal.query(nowhere)
+      .first()
+      .catch((error) => error);
+    await nowhere.destroy();
+
+    // A session ended by the server mid-query, as a restart (pg_ctl stop -m fast) ends every session.
+    const victim = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 1 } });
+    const pid = (await victim.raw('select pg_backend_pid() as pid')).rows[0].pid;
+    const sleeping = victim.raw('select pg_sleep(10)').catch((error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await database.db.raw('select pg_terminate_backend(?)', [pid]);
+    const terminated = await sleeping;
+    await victim.destroy();
+
+    const badQuery = await database.db.raw('select * from no_such_table').catch((error) => error);
+    assert.equal(isDatabaseUnavailable(refused), true, String(refused));
+    assert.equal(isDatabaseUnavailable(refusedModel), true, String(refusedModel));
+    assert.equal(isDatabaseUnavailable(terminated), true, String(terminated));
+    assert.equal(isDatabaseUnavailable(badQuery), false);
+    assert.equal(isDatabaseUnavailable(new Error('boom')), false);
+    assert.equal(isDatabaseUnavailable(undefined), false);
   });
 });
