@@ -352,8 +352,8 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
   });
 
   it('hands the outbox relay on within its heartbeat timeout when the worker dies in the middle of it', async () => {
-    // The receiver holds its answers: the relay's activity is caught in the middle of its first attempts.
-    receiver.delayMs = 60_000;
+    // The receiver holds its answers (longer than the 3 s delivery timeout): the relay is caught mid-POST.
+    receiver.delayMs = 10_000;
     const handle = stack.deps.temporal.client.workflow.getHandle(relayWorkflowId(stack.config.temporal.taskQueue));
     await stack.deps.db.transaction((trx) => emitEvent(trx, author.tenantId, 'contact.accepted', { held: true }));
     await waitFor('the relay to be posting to the receiver', async () => {
