@@ -109,12 +109,15 @@ describe('reliability: PostgreSQL restarted under load', () => {
     };
     /** Every L2 sign's answers, in order, by document: a 503 is retried with the same Idempotency-Key. */
     const signs = new Map<string, Reply[]>();
+    /** Sign calls under way: when each began. */
+    const signing = new Map<string, number>();
     let loadOn = true;
     const client = async ({ account, documents }: (typeof clients)[number]) => {
       for (const documentId of documents) {
         const replies: Reply[] = [];
         signs.set(documentId, replies);
         for (;;) {
+          signing.set(documentId, Date.now());
           const reply = await timed('POST /documents/:id/sign', () =>
             call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, {
               key: account.key,
@@ -122,6 +125,7 @@ describe('reliability: PostgreSQL restarted under load', () => {
               headers: { 'idempotency-key': `pg-${documentId}` },
             }),
           );
+          signing.delete(documentId);
           replies.push(reply);
           if (reply.status !== 503) break;
           await sleep(250);
@@ -149,6 +153,8 @@ describe('reliability: PostgreSQL restarted under load', () => {
     const loadStarted = Date.now();
     const load = Promise.all([...clients.map(client), probe()]);
     await sleep(STOP_AFTER_MS);
+    // The stop comes while a sign call waits on its apply: its key must not stay taken.
+    await waitFor('a sign call waiting on its apply', () => [...signing.values()].some((began) => Date.now() - began > 500), 20_000);
     const stopBegun = Date.now();
     await postgres.stop();
     const downAt = Date.now();
@@ -177,6 +183,8 @@ describe('reliability: PostgreSQL restarted under load', () => {
     );
     const unavailable = answers.filter((answer) => answer.status === 503);
     assert.ok(unavailable.length > 0, 'the outage was seen');
+    const caught = unavailable.filter((answer) => answer.what === 'POST /documents/:id/sign' && answer.began < stopBegun);
+    assert.ok(caught.length > 0, 'a sign call under way at the stop answered 503');
     for (const answer of unavailable) {
       assert.equal(answer.code, 'service_unavailable');
       assert.ok(answer.ms < FAST_MS, `${answer.what} took ${answer.ms} ms to answer 503`);
@@ -235,6 +243,10 @@ describe('reliability: PostgreSQL restarted under load', () => {
     figure(
       SCENARIO,
       `${CLIENTS} clients, ${answers.length} requests over ${Date.now() - loadStarted} ms; stop took ${downAt - stopBegun} ms, down ${startBegun - downAt} ms, start took ${upAt - startBegun} ms`,
+    );
+    figure(
+      SCENARIO,
+      `${caught.length} sign call(s) under way at the stop answered 503 after ${caught.map((a) => `${a.ms} ms`).join(', ')}`,
     );
     figure(
       SCENARIO,
