@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, starts PostgreSQL if it is down, then runs every test
-# (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run) but those
-# under test/reliability/, which `npm run test:reliability` (--reliability) runs.
+# (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run), the files
+# under test/reliability/ last and one at a time; `npm run test:reliability` (--reliability) runs
+# only those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

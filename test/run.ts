@@ -1,6 +1,7 @@
 // The test run: one Temporal dev server and one workflow bundle for every test file (and one MinIO
-// server when a chosen file uses a test bucket), then node's test runner over every *.test.ts.
-// Arguments narrow the run to matching files.
+// server when a chosen file uses a test bucket), then node's test runner over every *.test.ts, and
+// after them the reliability files (test/reliability/) one at a time. Arguments narrow the run to
+// matching files; --reliability runs the reliability files alone.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,20 +26,53 @@ function findTests(directory: string): string[] {
   return found.sort();
 }
 
+/**
+ * Runs test files under node's test runner, passing its output through, and answers its exit code
+ * with the counts of the reporter's closing `N passed, N failed` line.
+ */
+function runFiles(files: string[], concurrency: string, env: NodeJS.ProcessEnv): Promise<{ code: number; passed: number; failed: number }> {
+  const args = [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'] });
+    let tail = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString('utf8')).slice(-4096);
+    });
+    child.on('exit', (exitCode, signal) => {
+      const counts = [...tail.matchAll(/^(\d+) passed, (\d+) failed$/gm)].at(-1);
+      const code = exitCode ?? (signal ? 1 : 0);
+      resolve({ code, passed: Number(counts?.[1] ?? 0), failed: Number(counts?.[2] ?? (code === 0 ? 0 : 1)) });
+    });
+  });
+}
+
 async function main(): Promise<number> {
-  // --reliability (npm run test:reliability) runs test/reliability/ alone, one file at a time: its tests
-  // kill and restart processes and take minutes, so a run without filters leaves them out.
-  const reliability = process.argv.includes('--reliability');
+  // test/reliability/ kills and restarts processes (workers, Temporal, a private PostgreSQL): its
+  // files run one at a time after the others, never beside them. --reliability (npm run
+  // test:reliability) runs them alone; filters narrow either part to matching files.
+  const onlyReliability = process.argv.includes('--reliability');
   const filters = process.argv.slice(2).filter((arg) => arg !== '--reliability');
   const inReliability = (file: string) => file.startsWith('test/reliability/');
-  const files = findTests(ROOT)
-    .filter((file) => (reliability ? inReliability(file) : filters.length > 0 || !inReliability(file)))
-    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
-  if (files.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
+  const chosen = findTests(ROOT).filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+  const files = onlyReliability ? [] : chosen.filter((file) => !inReliability(file));
+  const reliabilityFiles = chosen.filter(inReliability);
+  if (files.length + reliabilityFiles.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
+  const all = [...files, ...reliabilityFiles];
 
   // Object-storage tests (test/s3.ts) need a MinIO server: built once like the Temporal CLI, in parallel with it.
   const usesS3 = (file: string) => /\b(createTestBucket|TEST_S3_ENDPOINT)\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8'));
-  const needsS3 = !process.env.TEST_S3_ENDPOINT && files.some(usesS3);
+  const needsS3 = !process.env.TEST_S3_ENDPOINT && all.some(usesS3);
   const [binary, minioBinary] = await Promise.all([
     ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }),
     needsS3 ? ensureMinio({ explicit: process.env.MINIO_BINARY }) : undefined,
@@ -63,21 +97,21 @@ async function main(): Promise<number> {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       ...(minio ? { TEST_S3_ENDPOINT: minio.endpoint, TEST_S3_ACCESS_KEY: minio.accessKey, TEST_S3_SECRET_KEY: minio.secretKey } : {}),
     };
-    const args = [
-      '--import',
-      'tsx',
-      '--test',
-      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? (reliability ? 1 : 2)}`,
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`,
-      '--test-reporter-destination=stdout',
-      ...files,
-    ];
-    const code = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' });
-      child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
-    });
+    const phases = [
+      { files, concurrency: process.env.TEST_CONCURRENCY ?? '2' },
+      { files: reliabilityFiles, concurrency: process.env.TEST_RELIABILITY_CONCURRENCY ?? '1' },
+    ].filter((phase) => phase.files.length > 0);
+    let code = 0;
+    let passed = 0;
+    let failed = 0;
+    for (const phase of phases) {
+      const result = await runFiles(phase.files, phase.concurrency, env);
+      code ||= result.code;
+      passed += result.passed;
+      failed += result.failed;
+    }
+    // Both parts ran: the closing line counts them together.
+    if (phases.length > 1) process.stdout.write(`\nthe suite and the reliability tests together:\n${passed} passed, ${failed} failed\n`);
     return code;
   } finally {
     await minio?.stop();
