@@ -6,16 +6,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { goInstall, toolCacheDirectory } from './go-install';
 
 /** The MinIO server commit that tests run against (a Go pseudo-version: MinIO tags no modules). */
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
 const MODULE = 'github.com/minio/minio';
 const run = promisify(execFile);
 
-/** The cached build's directory: $SVC_CACHE_DIR, else $XDG_CACHE_HOME/svc, else ~/.cache/svc (as the Temporal CLI's). */
+/** The cached build's directory (beside the Temporal CLI's: runtime/go-install.ts). */
 export function minioCacheDirectory(): string {
-  const base = process.env.SVC_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'svc');
-  return path.join(base, `minio-${MINIO_VERSION}`);
+  return toolCacheDirectory(`minio-${MINIO_VERSION}`);
 }
 
 async function runs(binary: string): Promise<boolean> {
@@ -27,40 +27,6 @@ async function runs(binary: string): Promise<boolean> {
   }
 }
 
-function goBinary(): string | undefined {
-  for (const directory of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/local/go/bin']) {
-    const candidate = path.join(directory, 'go');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-async function goInstall(target: string, log: (line: string) => void): Promise<void> {
-  const go = goBinary();
-  if (!go) throw new Error('no MinIO server found (MINIO_BINARY, cache) and Go is not installed to build it; set MINIO_BINARY');
-  fs.mkdirSync(target, { recursive: true });
-  log(`building the MinIO server ${MINIO_VERSION} with go install (once; cached in ${target}) ...`);
-  const args = ['install', '-trimpath', '-ldflags', '-s -w', `${MODULE}@${MINIO_VERSION}`];
-  const attempt = (extraEnv: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const child = spawn(go, args, {
-        env: { ...process.env, CGO_ENABLED: '0', GOBIN: target, ...extraEnv },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => resolve(code ?? 1));
-    });
-  if ((await attempt({})) === 0) return;
-  // The checksum database may be out of reach; the module's go.sum still pins its dependencies.
-  log('go install failed; retrying once with GOSUMDB=off (the checksum database may be unreachable)');
-  if ((await attempt({ GOSUMDB: 'off' })) !== 0) throw new Error(`go install ${MODULE}@${MINIO_VERSION} failed`);
-}
-
 /** The `minio` binary: MINIO_BINARY, else the cached build, else built once with `go install` into the cache. */
 export async function ensureMinio(options: { explicit?: string; log?: (line: string) => void } = {}): Promise<string> {
   const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
@@ -70,7 +36,15 @@ export async function ensureMinio(options: { explicit?: string; log?: (line: str
   }
   const cached = path.join(minioCacheDirectory(), 'minio');
   if (await runs(cached)) return cached;
-  await goInstall(minioCacheDirectory(), log);
+  await goInstall({
+    target: minioCacheDirectory(),
+    module: MODULE,
+    version: MINIO_VERSION,
+    flags: ['-trimpath', '-ldflags', '-s -w'],
+    what: 'the MinIO server',
+    missing: 'no MinIO server found (MINIO_BINARY, cache) and Go is not installed to build it; set MINIO_BINARY',
+    log,
+  });
   if (!(await runs(cached))) throw new Error(`the MinIO build at ${cached} does not run`);
   return cached;
 }

@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { goInstall, onPath, toolCacheDirectory } from './go-install';
 
 /** The Temporal CLI release that provides the dev server (newest that `go install` accepts). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
@@ -10,8 +9,7 @@ const MODULE = 'github.com/temporalio/cli/cmd/temporal';
 const run = promisify(execFile);
 
 export function cacheDirectory(): string {
-  const base = process.env.SVC_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'svc');
-  return path.join(base, `temporal-${TEMPORAL_CLI_VERSION}`);
+  return toolCacheDirectory(`temporal-${TEMPORAL_CLI_VERSION}`);
 }
 
 async function versionOf(binary: string): Promise<string | undefined> {
@@ -20,52 +18,6 @@ async function versionOf(binary: string): Promise<string | undefined> {
     return /temporal version (\S+)/.exec(stdout)?.[1];
   } catch {
     return undefined;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(directory, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-async function goInstall(target: string, log: (line: string) => void): Promise<void> {
-  const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
-  if (!go) {
-    throw new Error(
-      'no Temporal CLI found (TEMPORAL_CLI, PATH, cache) and Go is not installed to build it; ' +
-        'install the Temporal CLI or set TEMPORAL_ADDRESS to a running Temporal server',
-    );
-  }
-  fs.mkdirSync(target, { recursive: true });
-  log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (once; cached in ${target}) ...`);
-  const args = [
-    'install',
-    '-ldflags',
-    `-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`,
-    `${MODULE}@v${TEMPORAL_CLI_VERSION}`,
-  ];
-  const attempt = (extraEnv: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const child = spawn(go, args, {
-        env: { ...process.env, CGO_ENABLED: '0', GOBIN: target, ...extraEnv },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => resolve(code ?? 1));
-    });
-  if ((await attempt({})) === 0) return;
-  // The checksum database may be out of reach; the module's go.sum still pins its dependencies.
-  log('go install failed; retrying once with GOSUMDB=off (the checksum database may be unreachable)');
-  if ((await attempt({ GOSUMDB: 'off' })) !== 0) {
-    throw new Error(`go install ${MODULE}@v${TEMPORAL_CLI_VERSION} failed`);
   }
 }
 
@@ -83,7 +35,17 @@ export async function ensureTemporalCli(options: { explicit?: string; log?: (lin
   if (fromPath && (await versionOf(fromPath)) === TEMPORAL_CLI_VERSION) return fromPath;
   const cached = path.join(cacheDirectory(), 'temporal');
   if ((await versionOf(cached)) === TEMPORAL_CLI_VERSION) return cached;
-  await goInstall(cacheDirectory(), log);
+  await goInstall({
+    target: cacheDirectory(),
+    module: MODULE,
+    version: `v${TEMPORAL_CLI_VERSION}`,
+    flags: ['-ldflags', `-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION}`],
+    what: 'the Temporal CLI',
+    missing:
+      'no Temporal CLI found (TEMPORAL_CLI, PATH, cache) and Go is not installed to build it; ' +
+      'install the Temporal CLI or set TEMPORAL_ADDRESS to a running Temporal server',
+    log,
+  });
   const built = await versionOf(cached);
   if (built !== TEMPORAL_CLI_VERSION) throw new Error(`built ${cached} reports version ${built ?? 'none'}`);
   return cached;
