@@ -10,6 +10,7 @@ import { driveSamples } from '../files';
 import { call, type Reply } from '../http';
 import { mandatedAccount, principalOf } from '../principal';
 import { waitFor } from '../wait';
+import { inParallel } from './processes';
 import { activityIdentities, figure, type Replicas, startReplicas, tally } from './replica-helpers';
 
 // The bucket is on the run's MinIO (TEST_S3_ENDPOINT: test/run.ts starts it for a file that names it).
@@ -18,20 +19,6 @@ const L2_ATTEMPTS = 40;
 const L1_DOCUMENTS = 5;
 const L1_ATTEMPTS_PER_DOCUMENT = 10;
 const IDEMPOTENT_CONCURRENT = 10;
-
-/** Runs `task` for each item with at most `limit` at once, answering results in order. */
-async function inParallel<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 /** Statuses (and error codes) with how often each came, e.g. `200×25 429 rate_limited×15`. */
 function outcomes(replies: Reply[]): string {
