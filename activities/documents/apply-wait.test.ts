@@ -8,6 +8,28 @@ import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { applySettledUpdate, documentWorkflowId, statusQuery } from '../../workflows/document/shared';
 
+/** An NDA sent to Ann and Bob, and Ann's verified session on her sign page. */
+async function sentToAnn(stack: Stack, owner: Account, nda: Template, label: string) {
+  const created = await createDocument(stack, owner, {
+    template_id: nda.id,
+    name: `Update ${label}`,
+    signers: [
+      { name: 'Ann', email: `ann-${label}@example.test` },
+      { name: 'Bob', email: `bob-${label}@example.test` },
+    ],
+    send: true,
+  });
+  assert.equal(created.status, 201, created.text);
+  const first = created.body.signers[0];
+  const session = await new SignerSession(stack, first.sign_url, first.email).verify();
+  return { documentId: created.body.document_id as string, session };
+}
+
+/** Ann signs with a drawn signature. */
+function signAsAnn(session: SignerSession) {
+  return session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: {} });
+}
+
 /**
  * A sign request answers from the document workflow: it hands the apply over with the durable
  * signal, then waits on the workflow's `applySettled` update, which completes when the apply commits.
@@ -28,24 +50,8 @@ describe('an apply answers from the workflow (update), not by polling', () => {
   });
 
   async function sign(label: string) {
-    const created = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: `Update ${label}`,
-      signers: [
-        { name: 'Ann', email: `ann-${label}@example.test` },
-        { name: 'Bob', email: `bob-${label}@example.test` },
-      ],
-      send: true,
-    });
-    assert.equal(created.status, 201, created.text);
-    const first = created.body.signers[0];
-    const session = await new SignerSession(stack, first.sign_url, first.email).verify();
-    const signed = await session.request('POST', '/sign', {
-      consent: true,
-      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
-      values: {},
-    });
-    return { documentId: created.body.document_id as string, signed };
+    const { documentId, session } = await sentToAnn(stack, owner, nda, label);
+    return { documentId, signed: await signAsAnn(session) };
   }
 
   it('the answer is 200 applied, and the workflow history holds the completed applySettled update for that apply', async () => {
@@ -93,31 +99,16 @@ describe('an apply whose update arrives while its activity runs', () => {
   });
 
   it('is applied by one activity run: the update does not queue the apply in flight a second time', async () => {
-    const created = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: 'Update mid-apply',
-      signers: [
-        { name: 'Ann', email: 'ann-mid@example.test' },
-        { name: 'Bob', email: 'bob-mid@example.test' },
-      ],
-      send: true,
-    });
-    assert.equal(created.status, 201, created.text);
-    const first = created.body.signers[0];
-    const session = await new SignerSession(stack, first.sign_url, first.email).verify();
-    const signing = session.request('POST', '/sign', {
-      consent: true,
-      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
-      values: {},
-    });
-    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(created.body.document_id));
+    const { documentId, session } = await sentToAnn(stack, owner, nda, 'mid');
+    const signing = signAsAnn(session);
+    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
     // Once the apply's activity runs, another waiter asks for the same apply (as a retried request would).
     await waitFor(
       'the apply activity to run',
       async () => ((await handle.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'applySignature'),
       20_000,
     );
-    const apply = (await Apply.query(stack.deps.db).where({ document_id: created.body.document_id }).first())!;
+    const apply = (await Apply.query(stack.deps.db).where({ document_id: documentId }).first())!;
     const [signed, settled] = await Promise.all([signing, handle.executeUpdate(applySettledUpdate, { args: [{ applyId: apply.id }] })]);
     assert.equal(signed.status, 200, signed.text);
     assert.deepEqual(settled, { applyId: apply.id, status: 'applied' });
