@@ -13,7 +13,7 @@ import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, checkApplicable, recordApply, rejectionOf } from '../documents/apply';
 import { findVisibleDocument } from '../documents/documents';
-import { applyAndWait } from '../documents/orchestration';
+import { applyAndWait, awaitApply } from '../documents/orchestration';
 import { utcDay } from './cap';
 import { LEVEL_FLAG, mandatesInForce } from './mandates';
 
@@ -93,6 +93,8 @@ export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, pr
 export interface L2Result {
   outcome: ApplyOutcome;
   mandate: Mandate;
+  /** The apply this call recorded (or joined): what a 202 answer waits for. */
+  applyId: string;
 }
 
 /**
@@ -125,7 +127,24 @@ export async function signAsPrincipal(
   });
   const outcome = await applyAndWait(deps, apply, deps.config.durations.applyWaitMs);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
-  return { outcome, mandate };
+  return { outcome, mandate, applyId: apply.id };
+}
+
+/**
+ * A retry (same Idempotency-Key) of an L2 sign that answered 202: the apply that call recorded,
+ * waited for again as long as the first call waited, answered as the first call would have been
+ * (applied, still processing, or the rejection) instead of signing again.
+ */
+export async function resumeL2Sign(
+  deps: SigningDeps,
+  documentId: string,
+  resume: { applyId: string; mandateId: string },
+): Promise<L2Result> {
+  const outcome = await awaitApply(deps, documentId, resume.applyId, deps.config.durations.applyWaitMs);
+  if (outcome.status === 'rejected') throw rejectionOf(outcome);
+  const mandate = await Mandate.query(deps.db).findById(resume.mandateId);
+  if (!mandate) throw errors.notFound('No such mandate.');
+  return { outcome, mandate, applyId: resume.applyId };
 }
 
 /** The confirm link of a sign request names the request; its MAC stops forged ones (see idToken). */

@@ -16,7 +16,9 @@ export interface IdempotencySettings {
 }
 
 /** What a request with an Idempotency-Key is to do: run (it holds the key now), or answer what the first one answered. */
-export type Claim = { kind: 'run' } | { kind: 'replay'; status: number; body: unknown };
+export type Claim =
+  | { kind: 'run' }
+  | { kind: 'replay'; status: number; body: unknown /** A kept 202's: what it waits for. */; resume?: unknown };
 
 /** The key of an Idempotency-Key header: printable ASCII, 1 to 255 characters (400 otherwise). */
 export function idempotencyKey(header: string): string {
@@ -33,8 +35,19 @@ export function idempotencyKey(header: string): string {
  */
 const SEALED_PURPOSE = 'idempotent-answer';
 
-function sealAnswer(secret: Buffer, body: unknown): string {
+function sealAnswer(secret: Buffer, body: unknown, resume?: unknown): string {
+  // A 202 kept for resuming holds what it waits for beside its body, sealed together.
+  if (resume !== undefined)
+    return JSON.stringify({
+      resumable: true,
+      sealed: encryptSecret(secret, SEALED_PURPOSE, JSON.stringify({ body: body ?? null, resume })),
+    });
   return JSON.stringify({ sealed: encryptSecret(secret, SEALED_PURPOSE, JSON.stringify(body ?? null)) });
+}
+
+/** A kept 202's body and what it waits for. */
+function openResumable(secret: Buffer, stored: unknown): { body: unknown; resume: unknown } {
+  return openAnswer(secret, stored) as { body: unknown; resume: unknown };
 }
 
 /** The first answer's body; rows written before answers were sealed hold it as is. */
@@ -88,7 +101,13 @@ export async function claimIdempotency(
     if (!row) continue;
     if (row.fingerprint !== print)
       throw errors.idempotencyMismatch('This Idempotency-Key was used with another request; use a new key for a new request.');
-    if (row.status === 'done') return { kind: 'replay', status: row.response_status!, body: openAnswer(secret, row.response_body) };
+    if (row.status === 'done') {
+      if ((row.response_body as { resumable?: boolean } | null)?.resumable) {
+        const { body, resume } = openResumable(secret, row.response_body);
+        return { kind: 'replay', status: row.response_status!, body, resume };
+      }
+      return { kind: 'replay', status: row.response_status!, body: openAnswer(secret, row.response_body) };
+    }
     const stale = new Date(Date.now() - settings.staleMs);
     const takenOver = await db('idempotency_keys')
       .where({ api_key_id: apiKeyId, key, status: 'running' })
@@ -115,10 +134,12 @@ export async function settleIdempotency(
   key: string,
   status: number,
   body: unknown,
+  /** For a 202 its route can resume: what it waits for (RouteSpec.resume). */
+  resume?: unknown,
 ): Promise<void> {
   await db('idempotency_keys')
     .where({ api_key_id: apiKeyId, key })
-    .update({ status: 'done', response_status: status, response_body: sealAnswer(secret, body) });
+    .update({ status: 'done', response_status: status, response_body: sealAnswer(secret, body, resume) });
 }
 
 /** The request did not answer for good (a 5xx, 429, 202, or a crash of its handler): a retry runs it again. */

@@ -55,6 +55,12 @@ export interface RouteSpec<
   status?: number;
   /** Error codes this endpoint can answer with, beyond the ones every endpoint has. */
   errors?: ErrorCode[];
+  /**
+   * For an endpoint that may answer 202 (still processing): the handler leaves what it waits for in
+   * `ctx.state.resume`, and a retry with the same Idempotency-Key gets this instead of a second run:
+   * the answer the work has now (200 once done, 202 while it is not, or its refusal).
+   */
+  resume?: (ctx: ApiContext, resume: unknown) => Promise<unknown>;
 }
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -71,6 +77,8 @@ export type ApiContext = Context & { state: ApiState };
 
 export interface ApiState {
   requestId: string;
+  /** What a 202 answer waits for, kept with its Idempotency-Key (RouteSpec.resume). */
+  resume?: unknown;
   caller?: Caller;
   rawBody?: Buffer;
 }
@@ -167,22 +175,32 @@ export class Routes {
       const body = spec.stream ? `stream ${ctx.get('content-type')} ${ctx.get('content-length')}` : (api.state.rawBody ?? '');
       const print = fingerprint({ method: ctx.method, path: ctx.path, query: ctx.querystring, body });
       const claim = await claimIdempotency(deps.db, deps.secret, deps.config.idempotency, caller!.apiKey.id, key, print);
-      if (claim.kind === 'replay') {
+      // Written later when the database is down (the answer stands; see finishIdempotency). A 202
+      // whose route can resume it is kept with what it waits for; other answers that are not final
+      // free the key for a retry that runs again.
+      const finish = (status: number, answered: unknown) => {
+        const resume = status === 202 && spec.resume ? api.state.resume : undefined;
+        return finishIdempotency(
+          isFinalAnswer(status) || resume !== undefined
+            ? () => settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, status, answered, resume)
+            : () => releaseIdempotency(deps.db, caller!.apiKey.id, key),
+          deps.config.idempotency.staleMs,
+        );
+      };
+      const resumed = claim.kind === 'replay' && claim.resume !== undefined && spec.resume ? spec.resume : undefined;
+      if (claim.kind === 'replay' && !resumed) {
         ctx.status = claim.status;
         ctx.body = claim.body;
         ctx.set('Idempotent-Replayed', 'true');
         return;
       }
-      // Written later when the database is down (the answer stands; see finishIdempotency).
-      const finish = (status: number, answered: unknown) =>
-        finishIdempotency(
-          isFinalAnswer(status)
-            ? () => settleIdempotency(deps.db, deps.secret, caller!.apiKey.id, key, status, answered)
-            : () => releaseIdempotency(deps.db, caller!.apiKey.id, key),
-          deps.config.idempotency.staleMs,
-        );
       try {
-        await answer();
+        if (resumed && claim.kind === 'replay') {
+          ctx.set('Idempotent-Replayed', 'true');
+          ctx.status = spec.status ?? 200;
+          api.state.resume = undefined;
+          ctx.body = await resumed(api, claim.resume);
+        } else await answer();
       } catch (error) {
         if (error instanceof ServiceError) await finish(error.status, errorBody(error, deps.config.docsUrl));
         else await finish(500, undefined);

@@ -1,13 +1,13 @@
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
 import { mailStates } from '../../activities/mail/status';
-import { confirmMailKey, requestSign, signAsPrincipal } from '../../activities/mandates/signing';
+import { confirmMailKey, type L2Result, requestSign, resumeL2Sign, signAsPrincipal } from '../../activities/mandates/signing';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { page } from '../../lib/paging';
 import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
-import { callerOf, type Routes } from '../http/route';
+import { type ApiContext, callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema, ReasonSchema } from '../shared/schema';
 import { presentSignRequest, presentSignResult } from './presenter';
 import { SignRequestListResponseSchema, SignRequestResponseSchema, SignResultSchema } from './schema';
@@ -25,6 +25,17 @@ const APPLY_ERRORS = [
   'invalid_state',
   'sign_failed',
 ] as const;
+
+type L2Resume = { applyId: string; mandateId: string };
+
+/** An L2 sign's answer: 200 applied, or 202 processing with the apply kept for a retry to wait on. */
+function answerL2(ctx: ApiContext, documentId: string, { outcome, mandate, applyId }: L2Result) {
+  if (outcome.status !== 'applied') {
+    ctx.status = 202;
+    ctx.state.resume = { applyId, mandateId: mandate.id } satisfies L2Resume;
+  } else ctx.status = 200;
+  return presentSignResult(documentId, mandate, outcome);
+}
 
 export function signingRoutes(routes: Routes, deps: Services): void {
   /** Sign requests as the agent sees them, each with the state of its confirm mail. */
@@ -51,12 +62,12 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       body: ReasonSchema,
       response: SignResultSchema,
       errors: ['not_found', 'feature_disabled', 'confirmation_required', 'rate_limited', 'service_unavailable', ...APPLY_ERRORS],
+      // A retry with the same Idempotency-Key after a 202 answers that apply's outcome, not 409 already_signed.
+      resume: async (ctx, resume) => answerL2(ctx, ctx.params.id, await resumeL2Sign(deps, ctx.params.id, resume as L2Resume)),
     },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const { outcome, mandate } = await signAsPrincipal(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)));
-      if (outcome.status !== 'applied') ctx.status = 202;
-      return presentSignResult(params.id, mandate, outcome);
+      return answerL2(ctx, params.id, await signAsPrincipal(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx))));
     },
   );
   routes.add(
