@@ -49,7 +49,7 @@ const SEALED_INSIDE = [
       const sealed = (value as { sealed?: unknown } | null)?.sealed;
       if (typeof sealed !== 'string') return { outcome: 'current', value };
       const result = reseal(secret, 'idempotent-answer', sealed);
-      return { outcome: result.outcome, value: result.sealed === undefined ? undefined : { sealed: result.sealed } };
+      return { outcome: result.outcome, value: result.sealed === undefined ? undefined : { ...(value as object), sealed: result.sealed } };
     },
   },
   {
