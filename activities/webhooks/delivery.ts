@@ -182,20 +182,27 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
   );
 }
 
-/** Posts one attempt to a target checked beforehand; a target refused by the check is a failed attempt, not an error. */
-export async function send(
+/**
+ * The URL checked again (a host may have moved to a private address since it was registered), or,
+ * when the check refuses it, the failed attempt that is: recorded like any other, not an error.
+ */
+export async function checkedTarget(url: string, allowedHosts: readonly string[]): Promise<{ target: Target } | { refused: PostResult }> {
+  try {
+    return { target: await resolveTarget(url, allowedHosts) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { refused: { error: `refused: ${error.message}`, latencyMs: 0 } };
+  }
+}
+
+/** Posts one attempt to a checked target. */
+export function send(
   deps: DeliveryDeps,
-  url: string | Target,
+  target: Target,
   request: { body: string; headers: Record<string, string> },
   agent?: https.Agent,
 ): Promise<PostResult> {
-  try {
-    const target = typeof url === 'string' ? await resolveTarget(url, deps.allowedHosts) : url;
-    return await post(target, request.body, request.headers, { timeoutMs: deps.timeoutMs, caFile: deps.caFile, agent });
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    return { error: `refused: ${error.message}`, latencyMs: 0 };
-  }
+  return post(target, request.body, request.headers, { timeoutMs: deps.timeoutMs, caFile: deps.caFile, agent });
 }
 
 /**
@@ -218,7 +225,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, at
     return { done: true, delivered: false };
   }
   const startedAt = new Date();
-  const result = await send(deps, delivery.url, signedRequest(context, deps.secret));
+  const checked = await checkedTarget(delivery.url, deps.allowedHosts);
+  const result = 'refused' in checked ? checked.refused : await send(deps, checked.target, signedRequest(context, deps.secret));
   await recordAttempts(deps.db, [{ deliveryId, attempt, startedAt, result }]);
   const { delivered, error } = outcomeOf(result);
   return { done: delivered, delivered, statusCode: result.statusCode, error };

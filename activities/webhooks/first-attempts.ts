@@ -1,23 +1,22 @@
 import https from 'node:https';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
-import { ServiceError } from '../../lib/errors';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook/delivery';
 import { DELIVERY_WORKFLOW, deliveryWorkflowId } from '../../workflows/webhook/shared';
 import {
   type AttemptRecord,
+  checkedTarget,
   type DeliveryContext,
   type DeliveryDeps,
   dropDelivery,
   goneReason,
   outcomeOf,
-  type PostResult,
   recordAttempts,
   send,
   signedRequest,
 } from './delivery';
 import type { RelayDeps } from './relay';
-import { resolveTarget, type Target } from './targets';
+import type { Target } from './targets';
 
 export type FirstAttemptDeps = RelayDeps & { delivery: DeliveryDeps; concurrency: number };
 
@@ -130,15 +129,10 @@ function recorder(db: FirstAttemptDeps['db']) {
 async function endpointBatch(deps: FirstAttemptDeps, url: string, group: DeliveryContext[], deadline: number): Promise<void> {
   const records = recorder(deps.db);
   const handOffs: Array<{ delivery: Delivery; attemptsMade: number }> = [];
-  let target: Target | undefined;
-  let refusal: PostResult | undefined;
-  try {
-    target = await resolveTarget(url, deps.delivery.allowedHosts);
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    // Recorded as the first delivery's attempt, exactly as a retry workflow would record it.
-    refusal = { error: `refused: ${error.message}`, latencyMs: 0 };
-  }
+  // A refused target is recorded as the first delivery's attempt, exactly as a retry workflow records it.
+  const checked = await checkedTarget(url, deps.delivery.allowedHosts);
+  const target = 'target' in checked ? checked.target : undefined;
+  const refusal = 'refused' in checked ? checked.refused : undefined;
   let unreachable = false;
   const agent = target ? agentFor(target, deps.concurrency) : undefined;
   let next = 0;
