@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import type { Logger } from '../lib/log';
+import { guardTransactions, nameConnectionHolder } from './transaction-guard';
 
 export type Db = Knex;
 export type DbDriver = 'postgres' | 'pglite';
@@ -12,6 +13,8 @@ export interface DbOptions {
   databaseUrl?: string;
   dataDir: string;
   poolMax?: number;
+  /** PGlite only: how long a query waits for the one connection (PGLITE_ACQUIRE_TIMEOUT_MS unless given). */
+  acquireTimeoutMs?: number;
   /** Where knex's own warnings go (instead of the console). */
   log?: Pick<Logger, 'warn' | 'error' | 'debug'>;
 }
@@ -37,22 +40,38 @@ export function pgliteDirectory(dataDir: string): string {
   return path.join(dataDir, 'pgdata');
 }
 
-/** PostgreSQL at DATABASE_URL, or embedded PGlite under the data dir (one connection, one process). */
+/**
+ * How long a query waits for PGlite's only connection before failing with the stack of its holder:
+ * far longer than any transaction of the service holds it, far shorter than knex's 60 s default.
+ */
+export const PGLITE_ACQUIRE_TIMEOUT_MS = 15_000;
+
+/**
+ * PostgreSQL at DATABASE_URL, or embedded PGlite under the data dir (one connection, one process).
+ * Either way a query that escapes its transaction fails at once (db/transaction-guard.ts).
+ */
 export function connectDb(options: DbOptions): Db {
   if (options.databaseUrl) {
-    return knexFactory({
+    const db = knexFactory({
       client: 'pg',
       connection: options.databaseUrl,
       pool: { min: 0, max: options.poolMax ?? 10 },
       log: knexLog(options.log),
     });
+    guardTransactions(db);
+    return db;
   }
   const directory = pgliteDirectory(options.dataDir);
   fs.mkdirSync(directory, { recursive: true });
-  return knexFactory({
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? PGLITE_ACQUIRE_TIMEOUT_MS;
+  const db = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
     connection: { filename: directory },
+    acquireConnectionTimeout: acquireTimeoutMs,
     log: knexLog(options.log),
   } as Knex.Config);
+  nameConnectionHolder(db, acquireTimeoutMs);
+  guardTransactions(db);
+  return db;
 }
