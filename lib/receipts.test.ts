@@ -58,7 +58,7 @@ describe('receipts: signed with the receipt key, verified with the documented sn
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  const sign = (subject = CLAIMS.offer_id) => stack.deps.receipts.sign(CLAIMS, subject);
+  const sign = (subject = CLAIMS.offer_id) => stack.deps.receipts.sign(stack.deps.db, CLAIMS, subject);
   const refusal = (code: string) => (error: unknown) => {
     assert.equal((error as { code?: string }).code, code, String(error));
     return true;
@@ -150,7 +150,7 @@ describe('receipts: signed with the receipt key, verified with the documented sn
     const before = await sign('ofr_beforesecret');
     const oldKid = String(decodeProtectedHeader(before).kid);
     const elsewhere = createReceiptIssuer({ db: stack.deps.db, secret: randomBytes(32), issuer });
-    const after = await elsewhere.sign(CLAIMS, 'ofr_aftersecret');
+    const after = await elsewhere.sign(stack.deps.db, CLAIMS, 'ofr_aftersecret');
     const newKid = String(decodeProtectedHeader(after).kid);
     assert.notEqual(newKid, oldKid);
     assert.equal((await verifyReceipt(after, jwksUrl, issuer)).sub, 'ofr_aftersecret');

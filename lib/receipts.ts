@@ -1,4 +1,5 @@
 import { type CryptoKey, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type JWK, SignJWT } from 'jose';
+import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { isUniqueViolation } from '../db/errors';
 import { ReceiptKey } from '../db/models';
@@ -10,8 +11,12 @@ const PURPOSE = 'receipt-key';
 
 /** Signs receipts (compact JWS, ES256, with `kid`) and publishes the keys that verify them. */
 export interface ReceiptIssuer {
-  /** A compact JWS of the claims, signed by the active key (created on first use), `iss` and `iat` set. */
-  sign(claims: Record<string, unknown>, subject: string): Promise<string>;
+  /**
+   * A compact JWS of the claims, signed by the active key (created on first use), `iss` and `iat`
+   * set. `db` is the connection it reads the key through: the caller's transaction when it has one
+   * open (a completion, an offer's acceptance), so it never waits for a second connection.
+   */
+  sign(db: Knex, claims: Record<string, unknown>, subject: string): Promise<string>;
   /** Every key ever used, the retired ones included, as a JWKS (`GET /.well-known/jwks.json`). */
   jwks(): Promise<{ keys: JWK[] }>;
   /** A new active key; the old one is retired but stays in the JWKS. Answers the new kid. */
@@ -38,15 +43,17 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
   const { db, secret } = options;
   const imported = new Map<string, Promise<CryptoKey>>();
 
-  async function activeKey(): Promise<ReceiptKey> {
-    const active = await ReceiptKey.query(db).whereNull('retired_at').first();
+  async function activeKey(runner: Knex): Promise<ReceiptKey> {
+    const active = await ReceiptKey.query(runner).whereNull('retired_at').first();
     if (active) return active;
+    const row = await keyRow(secret);
     try {
-      return await ReceiptKey.query(db).insertAndFetch(await keyRow(secret));
+      // In its own (sub)transaction: a unique violation rolls back only this insert, not the caller's transaction.
+      return await runner.transaction(async (inner) => await ReceiptKey.query(inner).insertAndFetch(row));
     } catch (error) {
       // Two processes created the first key at once: the unique index kept one; use it.
       if (!isUniqueViolation(error)) throw error;
-      return (await ReceiptKey.query(db).whereNull('retired_at').first())!;
+      return (await ReceiptKey.query(runner).whereNull('retired_at').first())!;
     }
   }
 
@@ -60,8 +67,8 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
   }
 
   return {
-    async sign(claims, subject) {
-      let key = await activeKey();
+    async sign(runner, claims, subject) {
+      let key = await activeKey(runner);
       let privateKey: CryptoKey;
       try {
         privateKey = await privateKeyOf(key);
@@ -69,8 +76,8 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
         // Sealed under another SVC_SECRET_KEY (rotated): that key can no longer sign. It is retired
         // (its public half stays published, so its receipts still verify) and a new one signs.
         imported.delete(key.kid);
-        await ReceiptKey.query(db).findById(key.kid).whereNull('retired_at').patch({ retired_at: new Date() });
-        key = await activeKey();
+        await ReceiptKey.query(runner).findById(key.kid).whereNull('retired_at').patch({ retired_at: new Date() });
+        key = await activeKey(runner);
         privateKey = await privateKeyOf(key);
       }
       return new SignJWT(claims)

@@ -90,6 +90,7 @@ export async function recordCompletion(
 ): Promise<void> {
   const { revision, completedAt } = completion;
   const receiptJws = await receipts.sign(
+    trx,
     completionReceiptClaims(document, signers, {
       signedSha256: document.current_sha256,
       finalSha256: completion.sealedSha256,

@@ -48,7 +48,7 @@ export async function finishAccepted(deps: Pick<AcceptDeps, 'db' | 'receipts'>, 
       documentHash: apply.document_hash!,
       finalSha256: document.current_sha256,
     });
-    const receiptJws = await deps.receipts.sign(claims, offer.id);
+    const receiptJws = await deps.receipts.sign(trx, claims, offer.id);
     const accepted = await offer.$query(trx).patchAndFetch({
       status: 'accepted',
       accepted_at: apply.applied_at ?? new Date(),
