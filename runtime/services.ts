@@ -1,4 +1,4 @@
-import { connectDb, dbDriver } from '../db/connect';
+import { connectDb, type Db, dbDriver } from '../db/connect';
 import { type BlobStore, createFileBlobStore } from '../lib/blobs';
 import { createS3BlobStore } from '../lib/blobs-s3';
 import { createCodeLimits } from '../lib/code-limits';
@@ -14,12 +14,24 @@ import type { Services } from '../lib/services';
 import { connectTemporal } from '../lib/temporal';
 import { startTracing, type Tracing } from '../lib/tracing';
 
-export function createServices(config: Config, options: { temporalAddress?: string; log?: Logger; tracing?: Tracing } = {}): Services {
+export interface ServicesOptions {
+  temporalAddress?: string;
+  log?: Logger;
+  tracing?: Tracing;
+  /**
+   * A database connection to share instead of opening one (tests: a second API in the process of an
+   * embedded PGlite, which one process alone may open); closeServices then leaves it open.
+   */
+  sharedDb?: Db;
+}
+
+export function createServices(config: Config, options: ServicesOptions = {}): Services {
   const address = options.temporalAddress ?? config.temporal.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (npm start starts a dev server when it is absent)');
   const log = options.log ?? processLogger(config);
-  const db = connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
-  trackPool(db);
+  const db =
+    options.sharedDb ?? connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  if (!options.sharedDb) trackPool(db);
   let sealer: Promise<Sealer> | undefined;
   const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
   // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
@@ -30,7 +42,7 @@ export function createServices(config: Config, options: { temporalAddress?: stri
         sealer = undefined;
         throw error;
       });
-  return {
+  const services: Services = {
     config,
     db,
     dbDriver: dbDriver(config),
@@ -53,6 +65,8 @@ export function createServices(config: Config, options: { temporalAddress?: stri
     faults: config.faults,
     tracing: options.tracing,
   };
+  if (options.sharedDb) borrowingDb.add(services);
+  return services;
 }
 
 /**
@@ -62,11 +76,14 @@ export function createServices(config: Config, options: { temporalAddress?: stri
 export async function startServices(
   config: Config,
   serviceName: string,
-  options: { temporalAddress?: string; log?: Logger } = {},
+  options: Omit<ServicesOptions, 'tracing'> = {},
 ): Promise<Services> {
   const log = options.log ?? processLogger(config);
   return createServices(config, { ...options, log, tracing: await startTracing(config.tracing, serviceName, log) });
 }
+
+/** Services made on a shared database connection: its owner closes it, not closeServices. */
+const borrowingDb = new WeakSet<Services>();
 
 function processLogger(config: Config): Logger {
   return createLogger(config.logLevel, {}, undefined, { redact: config.logRedact });
@@ -84,7 +101,7 @@ export async function closeServices(deps: Services): Promise<void> {
   deps.mailer.close();
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);
-  await deps.db.destroy();
+  if (!borrowingDb.has(deps)) await deps.db.destroy();
   // Last: the spans of everything above are exported before the process ends.
   await deps.tracing?.shutdown();
 }

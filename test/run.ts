@@ -1,7 +1,8 @@
 // The test run: one Temporal dev server and one workflow bundle for every test file (and one MinIO
-// server when a chosen file uses a test bucket), then node's test runner over every *.test.ts, and
-// after them the reliability files (test/reliability/) one at a time. Arguments narrow the run to
-// matching files; --reliability runs the reliability files alone.
+// server when a chosen file uses a test bucket), then node's test runner over every *.test.ts on
+// PostgreSQL, the files marked ALSO_ON_PGLITE again on embedded PGlite, and after them the
+// reliability files (test/reliability/) one at a time. Arguments narrow the run to matching files;
+// --reliability runs the reliability files alone, --pglite the PGlite phase alone.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,11 +63,16 @@ async function main(): Promise<number> {
   // files run one at a time after the others, never beside them. --reliability (npm run
   // test:reliability) runs them alone; filters narrow either part to matching files.
   const onlyReliability = process.argv.includes('--reliability');
-  const filters = process.argv.slice(2).filter((arg) => arg !== '--reliability');
+  // --pglite: only the PGlite phase (the marked files among those chosen).
+  const onlyPglite = process.argv.includes('--pglite');
+  const filters = process.argv.slice(2).filter((arg) => arg !== '--reliability' && arg !== '--pglite');
   const inReliability = (file: string) => file.startsWith('test/reliability/');
+  // Files that apply, complete, accept offers or release transfers say so with this marker and run a
+  // second time on embedded PGlite (one connection), as `npm start` runs them (test/stack.ts).
+  const onPglite = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8').includes('ALSO_ON_PGLITE');
   const chosen = findTests(ROOT).filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
   const files = onlyReliability ? [] : chosen.filter((file) => !inReliability(file));
-  const reliabilityFiles = chosen.filter(inReliability);
+  const reliabilityFiles = onlyPglite ? [] : chosen.filter(inReliability);
   if (files.length + reliabilityFiles.length === 0) throw new Error(`no test files match ${filters.join(' ')}`);
   const all = [...files, ...reliabilityFiles];
 
@@ -97,21 +103,24 @@ async function main(): Promise<number> {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       ...(minio ? { TEST_S3_ENDPOINT: minio.endpoint, TEST_S3_ACCESS_KEY: minio.accessKey, TEST_S3_SECRET_KEY: minio.secretKey } : {}),
     };
+    const concurrency = process.env.TEST_CONCURRENCY ?? '2';
     const phases = [
-      { files, concurrency: process.env.TEST_CONCURRENCY ?? '2' },
-      { files: reliabilityFiles, concurrency: process.env.TEST_RELIABILITY_CONCURRENCY ?? '1' },
+      { files: onlyPglite ? [] : files, concurrency, env },
+      { title: 'on embedded PGlite', files: files.filter(onPglite), concurrency, env: { ...env, TEST_DB_DRIVER: 'pglite' } },
+      { title: 'reliability', files: reliabilityFiles, concurrency: process.env.TEST_RELIABILITY_CONCURRENCY ?? '1', env },
     ].filter((phase) => phase.files.length > 0);
     let code = 0;
     let passed = 0;
     let failed = 0;
     for (const phase of phases) {
-      const result = await runFiles(phase.files, phase.concurrency, env);
+      if (phase.title) process.stdout.write(`\n=== ${phase.title}: ${phase.files.length} file(s)\n`);
+      const result = await runFiles(phase.files, phase.concurrency, phase.env);
       code ||= result.code;
       passed += result.passed;
       failed += result.failed;
     }
-    // Both parts ran: the closing line counts them together.
-    if (phases.length > 1) process.stdout.write(`\nthe suite and the reliability tests together:\n${passed} passed, ${failed} failed\n`);
+    // Several parts ran: the closing line counts them together.
+    if (phases.length > 1) process.stdout.write(`\nevery part of the run together:\n${passed} passed, ${failed} failed\n`);
     return code;
   } finally {
     await minio?.stop();

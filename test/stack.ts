@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type RunningServer, startHttpServer } from '../api/server';
+import type { Db, DbDriver } from '../db/connect';
+import { migrateLatest } from '../db/migrate';
 import { type Config, loadConfig } from '../lib/config/config';
 import { randomBase62 } from '../lib/ids';
 import { createLogger, type Logger } from '../lib/log';
@@ -22,13 +24,18 @@ export interface Stack {
   /** The stack's own SMTP listener (unless the test gave SMTP_URL): every mail the service sends lands here. */
   smtp?: SmtpListener;
   worker?: RunningWorker;
+  /**
+   * On PGlite: the stack's database connection, for services a test builds beside the stack's own
+   * (createServices' sharedDb), since one process may open PGlite once; undefined on PostgreSQL.
+   */
+  sharedDb?: Db;
   /** Another API process on the same database and task queue, with its own environment. */
   withEnv(env: Record<string, string | undefined>): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
 /** The environment every test stack starts from: the run's Temporal server, a private task queue and data dir. */
-export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string): Record<string, string | undefined> {
+export function baseEnv(databaseUrl: string | undefined, taskQueue: string, dataDir: string): Record<string, string | undefined> {
   return {
     SVC_ENV: 'test',
     SVC_DATA_DIR: dataDir,
@@ -49,18 +56,30 @@ export function baseEnv(databaseUrl: string, taskQueue: string, dataDir: string)
 
 async function startApi(
   env: Record<string, string | undefined>,
-  log?: Logger,
-  port = 0,
+  options: { log?: Logger; port?: number; sharedDb?: Db; migrate?: boolean } = {},
 ): Promise<{ deps: Services; config: Config; http: RunningServer }> {
+  const { log, port = 0, sharedDb } = options;
   const config = loadConfig(env);
-  const deps = await startServices(config, 'svc', { log: log ?? createLogger(config.logLevel) });
+  const deps = await startServices(config, 'svc', { log: log ?? createLogger(config.logLevel), sharedDb });
+  // A fresh PGlite is migrated as `npm start` migrates it, before anything is served.
+  if (options.migrate) await migrateLatest(deps.db);
   const http = await startHttpServer(deps, { port, host: '127.0.0.1', surfaces: serviceSurfaces() });
   return { deps, config, http };
 }
 
 /**
- * The real service for a test file: its own PostgreSQL database, the run's Temporal dev server on
- * a task queue of its own, a worker in process (unless `worker: false`) and the API on port 0.
+ * The database the test stacks of this run use: PostgreSQL (a fresh database per file), or, with
+ * TEST_DB_DRIVER=pglite (npm test's PGlite phase), the embedded PGlite of `npm start`, one per file
+ * in its data dir: one connection, so a query that escapes its transaction would deadlock there.
+ */
+export function testDbDriver(): DbDriver {
+  return process.env.TEST_DB_DRIVER === 'pglite' ? 'pglite' : 'postgres';
+}
+
+/**
+ * The real service for a test file: its own database (PostgreSQL, or PGlite in the PGlite phase),
+ * the run's Temporal dev server on a task queue of its own, a worker in process (unless
+ * `worker: false`) and the API on port 0.
  */
 export async function startStack(
   options: {
@@ -74,18 +93,21 @@ export async function startStack(
     port?: number;
   } = {},
 ): Promise<Stack> {
-  const database = await createTestDatabase();
+  const pglite = testDbDriver() === 'pglite';
+  const postgres = pglite ? undefined : await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
   // Mail goes over real SMTP: the database keeps only redacted copies, never codes or link tokens.
   const smtp = options.env && 'SMTP_URL' in options.env ? undefined : await startSmtpListener();
   const env = {
-    ...baseEnv(database.url, taskQueue, dataDir),
+    ...baseEnv(postgres?.url, taskQueue, dataDir),
     ...(options.port ? { PORT: String(options.port) } : {}),
     ...(smtp ? { SMTP_URL: smtp.url } : {}),
     ...options.env,
   };
-  const { deps, config, http } = await startApi(env, options.log, options.port);
+  const { deps, config, http } = await startApi(env, { log: options.log, port: options.port, migrate: pglite });
+  // On PGlite the stack's own connection is the database: one process may open it (closed with the services).
+  const database: TestDatabase = postgres ?? { url: '', db: deps.db, drop: async () => undefined };
   const worker = options.worker === false ? undefined : await startWorker(deps);
   const extras: Array<() => Promise<void>> = [];
   return {
@@ -94,10 +116,12 @@ export async function startStack(
     deps,
     config,
     database,
+    sharedDb: pglite ? deps.db : undefined,
     smtp,
     worker,
     async withEnv(overrides) {
-      const extra = await startApi({ ...env, ...overrides });
+      // PGlite allows one process on its files: the other API shares this process's connection.
+      const extra = await startApi({ ...env, ...overrides }, { sharedDb: pglite ? deps.db : undefined });
       const close = async () => {
         await extra.http.stop();
         await closeServices(extra.deps);

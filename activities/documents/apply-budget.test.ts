@@ -1,3 +1,4 @@
+// ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -44,6 +45,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     // The worker seals with SVC_SIGNING_P12, which is broken until a test mends it.
     workerDeps = createServices(loadConfig({ ...stack.env, SVC_SIGNING_P12: p12Path, SVC_SIGNING_P12_PASSPHRASE: good.passphrase }), {
       log: stack.deps.log,
+      sharedDb: stack.sharedDb,
     });
     worker = await startWorker(workerDeps);
     ({ account, principal } = await mandatedAccount(stack, { level: 'L2', name: 'Bea Budget' }));
