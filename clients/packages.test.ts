@@ -28,13 +28,22 @@ const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, fi
 
 /** The package names a line hands to the registry: `npx <name>`, `npm exec|x <name>`, or an mcpServers `"command": "npx"`. */
 function fetchedNames(text: string): string[] {
-  const options = String.raw`(?:\s+-{1,2}[\w-]+(?:=\S+)?)*`;
+  // A command is one line: [ \t], not \s, so a word ending one code span never takes the next span's.
+  const options = String.raw`(?:[ \t]+-{1,2}[\w-]+(?:=\S+)?)*`;
   const patterns = [
-    new RegExp(String.raw`\bnpx${options}\s+(?:--package[= ]\s*)?([@\w][\w@./-]*)`, 'g'),
-    new RegExp(String.raw`\bnpm\s+(?:exec|x)${options}\s+(?:--\s+)?([@\w][\w@./-]*)`, 'g'),
+    new RegExp(String.raw`\bnpx${options}[ \t]+(?:--package[= ][ \t]*)?([@\w][\w@./-]*)`, 'g'),
+    new RegExp(String.raw`\bnpm[ \t]+(?:exec|x)${options}[ \t]+(?:--[ \t]+)?([@\w][\w@./-]*)`, 'g'),
     /"command"\s*:\s*"npx"\s*,\s*"args"\s*:\s*\[\s*(?:"-[^"]*"\s*,\s*)*"([^"]+)"/g,
   ];
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1]));
+}
+
+/** What a reader would copy from Markdown: fenced blocks and inline code spans, not the prose around them. */
+function codeOf(markdown: string): string {
+  const fence = /^```[^\n]*\n([\s\S]*?)^```/gm;
+  const blocks = [...markdown.matchAll(fence)].map((match) => match[1]);
+  const spans = [...markdown.replace(fence, '').matchAll(/`([^`\n]+)`/g)].map((match) => match[1]);
+  return [...blocks, ...spans].join('\n');
 }
 
 describe('the client packages, as someone outside this repository meets them', () => {
@@ -60,16 +69,17 @@ describe('the client packages, as someone outside this repository meets them', (
   });
 
   it('no doc tells a user to npx or npm exec a name other than these scoped packages', () => {
+    const sample = 'Ran through npx by name: `npx svc --help`.\n```sh\nnpx -y svc-mcp\nnpm exec -- @svc-agents/cli\n```\n';
     assert.deepEqual(
-      fetchedNames('npx svc --help; npx -y svc-mcp; npm exec -- @svc-agents/cli; "command": "npx", "args": ["-y", "svc-mcp"]'),
-      ['svc', 'svc-mcp', '@svc-agents/cli', 'svc-mcp'],
-      'the scanner finds what the registry would be asked for',
+      fetchedNames(`${codeOf(sample)}\n"command": "npx", "args": ["-y", "svc-mcp"]`),
+      ['svc-mcp', 'svc', '@svc-agents/cli', 'svc-mcp'],
+      'the scanner finds what the registry would be asked for, and not the prose',
     );
     const docs = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => path.join('docs', file))].filter((file) =>
       file.endsWith('.md'),
     );
     const found = docs.flatMap((file) =>
-      fetchedNames(fs.readFileSync(path.join(ROOT, file), 'utf8'))
+      fetchedNames(codeOf(fs.readFileSync(path.join(ROOT, file), 'utf8')))
         .filter((name) => !names.includes(name))
         .map((name) => `${file}: ${name}`),
     );
