@@ -1,4 +1,4 @@
-// `npm run admin -- <command>`: operators create principals and keys and set plans (see USAGE).
+// `npm run -s admin -- <command>`: operators create principals and keys and set plans (see USAGE).
 
 import path from 'node:path';
 import { absoluteArgv, errorJson, parseCommand, runCommand, USAGE, UsageError } from '../api/admin/commands';
@@ -15,7 +15,14 @@ function print(stream: NodeJS.WriteStream, value: unknown) {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Without -s, npm has printed its `> admin` banner on stdout above the JSON: tell a pipe's user why it does not parse. */
+function noteNpmBanner() {
+  if (process.env.npm_lifecycle_event !== 'admin' || process.env.npm_config_loglevel === 'silent' || process.stdout.isTTY) return;
+  process.stderr.write('note: npm printed its banner on stdout before the JSON; npm run -s admin -- … prints the JSON alone\n');
+}
+
 async function main(argv: string[]): Promise<number> {
+  noteNpmBanner();
   let command: ReturnType<typeof parseCommand>;
   try {
     command = parseCommand(argv);

@@ -96,7 +96,7 @@ async function main() {
     say(`  Database     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${pgliteDirectory(config.dataDir)}`}`);
     say(`  Data         ${config.dataDir}`);
     say(`  Blobs        ${describeBlobLocation(config.blobs)}`);
-    say('Create an account: npm run admin -- create-principal --email you@example.com --name "You"');
+    say('Create an account: npm run -s admin -- create-principal --email you@example.com --name "You"');
     say('Press Ctrl-C to stop.');
   } catch (error) {
     await cleanup().catch(() => undefined);

@@ -42,7 +42,7 @@ export function runNpm(script: string, args: string[], env: Record<string, strin
   });
 }
 
-/** `npm run admin -- <args>` with the test's environment on top of this process's. */
+/** `npm run -s admin -- <args>` with the test's environment on top of this process's. */
 export function runAdmin(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
   return runNpm('admin', args, { ...process.env, ...env });
 }

@@ -68,7 +68,7 @@ describe('npm run admin', () => {
       assert.equal(noEmail.code, 2);
       assert.equal(noEmail.json.error.code, 'usage');
       assert.match(noEmail.json.error.message, /--email/);
-      assert.match(noEmail.stderr, /Usage: npm run admin/);
+      assert.match(noEmail.stderr, /Usage: npm run -s admin/);
       const badPlan = await runAdmin(['create-principal', '--email', 'x@x.test', '--name', 'X', '--plan', 'gold'], env);
       assert.equal(badPlan.code, 2);
       assert.match(badPlan.json.error.message, /--plan/);

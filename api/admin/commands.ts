@@ -13,7 +13,7 @@ import type { ReceiptIssuer } from '../../lib/receipts';
 import { reencryptSecrets } from '../../lib/secrets/reencrypt';
 import { describeDetails, issueDetails } from '../http/issues';
 
-export const USAGE = `Usage: npm run admin -- <command> [options]
+export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
   create-principal --email <e-mail> --name <name> [--plan free|pro|business|enterprise] [--tenant <tenant id>]
       A new principal; in a new tenant (plan default business) unless --tenant names an existing one.

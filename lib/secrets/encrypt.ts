@@ -5,7 +5,7 @@ import { keysOf } from './keyring';
  * Secrets the service must use again later (webhook signing keys) are kept encrypted with
  * AES-256-GCM under a key derived from SVC_SECRET_KEY, never in the clear. A rotated SVC_SECRET_KEY
  * keeps them readable while the old key is in SVC_SECRET_KEY_PREVIOUS (lib/secrets/keyring.ts), and
- * `npm run admin -- reencrypt-secrets` moves them to the new key.
+ * `npm run -s admin -- reencrypt-secrets` moves them to the new key.
  */
 function keyFor(secret: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `svc:${purpose}`, 32));

@@ -1,7 +1,7 @@
 /**
  * SVC_SECRET_KEY with the keys it replaced (SVC_SECRET_KEY_PREVIOUS), so it can be rotated without a
  * maintenance window: new links, cookies, codes and ciphertexts use the current key; verifying and
- * decrypting also accept the previous ones, until `npm run admin -- reencrypt-secrets` has moved the
+ * decrypting also accept the previous ones, until `npm run -s admin -- reencrypt-secrets` has moved the
  * stored ciphertexts to the current key and the links made with the old one have expired or been
  * replaced. The key stays a Buffer everywhere (its previous keys are looked up by identity), so no
  * caller changes.

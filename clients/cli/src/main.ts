@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { SvcClient, SvcError, VERSION } from '@svc/sdk';
+import { SvcClient, SvcError, VERSION } from '@svc-agents/sdk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { configPath, resolveSettings, writeConfig } from './config';
 import { createOutput, humanBytes, type Output, type Streams } from './output';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SvcClient } from '@svc/sdk';
+import { SvcClient } from '@svc-agents/sdk';
 import { createMcpServer } from './server';
 
 export interface McpHttpOptions {

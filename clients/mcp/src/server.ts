@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { type SvcClient, SvcError, VERSION } from '@svc/sdk';
+import { type SvcClient, SvcError, VERSION } from '@svc-agents/sdk';
 import { z } from 'zod';
 
 /** Where the tools run: over stdio on the agent's machine (local files), or mounted on the service (no file system). */

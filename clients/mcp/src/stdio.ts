@@ -1,7 +1,7 @@
 // `svc-mcp`: the MCP server over stdio, for an agent on its own machine. Configured like the CLI:
 // SVC_API_KEY and SVC_BASE_URL (default http://localhost:3000).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SvcClient } from '@svc/sdk';
+import { SvcClient } from '@svc-agents/sdk';
 import { createMcpServer } from './server';
 
 const apiKey = process.env.SVC_API_KEY;

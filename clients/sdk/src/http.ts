@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 export const VERSION = '0.3.0';
+/** Names the package (@svc-agents/sdk) in a User-Agent token, which allows neither `@` nor `/`. */
+export const USER_AGENT = `svc-agents-sdk/${VERSION}`;
 
 /** An error the API answered (SPEC's `{error: {code, message, docs_url}}`), or a network failure (`code: network_error`, status 0). */
 export class SvcError extends Error {
@@ -107,7 +109,7 @@ export class Http {
 
   headers(options: { anonymous?: boolean; json?: boolean; idempotencyKey?: string } = {}): Record<string, string> {
     return {
-      'user-agent': `svc-sdk/${VERSION}`,
+      'user-agent': USER_AGENT,
       accept: 'application/json',
       ...this.options.headers,
       ...(options.json ? { 'content-type': 'application/json' } : {}),
@@ -151,7 +153,7 @@ export class Http {
 
   /** A response of a GET to a URL the API gave out (a download), checked and retried like any request. */
   async fetchRaw(url: string, init: RequestInit = {}): Promise<Response> {
-    const response = await this.fetcher(url, { ...init, headers: { 'user-agent': `svc-sdk/${VERSION}`, ...(init.headers ?? {}) } });
+    const response = await this.fetcher(url, { ...init, headers: { 'user-agent': USER_AGENT, ...(init.headers ?? {}) } });
     if (!response.ok) throw await errorOf(response);
     return response;
   }
