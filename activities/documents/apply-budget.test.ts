@@ -4,12 +4,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Apply, DocumentRevision, type Principal, type Template } from '../../db/models';
+import { Apply, DocumentRevision, Event, type Principal, type Template } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
 import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
 import type { Services } from '../../lib/services';
 import { closeServices, createServices } from '../../runtime/services';
-import { downloadPdf, seedSamples, sentNda } from '../../test/documents';
+import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
 import type { Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
@@ -108,15 +108,38 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
         body: { reason: 'no wait' },
       });
       assert.equal(accepted.status, 202, accepted.text);
+      assert.equal(accepted.body.status, 'processing');
       assert.equal(await l2AppliesToday(stack.deps.db, mandate), slotsBefore + 1, 'the slot is held while the apply runs');
-      await waitFor('the apply to end rejected', async () =>
-        (await Apply.query(stack.deps.db).where({ document_id: documentId, status: 'rejected' }).first()) ? true : undefined,
-      );
+      // The agent that got the 202 learns the outcome: the document shows the apply, then why it was rejected.
+      const ownRow = (document: { signers: Array<{ email: string; apply: unknown }> }) =>
+        document.signers.find((signer) => signer.email === principal.email)!.apply as { status: string; error: { code: string } | null };
+      const during = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: account.key });
+      assert.ok(['processing', 'rejected'].includes(ownRow(during.body).status), during.text);
+      const rejected = await waitFor('the apply to end rejected', async () => {
+        const seen = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: account.key });
+        return ownRow(seen.body).status === 'rejected' && ownRow(seen.body);
+      });
+      assert.equal(rejected.error?.code, 'sign_failed');
     } finally {
       await fs.rename(`${blob}.away`, blob);
       await impatient.close();
     }
     assert.equal(await l2AppliesToday(stack.deps.db, mandate), slotsBefore, 'the rejection gave the slot back');
+    // …and by its webhooks (document.sign_failed, written with the rejection), and the principal by mail.
+    const event = await Event.query(stack.deps.db)
+      .where({ tenant_id: account.tenantId, event: 'document.sign_failed' })
+      .orderBy('created_at', 'desc')
+      .first();
+    assert.equal(event?.data.document_id, documentId);
+    assert.equal(event?.data.code, 'sign_failed');
+    assert.equal(event?.data.mandate_id, mandate);
+    assert.equal(event?.data.confirmation_level, 'l2');
+    const mail = await waitFor('the principal to be told', async () => {
+      const latest = await latestMail(stack, principal.email, 'apply-rejected');
+      return latest?.text.includes(documentId) && latest;
+    });
+    assert.match(mail.text, new RegExp(`could not be applied to "Budget NDA" \\(${documentId}\\) under your L2 mandate`));
+    assert.match(mail.text, /Nothing was signed/);
   });
 
   it('fails a rule’s refusal at once as a non-retryable failure typed by its code, and later applies still run', async () => {

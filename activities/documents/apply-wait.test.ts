@@ -128,3 +128,55 @@ describe('an apply whose update arrives while its activity runs', () => {
     assert.equal((history.events ?? []).filter((event) => event.workflowExecutionUpdateCompletedEventAttributes).length, 2);
   });
 });
+
+describe('a slow apply answers 202 processing by the end of SVC_APPLY_WAIT_MS, never later', () => {
+  let stack: Stack;
+  let owner: Account;
+  let nda: Template;
+
+  before(async () => {
+    // The apply takes 6 s; the request waits 1.5 s.
+    stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '1500', SVC_FAULT_APPLY_PAUSE_MS: '6000' } });
+    owner = await createAccount(stack.deps.db);
+    ({ nda } = await seedSamples(stack, owner));
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('even while the database does not answer the request’s reads (applies locked by another transaction, or PGlite’s one connection held)', async () => {
+    const { documentId, session } = await sentToAnn(stack, owner, nda, 'slow');
+    const started = Date.now();
+    const signing = signAsAnn(session);
+    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+    await waitFor(
+      'the apply activity to run',
+      async () => ((await handle.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'applySignature'),
+      20_000,
+    );
+    // Nobody can read the applies for 5 s: the request's last look at its outcome would wait for that.
+    let release!: () => void;
+    const locked = stack.deps.db.transaction(async (trx) => {
+      await trx.raw('lock table applies in access exclusive mode');
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        setTimeout(resolve, 5000);
+      });
+    });
+    try {
+      const signed = await signing;
+      const took = Date.now() - started;
+      assert.equal(signed.status, 202, signed.text);
+      assert.equal(signed.body.status, 'processing');
+      assert.ok(took < 4000, `answered after ${took} ms (wait 1.5 s, database held 5 s)`);
+    } finally {
+      release();
+      await locked;
+    }
+    await waitFor(
+      'the apply to land',
+      async () => (await Apply.query(stack.deps.db).where({ document_id: documentId }).first())?.status === 'applied',
+      30_000,
+    );
+  });
+});

@@ -58,7 +58,8 @@ function stageClock() {
 
 export interface ApplyOutcome {
   apply_id: string;
-  signer_id: string;
+  /** Absent from a `pending` answer made when the wait ran out (byDeadline), which reads nothing. */
+  signer_id?: string;
   status: 'pending' | 'applied' | 'rejected';
   code?: string;
   message?: string;
@@ -113,6 +114,25 @@ export function checkApplicable(
       unfilled.map((widget) => ({ path: `values.${widget.id}`, message: `required ${widget.type}` })),
     );
   }
+}
+
+/** A signer's latest apply as callers see it (GET /documents/:id, the sign page): `pending` is `processing`, as a 202 calls it. */
+export interface ApplyState {
+  apply_id: string;
+  status: 'processing' | 'applied' | 'rejected';
+  error: { code: string; message: string } | null;
+  updated_at: string;
+}
+
+export function applyState(
+  apply: Pick<Apply, 'id' | 'status' | 'error_code' | 'error_message' | 'created_at' | 'applied_at' | 'rejected_at'>,
+): ApplyState {
+  return {
+    apply_id: apply.id,
+    status: apply.status === 'pending' ? 'processing' : apply.status,
+    error: apply.status === 'rejected' ? { code: apply.error_code ?? 'sign_failed', message: apply.error_message ?? '' } : null,
+    updated_at: (apply.rejected_at ?? apply.applied_at ?? apply.created_at).toISOString(),
+  };
 }
 
 /** The document's status as a caller should see it right after an apply: `completing` while the certificate is added. */
@@ -194,6 +214,8 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
         user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
       });
       if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
+      // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
+      await DocumentSigner.query(trx).findById(signer.id).patch({ last_apply_id: apply.id });
       await recordAudit(trx, {
         tenantId: document.tenant_id,
         documentId: document.id,
@@ -240,13 +262,16 @@ async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Pr
 
 /**
  * Ends a pending apply as rejected, once; the L2 slot it holds is given back in the same
- * transaction, so a rejection seen by nobody (the caller stopped waiting) still frees it.
+ * transaction, so a rejection seen by nobody (the caller stopped waiting) still frees it. The
+ * rejection is never silent: `document.sign_failed` goes to the sender's webhooks (and to the
+ * signing principal's tenant), and the signer's row shows the reason.
  */
 export async function rejectApply(db: Db, applyId: string, error: ServiceError): Promise<ApplyOutcome | undefined> {
   const rejected = await db.transaction(async (trx) => {
     const apply = await Apply.query(trx).findById(applyId).forUpdate();
     if (apply?.status !== 'pending') return false;
-    await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message });
+    const rejectedAt = new Date();
+    await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message, rejected_at: rejectedAt });
     if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
     await recordAudit(trx, {
       tenantId: apply.tenant_id,
@@ -255,10 +280,34 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
       action: 'signature.rejected',
       data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
     });
+    await emitSignFailed(trx, apply, error, rejectedAt);
     return true;
   });
   if (rejected) applies.inc({ outcome: 'rejected', code: error.code });
   return applyOutcome(db, applyId);
+}
+
+/** `document.sign_failed`: to the sender's tenant, and to the tenant of a principal who signed by mandate. */
+async function emitSignFailed(trx: Knex.Transaction, apply: Apply, error: ServiceError, rejectedAt: Date): Promise<void> {
+  const signer = (await DocumentSigner.query(trx).findById(apply.signer_id))!;
+  const [agent, mandate] = await Promise.all([
+    apply.api_key_id ? ApiKey.query(trx).findById(apply.api_key_id) : undefined,
+    apply.mandate_id ? Mandate.query(trx).findById(apply.mandate_id) : undefined,
+  ]);
+  const data = {
+    document_id: apply.document_id,
+    signer_id: signer.id,
+    apply_id: apply.id,
+    signer: { email: signer.email, name: signer.name },
+    agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
+    mandate_id: apply.mandate_id,
+    confirmation_level: apply.confirmation_level,
+    code: error.code,
+    message: error.message,
+    rejected_at: rejectedAt.toISOString(),
+  };
+  for (const tenantId of new Set([signer.tenant_id, mandate?.tenant_id ?? signer.tenant_id]))
+    await emitEvent(trx, tenantId, 'document.sign_failed', data);
 }
 
 function methodOf(apply: Apply): string {

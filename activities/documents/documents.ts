@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
+import type { QueryBuilder } from 'objection';
 import type { Db } from '../../db/connect';
-import { Document, DocumentRevision, DocumentSigner } from '../../db/models';
+import { type Apply, Document, DocumentRevision, DocumentSigner } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -231,8 +232,12 @@ async function markSent(
 
 /** Owned documents, or inbound ones (sent to the caller's principal as a signer); 404 for anything else. */
 export async function findVisibleDocument(db: Db, caller: Caller, id: string): Promise<DocumentWithSigners & { inbound: boolean }> {
-  // One query: the document with its signers joined, in signing order.
-  const document = await Document.query(db).withGraphJoined('signers').findById(id).orderBy('signers.position');
+  // One query: the document with its signers (and the state of each one's latest apply) joined, in signing order.
+  const document = await Document.query(db)
+    .withGraphJoined('signers.lastApply(applyState)')
+    .modifiers({ applyState: selectApplyState })
+    .findById(id)
+    .orderBy('signers.position');
   if (document) {
     const signers = document.signers ?? [];
     delete document.signers;
@@ -241,6 +246,11 @@ export async function findVisibleDocument(db: Db, caller: Caller, id: string): P
     if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };
   }
   throw errors.notFound('No such document.');
+}
+
+/** The columns of a signer's latest apply that its state is shown from (never its input or images). */
+function selectApplyState(query: QueryBuilder<Apply>) {
+  query.select('id', 'status', 'error_code', 'error_message', 'created_at', 'applied_at', 'rejected_at');
 }
 
 export async function listDocuments(
@@ -265,11 +275,13 @@ export async function listDocuments(
     items.length === 0
       ? []
       : await DocumentSigner.query(db)
+          .withGraphJoined('lastApply(applyState)')
+          .modifiers({ applyState: selectApplyState })
           .whereIn(
-            'document_id',
+            'document_signers.document_id',
             items.map((d) => d.id),
           )
-          .orderBy('position');
+          .orderBy('document_signers.position');
   return {
     items: items.map((document) => ({
       document,

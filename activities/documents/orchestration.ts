@@ -86,7 +86,8 @@ export async function signalSettled(temporal: TemporalDeps, config: Config, docu
  * when one is back); then an update on the same workflow answers the moment the apply commits, with
  * no polling. When the wait runs out, or the update cannot be made (the workflow just ended), the
  * outcome is read from the database once, and polled only for what is left of the wait after an
- * early failure; a still-pending outcome is the 202 `processing` answer.
+ * early failure; a still-pending outcome is the 202 `processing` answer. The answer comes by the end
+ * of the wait whatever is slow (Temporal, the database): the work goes on after it.
  */
 export async function applyAndWait(
   deps: { db: Db; temporal: TemporalDeps; config: Config },
@@ -94,11 +95,17 @@ export async function applyAndWait(
   waitMs: number,
 ): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
-  await handOverApply(deps, apply);
-  return awaitApply(deps, apply.document_id, apply.id, deadline - Date.now());
+  return byDeadline(
+    (async () => {
+      await handOverApply(deps, apply);
+      return settledOutcome(deps, apply.document_id, apply.id, deadline);
+    })(),
+    deadline,
+    apply.id,
+  );
 }
 
-/** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait). */
+/** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
 export async function awaitApply(
   deps: { db: Db; temporal: TemporalDeps },
   documentId: string,
@@ -106,6 +113,15 @@ export async function awaitApply(
   waitMs: number,
 ): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
+  return byDeadline(settledOutcome(deps, documentId, applyId, deadline), deadline, applyId);
+}
+
+async function settledOutcome(
+  deps: { db: Db; temporal: TemporalDeps },
+  documentId: string,
+  applyId: string,
+  deadline: number,
+): Promise<ApplyOutcome> {
   const handle = deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
   try {
     await deps.temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
@@ -115,6 +131,23 @@ export async function awaitApply(
     if (left > 0) return waitForApply(deps.db, applyId, left);
   }
   return (await applyOutcome(deps.db, applyId))!;
+}
+
+/**
+ * The outcome `work` finds by the deadline, else the apply's `pending` outcome (the 202 answer)
+ * without another read; a failure of `work` after the deadline is the apply's own business (it is
+ * rejected, and the rejection reported) and no longer the caller's.
+ */
+function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ApplyOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false }),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */

@@ -3,7 +3,10 @@ import { Event } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
-/** Event names of SPEC's Events table (plus document.declined and offer.expired), the only ones the service emits. */
+/**
+ * Event names of SPEC's Events table (plus document.declined, document.sign_failed and
+ * offer.expired), the only ones the service emits.
+ */
 export const EVENT_NAMES = [
   'contact.invited',
   'contact.accepted',
@@ -18,6 +21,7 @@ export const EVENT_NAMES = [
   'document.signed',
   'document.completed',
   'document.declined',
+  'document.sign_failed',
   'transfer.released',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -1,3 +1,4 @@
+import { applyState } from '../../activities/documents/apply';
 import type { DocumentWithSigners } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
@@ -56,6 +57,7 @@ function presentSigner(
     status: signer.status,
     signed_at: iso(signer.signed_at),
     signed_as: signer.signed_name && signer.signed_email ? { name: signer.signed_name, email: signer.signed_email } : null,
+    apply: signer.lastApply ? applyState(signer.lastApply) : null,
     ...(owner ? { sign_url: owner.link, invitation: owner.invitation } : {}),
   };
 }

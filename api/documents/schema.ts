@@ -84,6 +84,18 @@ export const DocumentSignerSchema = z.object({
     description:
       'Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave.',
   }),
+  apply: z
+    .object({
+      apply_id: z.string(),
+      status: z.enum(['processing', 'applied', 'rejected']),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      updated_at: z.iso.datetime(),
+    })
+    .nullable()
+    .meta({
+      description:
+        'The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any.',
+    }),
   invitation: z
     .object({ status: z.enum(['queued', 'stored', 'sent', 'failed']), error: z.string().nullable() })
     .nullable()

@@ -53,6 +53,11 @@ export interface RouteSpec<
   response?: R;
   /** Success status (200 unless given). */
   status?: number;
+  /**
+   * For an endpoint that may also answer 202 while its work goes on (same response schema, a
+   * `processing` status): what that answer means and how the caller learns the outcome (OpenAPI).
+   */
+  accepted?: string;
   /** Error codes this endpoint can answer with, beyond the ones every endpoint has. */
   errors?: ErrorCode[];
   /**

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../../lib/errors';
 import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type RouteSpec, type Routes } from '../http/route';
+import { applyProcessing } from '../shared/apply-processing';
 import { EmptyBodySchema, IdParamsSchema } from '../shared/schema';
 import { presentOffer } from './presenter';
 import { OfferCreateSchema, OfferListQuerySchema, OfferListResponseSchema, OfferResponseSchema } from './schema';
@@ -120,10 +121,11 @@ export function offerRoutes(routes: Routes, deps: Services): void {
       operationId: 'acceptOffer',
       summary: 'Accept: signs now on the L2 path, or escalates to the principal (L1)',
       description:
-        'Needs the scope `documents:sign`. With an L2 mandate covering the document, in policy, `l2_signing` on and no human signature required, the stored appearance is applied now (status `accepted`, with the receipt); otherwise the offer is `escalated` and `confirm_url` is e-mailed to the principal. 409 `document_changed` when the PDF changed since the offer; 202 with `processing` while the signature is still being applied.',
+        'Needs the scope `documents:sign`. With an L2 mandate covering the document, in policy, `l2_signing` on and no human signature required, the stored appearance is applied now (status `accepted`, with the receipt); otherwise the offer is `escalated` and `confirm_url` is e-mailed to the principal. 409 `document_changed` when the PDF changed since the offer.',
       params: IdParamsSchema,
       body: EmptyBodySchema,
       response: OfferResponseSchema,
+      accepted: applyProcessing('the offer with `processing: true`'),
       scope: 'documents:sign',
       errors: ACCEPT_ERRORS,
     },

@@ -120,6 +120,12 @@ function operation(route: RegisteredRoute) {
       ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
     },
   };
+  if (spec.accepted) {
+    responses['202'] = {
+      description: spec.accepted,
+      ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
+    };
+  }
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b))
     responses[String(status)] = errorResponse(statusCodes, status);
 

@@ -8,6 +8,7 @@ import { page } from '../../lib/paging';
 import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
+import { applyProcessing } from '../shared/apply-processing';
 import { IdParamsSchema, ListQuerySchema, ReasonSchema } from '../shared/schema';
 import { presentSignRequest, presentSignResult } from './presenter';
 import { SignRequestListResponseSchema, SignRequestResponseSchema, SignResultSchema } from './schema';
@@ -57,6 +58,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       summary: 'L2: apply the principal’s stored appearance now, within the key’s mandate',
       description:
         'An L1 key gets 403 `confirmation_required`. At most 25 L2 applies per mandate per UTC day (429 `rate_limited` with Retry-After). The principal is notified by e-mail.',
+      accepted: applyProcessing('`status: processing`'),
       tag: 'Signing',
       params: IdParamsSchema,
       body: ReasonSchema,

@@ -12,6 +12,7 @@ import * as driveTransfers from './20261125000010_drive_transfers';
 import * as idempotency from './20261126000011_idempotency';
 import * as paging from './20261127000012_paging';
 import * as requestLimits from './20261128000013_request_limits';
+import * as applyState from './20261129000014_apply_state';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261126000011_idempotency', idempotency],
   ['20261127000012_paging', paging],
   ['20261128000013_request_limits', requestLimits],
+  ['20261129000014_apply_state', applyState],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -68,7 +68,21 @@ export class DocumentSigner extends BaseModel {
   declare confirmation_level: string | null;
   declare pre_sign_hash: string | null;
   declare document_hash: string | null;
+  /** The signer's latest apply (being applied, applied or rejected), set in the transaction that records it. */
+  declare last_apply_id: string | null;
   declare created_at: Date;
+  /** Joined where a read shows the state of the signer's latest apply. */
+  declare lastApply?: Apply | null;
+
+  static override get relationMappings() {
+    return {
+      lastApply: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: Apply,
+        join: { from: 'document_signers.last_apply_id', to: 'applies.id' },
+      },
+    };
+  }
 }
 
 export class DocumentRevision extends BaseModel {
@@ -125,4 +139,5 @@ export class Apply extends BaseModel {
   declare user_agent: string | null;
   declare created_at: Date;
   declare applied_at: Date | null;
+  declare rejected_at: Date | null;
 }
