@@ -24,6 +24,12 @@ function positiveInt(value: string): number {
   return number;
 }
 
+function seconds(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number of seconds (0 or more)');
+  return number;
+}
+
 /** The program: every command builds its client from the global options, the environment or `svc login`. */
 export function program(io: Streams) {
   const root = new Command('svc')
@@ -194,10 +200,15 @@ export function program(io: Streams) {
     .command('sign <id>')
     .description('L2: apply your principal’s stored signature now, within its mandate')
     .requiredOption('--reason <text>', 'why you sign')
+    .option('--wait <seconds>', 'how long to wait for a signature still being applied (0: answer at once)', seconds, 300)
     .action(
-      act(async ({ client, out }, id: string, options: { reason: string }) => {
-        const result = await client.signAsPrincipal(id, options.reason);
-        out.result(result, () => `${id} ${result.status} under mandate ${result.mandate_id} (document ${result.document_status})`);
+      act(async ({ client, out }, id: string, options: { reason: string; wait: number }) => {
+        const result = await client.signAsPrincipal(id, options.reason, { waitMs: options.wait * 1000 });
+        out.result(result, () =>
+          result.status === 'processing'
+            ? `${id} processing: the signature is still being applied; see its outcome with: svc docs get ${id}`
+            : `${id} ${result.status} under mandate ${result.mandate_id} (document ${result.document_status})`,
+        );
       }),
     );
   paging(docs.command('sign-requests <id>').description('your sign requests on a document')).action(
@@ -282,6 +293,7 @@ export function program(io: Streams) {
       .description(help)
       .action(
         act(async ({ client, out }, id: string) => {
+          // accept waits (up to 5 minutes) for a signature still being applied, as docs sign does.
           const offer = await client[call](id);
           out.result(
             offer,

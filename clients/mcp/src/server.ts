@@ -13,6 +13,12 @@ export interface McpOptions {
 
 const NOT_INTENT = 'An API key is never intent to sign: possession of this tool does not let you sign for anyone.';
 
+/**
+ * How long sign_as_principal and accept_offer wait for a signature the service still applies after
+ * its own wait (202): under the 60 s that MCP clients commonly give a tool call. Past it the tool
+ * answers `processing`, and get_document shows the outcome.
+ */
+const MCP_APPLY_WAIT_MS = 40_000;
 const Id = (what: string) => z.string().min(1).max(100).describe(what);
 const Reason = z.string().min(1).max(2000).describe('Why the principal signs, in words they will read (shown on the certificate trail)');
 const Page = {
@@ -197,10 +203,10 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
   );
   tool(
     'sign_as_principal',
-    `L2: apply the principal's stored signature to a sent document now. Works only inside an L2 mandate the principal granted to this key in the app (else refused: mandate_required, confirmation_required for an L1 mandate, mandate_scope …), at most 25 a day. It is a legally meaningful signature by the principal and cannot be undone: use it only when the principal's mandate covers exactly this. Never assume a mandate: check me first. ${NOT_INTENT}`,
+    `L2: apply the principal's stored signature to a sent document now. Works only inside an L2 mandate the principal granted to this key in the app (else refused: mandate_required, confirmation_required for an L1 mandate, mandate_scope …), at most 25 a day. It is a legally meaningful signature by the principal and cannot be undone: use it only when the principal's mandate covers exactly this. Never assume a mandate: check me first. Answers status applied; status processing means the signature is still being applied (call get_document: the signer's apply turns applied, or rejected with why). ${NOT_INTENT}`,
     { document_id: Id('doc_…'), reason: Reason },
     IRREVERSIBLE,
-    (input) => client.signAsPrincipal(input.document_id, input.reason),
+    (input) => client.signAsPrincipal(input.document_id, input.reason, { waitMs: MCP_APPLY_WAIT_MS }),
   );
 
   // Contacts and offers
@@ -232,7 +238,7 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
     `Accept an offer made to this principal. With an L2 mandate covering the document (in policy, no human signature required) the principal's stored signature is applied now (irreversible); otherwise the offer is escalated: the principal is e-mailed a confirm_url and you must wait for their decision in the app (poll get_offer). ${NOT_INTENT}`,
     { offer_id: Id('ofr_…') },
     IRREVERSIBLE,
-    (input) => client.acceptOffer(input.offer_id),
+    (input) => client.acceptOffer(input.offer_id, { waitMs: MCP_APPLY_WAIT_MS }),
   );
   tool(
     'decline_offer',

@@ -31,6 +31,18 @@ import type {
 
 const enc = encodeURIComponent;
 
+/** How long signAsPrincipal and acceptOffer wait for a signature still being applied (202): 5 minutes. */
+export const DEFAULT_APPLY_WAIT_MS = 5 * 60_000;
+const APPLY_REPEAT_PAUSE_MS = 1000;
+
+export interface ApplyWait {
+  /**
+   * How long to wait, in milliseconds, for a signature the service still applies after its own
+   * wait (a 202 `processing` answer); then the `processing` answer is returned. 0 returns it at once.
+   */
+  waitMs?: number;
+}
+
 /**
  * The Agents API for an agent: one method per endpoint (SPEC's names where SPEC gives one), typed from
  * the service's OpenAPI document. Errors are thrown as SvcError with SPEC's `code`; network failures,
@@ -51,6 +63,21 @@ export class SvcClient {
 
   private post<T>(path: string, body?: unknown, options: Omit<RequestOptions, 'body'> = {}): Promise<T> {
     return this.http.request<T>('POST', path, { ...options, body: body ?? {} });
+  }
+
+  /**
+   * A POST that applies a signature: while the service answers 202 (still being applied), the same
+   * call is repeated with its Idempotency-Key, which answers that apply's outcome instead of signing
+   * again; each repeat waits on the service's side, so this is no busy loop.
+   */
+  private async untilApplied<T>(path: string, body: unknown, { waitMs = DEFAULT_APPLY_WAIT_MS }: ApplyWait): Promise<T> {
+    const idempotencyKey = randomUUID();
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const answer = await this.http.send<T>('POST', path, { body, idempotencyKey });
+      if (answer.status !== 202 || Date.now() >= deadline) return answer.body;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(APPLY_REPEAT_PAUSE_MS, Math.max(0, deadline - Date.now()))));
+    }
   }
 
   /** Every item of a list, page after page (`limit` per page), as an async iterator. */
@@ -84,9 +111,13 @@ export class SvcClient {
   getMandate(id: string): Promise<Mandate> {
     return this.get(`/v1/mandates/${enc(id)}`);
   }
-  /** L2: applies the principal's stored appearance now, inside its L2 mandate (SPEC: POST /documents/:id/sign). */
-  signAsPrincipal(documentId: string, reason: string): Promise<SignResult> {
-    return this.post(`/v1/documents/${enc(documentId)}/sign`, { reason });
+  /**
+   * L2: applies the principal's stored appearance now, inside its L2 mandate (SPEC: POST
+   * /documents/:id/sign). A signature still being applied when the service's wait ends (202
+   * `processing`) is waited for (see ApplyWait): the answer is `applied`, or the refusal is thrown.
+   */
+  signAsPrincipal(documentId: string, reason: string, wait: ApplyWait = {}): Promise<SignResult> {
+    return this.untilApplied(`/v1/documents/${enc(documentId)}/sign`, { reason }, wait);
   }
   /** L1: asks the principal to confirm in the app; answers the confirm_url it is e-mailed. */
   requestSign(documentId: string, reason: string): Promise<SignRequest> {
@@ -187,8 +218,12 @@ export class SvcClient {
     return this.post(`/v1/offers/${enc(id)}/ack`);
   }
   /** Signs now on the L2 path, or escalates to the principal (status `escalated`, with confirm_url). */
-  acceptOffer(id: string): Promise<Offer> {
-    return this.post(`/v1/offers/${enc(id)}/accept`);
+  /**
+   * Accepts an offer: signs within an L2 mandate (waiting, as signAsPrincipal does, while its
+   * signature is still being applied) or escalates to the principal.
+   */
+  acceptOffer(id: string, wait: ApplyWait = {}): Promise<Offer> {
+    return this.untilApplied(`/v1/offers/${enc(id)}/accept`, {}, wait);
   }
   declineOffer(id: string): Promise<Offer> {
     return this.post(`/v1/offers/${enc(id)}/decline`);

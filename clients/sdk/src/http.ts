@@ -123,6 +123,11 @@ export class Http {
    * carries one Idempotency-Key for all its attempts, so a retried POST never does its work twice.
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.send<T>(method, path, options)).body;
+  }
+
+  /** As request, with the success status too (a 202 says the work goes on). */
+  async send<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ status: number; body: T }> {
     const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : undefined;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     return this.withRetries(async () => {
@@ -133,7 +138,7 @@ export class Http {
       });
       if (!response.ok) throw await errorOf(response);
       const text = await response.text();
-      return (text ? JSON.parse(text) : undefined) as T;
+      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
     });
   }
 

@@ -420,7 +420,7 @@ export type paths = {
         put?: never;
         /**
          * Accept: signs now on the L2 path, or escalates to the principal (L1)
-         * @description Needs the scope `documents:sign`. With an L2 mandate covering the document, in policy, `l2_signing` on and no human signature required, the stored appearance is applied now (status `accepted`, with the receipt); otherwise the offer is `escalated` and `confirm_url` is e-mailed to the principal. 409 `document_changed` when the PDF changed since the offer; 202 with `processing` while the signature is still being applied.
+         * @description Needs the scope `documents:sign`. With an L2 mandate covering the document, in policy, `l2_signing` on and no human signature required, the stored appearance is applied now (status `accepted`, with the receipt); otherwise the offer is `escalated` and `confirm_url` is e-mailed to the principal. 409 `document_changed` when the PDF changed since the offer.
          */
         post: operations["acceptOffer"];
         delete?: never;
@@ -1812,6 +1812,18 @@ export interface operations {
                             receipt_jws: string | null;
                             sent_at: string | null;
                             signers: {
+                                /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                                apply: {
+                                    apply_id: string;
+                                    error: {
+                                        code: string;
+                                        message: string;
+                                    } | null;
+                                    /** @enum {string} */
+                                    status: "processing" | "applied" | "rejected";
+                                    /** Format: date-time */
+                                    updated_at: string;
+                                } | null;
                                 email: string;
                                 /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
                                 invitation?: {
@@ -1968,6 +1980,18 @@ export interface operations {
                         receipt_jws: string | null;
                         sent_at: string | null;
                         signers: {
+                            /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                            apply: {
+                                apply_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @enum {string} */
+                                status: "processing" | "applied" | "rejected";
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
                             email: string;
                             /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
                             invitation?: {
@@ -2131,6 +2155,18 @@ export interface operations {
                         receipt_jws: string | null;
                         sent_at: string | null;
                         signers: {
+                            /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                            apply: {
+                                apply_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @enum {string} */
+                                status: "processing" | "applied" | "rejected";
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
                             email: string;
                             /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
                             invitation?: {
@@ -2519,6 +2555,18 @@ export interface operations {
                         receipt_jws: string | null;
                         sent_at: string | null;
                         signers: {
+                            /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                            apply: {
+                                apply_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @enum {string} */
+                                status: "processing" | "applied" | "rejected";
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
                             email: string;
                             /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
                             invitation?: {
@@ -2657,6 +2705,28 @@ export interface operations {
         responses: {
             /** @description Success */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        confirmation_level: "L2";
+                        document_hash: string | null;
+                        document_id: string;
+                        document_status: string;
+                        mandate_id: string;
+                        pre_sign_hash: string | null;
+                        /**
+                         * @description `processing` (202): still being applied; poll GET /v1/documents/:id.
+                         * @enum {string}
+                         */
+                        status: "applied" | "processing";
+                    };
+                };
+            };
+            /** @description The signature is still being applied once `SVC_APPLY_WAIT_MS` (20 s by default) has passed: `status: processing`; the answer never comes later than that. The apply goes on and nothing more is needed. Learn its outcome by repeating this request with the same `Idempotency-Key` (202 while it runs, then the final answer: applied, or the refusal with its error code), by `GET /v1/documents/{id}` (each signer's `apply`: `processing`, `applied`, or `rejected` with its `error`), or by the webhook events `document.signed` and `document.sign_failed`. The SDK, the CLI and the MCP tools wait for it. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3124,6 +3194,18 @@ export interface operations {
                         receipt_jws: string | null;
                         sent_at: string | null;
                         signers: {
+                            /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                            apply: {
+                                apply_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @enum {string} */
+                                status: "processing" | "applied" | "rejected";
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
                             email: string;
                             /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
                             invitation?: {
@@ -4150,6 +4232,60 @@ export interface operations {
         responses: {
             /** @description Success */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted_at: string | null;
+                        acknowledged_at: string | null;
+                        /** @description While escalated: the principal confirms here, signed in to the app */
+                        confirm_url: string | null;
+                        confirmation_level: ("l1" | "l2") | null;
+                        /** @description This principal’s side of the contact */
+                        contact_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        declined_at: string | null;
+                        /**
+                         * @description As this key’s principal sees it
+                         * @enum {string}
+                         */
+                        direction: "inbound" | "outbound";
+                        /** @description SHA-256 of the PDF the acceptance produced */
+                        document_hash: string | null;
+                        document_id: string;
+                        document_name: string;
+                        /** @description Why the last accept or confirmation did not sign */
+                        error: {
+                            code: string;
+                            message: string | null;
+                        } | null;
+                        escalated_at: string | null;
+                        expired_at: string | null;
+                        /** Format: date-time */
+                        expires_at: string;
+                        final_sha256: string | null;
+                        from_email: string;
+                        human_signature_required: boolean;
+                        mandate_id: string | null;
+                        offer_id: string;
+                        /** @description SHA-256 (hex) of the document’s PDF when the offer was made */
+                        pre_sign_hash: string;
+                        /** @description An accept’s signature is being applied right now */
+                        processing: boolean;
+                        /** @description The receipt as a compact JWS (ES256), verifiable against GET /.well-known/jwks.json */
+                        receipt_jws: string | null;
+                        sign_request_id: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                        terms: string;
+                        to_email: string;
+                    };
+                };
+            };
+            /** @description The signature is still being applied once `SVC_APPLY_WAIT_MS` (20 s by default) has passed: the offer with `processing: true`; the answer never comes later than that. The apply goes on and nothing more is needed. Learn its outcome by repeating this request with the same `Idempotency-Key` (202 while it runs, then the final answer: applied, or the refusal with its error code), by `GET /v1/documents/{id}` (each signer's `apply`: `processing`, `applied`, or `rejected` with its `error`), or by the webhook events `document.signed` and `document.sign_failed`. The SDK, the CLI and the MCP tools wait for it. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7133,7 +7269,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, transfer.released. */
+                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.sign_failed, transfer.released. */
                     events?: string[];
                     /** @description https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4). */
                     url: string;
