@@ -6,7 +6,7 @@ import { settleLinkedTransfers } from '../transfers/release';
 import { type ApplyDeps, applySignature, rejectApply } from './apply';
 import { completeDocument } from './complete';
 import { inviteSigners } from './invitations';
-import { notifyPrincipalOfApply } from './notify';
+import { mailCompletedCopies, notifyPrincipalOfApply, notifyRejectedApply } from './notify';
 
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
 /** What the document workflow's activities work with: the apply rules and the mail queue. */
@@ -51,6 +51,14 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
     async notifyApplied(applyId: string): Promise<boolean> {
       return notifyPrincipalOfApply(deps, applyId);
+    },
+    /** The principal (L1/L2) or the browser signer is told why their signature was not applied. */
+    async notifyRejected(applyId: string): Promise<boolean> {
+      return notifyRejectedApply(deps, applyId);
+    },
+    /** Every signer and the sender's principal get the completed PDF. */
+    async mailCompletedCopies(documentId: string): Promise<number> {
+      return mailCompletedCopies(deps, documentId);
     },
     async inviteSigners(documentId: string): Promise<number> {
       return inviteSigners(deps, documentId);

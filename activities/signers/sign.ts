@@ -1,6 +1,8 @@
 import type { Db } from '../../db/connect';
+import type { Document } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import type { Config } from '../../lib/config/config';
+import { errors } from '../../lib/errors';
 import type { TemporalDeps } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, declineDocument, recordApply, rejectionOf, widgetsOf } from '../documents/apply';
@@ -61,9 +63,26 @@ export async function declineAtLink(
   return { documentStatus: declined.status };
 }
 
-/** The current sealed PDF for the signer to read; each view is on the record with the hash it showed. */
-export async function documentForSigner(deps: { db: Db; blobs: BlobStore }, view: SignerView, client: SignerClient): Promise<Buffer> {
+/** Until when a signer can still fetch a completed document from their sign link (SVC_COMPLETED_COPY_TTL_MS); null before completion. */
+export function completedCopyUntil(document: Pick<Document, 'completed_at'>, config: Pick<Config, 'durations'>): Date | null {
+  return document.completed_at ? new Date(document.completed_at.getTime() + config.durations.completedCopyMs) : null;
+}
+
+/**
+ * The current sealed PDF for the signer to read (after completion: the completed copy, for as long
+ * as completedCopyUntil says); each view is on the record with the hash it showed.
+ */
+export async function documentForSigner(
+  deps: { db: Db; blobs: BlobStore; config: Config },
+  view: SignerView,
+  client: SignerClient,
+): Promise<Buffer> {
   const { signer, document } = view;
+  const until = completedCopyUntil(document, deps.config);
+  if (until && until.getTime() < Date.now())
+    throw errors.expired(
+      `The completed copy was available from this link until ${until.toISOString().slice(0, 10)}; ask the sender for it.`,
+    );
   await recordObservation(deps.db, {
     tenantId: document.tenant_id,
     documentId: document.id,

@@ -1,7 +1,10 @@
+import type { Db } from '../../db/connect';
+import { Apply } from '../../db/models';
+import type { Config } from '../../lib/config/config';
 import { autoFilledText } from '../../lib/pdf/stamp';
 import { AUTO_FILLED, unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
-import { widgetsOf } from '../documents/apply';
-import { CONSENT_TEXT } from './sign';
+import { applyState, widgetsOf } from '../documents/apply';
+import { CONSENT_TEXT, completedCopyUntil } from './sign';
 import type { SignerView } from './sign-link';
 import { maySignNow, waitingFor } from './turn';
 
@@ -20,7 +23,8 @@ export interface StateWidget extends Widget {
  * What the sign page needs to show and sign, so that it holds no rule: whether the signer may sign
  * now (and why not), and per widget what is filled for them and what they still must fill.
  */
-export function signerState(view: SignerView, now = new Date()) {
+export function signerState(view: SignerView, options: { lastApply?: Apply; copyUntil?: Date | null } = {}, now = new Date()) {
+  const { lastApply, copyUntil } = options;
   const { signer, document, signers } = view;
   const before = waitingFor(document, signers, signer);
   const unfilled = new Set(unfilledWidgets(widgetsOf(document, signer), {}).map((widget) => widget.id));
@@ -32,6 +36,8 @@ export function signerState(view: SignerView, now = new Date()) {
       page_count: document.page_count,
       strict_order: document.strict_order,
       sha256: document.current_sha256,
+      /** Once completed: until when this link still serves the completed copy. */
+      completed_copy_until: copyUntil?.toISOString() ?? null,
     },
     signer: {
       id: signer.id,
@@ -54,6 +60,8 @@ export function signerState(view: SignerView, now = new Date()) {
         unfilled: unfilled.has(widget.id),
       };
     }),
+    /** The signer's latest signature: being applied (the page waits), or rejected with why (they can sign again). */
+    apply: lastApply ? applyState(lastApply) : null,
     can_sign: document.status === 'sent' && maySignNow(document, signers, signer),
     blocked_reason: before.length > 0 ? `Waiting for ${before.map((s) => s.name).join(', ')} to sign first.` : null,
     consent_text: CONSENT_TEXT,
@@ -61,3 +69,9 @@ export function signerState(view: SignerView, now = new Date()) {
 }
 
 export type SignerState = ReturnType<typeof signerState>;
+
+/** The sign page's state with the signer's latest apply read alongside. */
+export async function signerStateOf(deps: { db: Db; config: Pick<Config, 'durations'> }, view: SignerView) {
+  const lastApply = view.signer.last_apply_id ? await Apply.query(deps.db).findById(view.signer.last_apply_id) : undefined;
+  return signerState(view, { lastApply, copyUntil: completedCopyUntil(view.document, deps.config) });
+}

@@ -28,6 +28,7 @@ export type PageOptions = PageBase & ({ principal?: undefined; flags?: FlagSnaps
 /** An entry is shown when the gate lets its flag through (the same gate the page itself calls). */
 const NAV: Array<{ path: string; label: string; flag?: FlagName }> = [
   { path: '/', label: 'Overview' },
+  { path: '/documents', label: 'Documents' },
   { path: '/signature', label: 'Signature' },
   { path: '/keys', label: 'API keys' },
   { path: '/mandates', label: 'Mandates' },

@@ -3,6 +3,7 @@ import type { Services } from '../../lib/services';
 import { loginRoutes } from './login';
 import { agentContactRoutes } from './pages/agent-contacts';
 import { claimRoutes } from './pages/claim';
+import { documentRoutes } from './pages/documents';
 import { keyRoutes } from './pages/keys';
 import { mandateRoutes } from './pages/mandates';
 import { overviewRoutes } from './pages/overview';
@@ -15,6 +16,7 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   loginRoutes(router, deps, appPath);
   signRequestRoutes(router, deps, appPath);
   overviewRoutes(router, deps, appPath);
+  documentRoutes(router, deps, appPath);
   signatureRoutes(router, deps, appPath);
   keyRoutes(router, deps, appPath);
   mandateRoutes(router, deps, appPath);

@@ -80,6 +80,10 @@ export interface Durations {
   downloadUrlMs: number;
   /** How long a browser sign request waits for its apply before answering 202. */
   applyWaitMs: number;
+  /** Lifetime of the link to the completed PDF in the completion mail. */
+  completionLinkMs: number;
+  /** How long after completion a signer can still download the completed copy from their sign link. */
+  completedCopyMs: number;
   /** How often the API keys' last_used_at marks are written (one batch per interval). */
   keyUsageFlushMs: number;
   /** One-time codes (e-mail): lifetime. */
@@ -195,6 +199,16 @@ const EnvSchema = z.object({
     .min(1000)
     .default(5 * 60_000),
   SVC_APPLY_WAIT_MS: z.coerce.number().int().min(0).default(20_000),
+  SVC_COMPLETION_LINK_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(7 * 24 * 3_600_000),
+  SVC_COMPLETED_COPY_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(30 * 24 * 3_600_000),
   SVC_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(10).default(10_000),
   SVC_ONE_TIME_CODE_TTL_MS: z.coerce
     .number()
@@ -381,6 +395,8 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
+      completionLinkMs: e.SVC_COMPLETION_LINK_TTL_MS,
+      completedCopyMs: e.SVC_COMPLETED_COPY_TTL_MS,
       keyUsageFlushMs: e.SVC_KEY_USAGE_FLUSH_MS,
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,

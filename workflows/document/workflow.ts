@@ -105,9 +105,15 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     if (!outcome) continue;
     status = outcome.document_status;
     if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
+    // A rejection is mailed to whoever signed (histories from before this patch replay without it).
+    else if (outcome.status === 'rejected' && patched('notify-rejected'))
+      await beside('telling the signer of the rejection', () => acts.notifyRejected(applyId));
     if (outcome.all_signed && status === 'sent') status = (await acts.completeDocument(input.documentId)).status;
     else if (outcome.status === 'applied' && status === 'sent')
       await beside('inviting signers', () => acts.inviteSigners(input.documentId));
   }
+  // Completion reaches everyone: each signer and the sender's principal get the completed PDF.
+  if (status === 'completed' && patched('completion-mail'))
+    await beside('mailing the completed copies', () => acts.mailCompletedCopies(input.documentId));
   return { status: settled ? 'settled' : status };
 }

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { isBusinessPlus, keysOfPrincipal } from '../../../activities/accounts/accounts';
+import { documentsOfPrincipal } from '../../../activities/documents/principal-documents';
 import { mandateStatus, mandatesOfPrincipal } from '../../../activities/mandates/mandates';
 import { confirmUrl } from '../../../activities/mandates/signing';
 import { type ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
@@ -11,7 +12,7 @@ import { pageHandler, when } from './common';
 /** The principal's overview: signature, keys, mandates, sign requests waiting for them, plan. */
 export function overviewRoutes(router: Router, deps: Services, appPath: string): void {
   const overview = pageHandler(appPath, 'Overview', async ({ ctx, principal, csrf }) => {
-    const [tenant, keys, mandates, requests] = await Promise.all([
+    const [tenant, keys, mandates, requests, completed] = await Promise.all([
       Tenant.query(deps.db).findById(principal.tenant_id),
       keysOfPrincipal(deps.db, principal.id),
       mandatesOfPrincipal(deps.db, principal.id),
@@ -19,6 +20,7 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
         .where({ principal_id: principal.id, status: 'open' })
         .where('expires_at', '>', new Date())
         .orderBy('created_at', 'desc'),
+      documentsOfPrincipal(deps.db, principal, { status: 'completed', limit: 5 }),
     ]);
     const documents = requests.length ? await Document.query(deps.db).findByIds([...new Set(requests.map((r) => r.document_id))]) : [];
     const keyOf = new Map<string, ApiKey>(keys.map((key) => [key.id, key]));
@@ -38,6 +40,14 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
         })}</ul>`
       : html`<p class="muted">Nothing is waiting for you.</p>`;
 
+    const completedList = completed.length
+      ? html`<ul class="cards" data-testid="completed-documents">${completed.map(
+          (document) =>
+            html`<li><a href="${appPath}/documents/${document.id}/download" data-testid="completed-download"><strong>${document.name}</strong></a>
+<span class="meta">Completed ${when(document.completed_at)} · signed by everyone · PDF with its certificate of completion</span></li>`,
+        )}</ul>`
+      : html`<p class="muted">No completed documents yet.</p>`;
+
     const liveKeys = keys.filter((key) => !key.revoked_at);
     const keyList = liveKeys.length
       ? html`<ul>${liveKeys.map((key) => html`<li>${key.label} <code>${key.prefix}…</code>${key.scopes.includes('documents:sign') ? ' · may sign under a mandate' : ''}</li>`)}</ul>`
@@ -53,6 +63,7 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
       : html`<p class="muted">No mandates: no agent can sign for you.</p>`;
 
     const body = html`<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for your confirmation</h2>${openRequests}</section>
+<section aria-labelledby="completed-title"><h2 id="completed-title">Recently completed</h2>${completedList}<p><a href="${appPath}/documents">All your documents</a></p></section>
 <section aria-labelledby="signature-title"><h2 id="signature-title">Your signature</h2>${signature}</section>
 <section aria-labelledby="keys-title"><h2 id="keys-title">API keys</h2>${keyList}<p><a href="${appPath}/keys">Manage API keys</a></p></section>
 <section aria-labelledby="mandates-title"><h2 id="mandates-title">Mandates</h2>${mandateList}<p><a href="${appPath}/mandates">Manage mandates</a></p></section>

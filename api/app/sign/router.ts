@@ -10,7 +10,7 @@ import {
   type SignerView,
   verifySignCode,
 } from '../../../activities/signers/sign-link';
-import { signerState } from '../../../activities/signers/state';
+import { signerStateOf } from '../../../activities/signers/state';
 import { errors, ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
 import { readJsonBody } from '../../http/body';
@@ -96,7 +96,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
   router.get(`${base}/state`, async (ctx) => {
     const view = await resolveVerified(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = signerState(view);
+    ctx.body = await signerStateOf(deps, view);
   });
 
   router.get(`${base}/document.pdf`, async (ctx) => {

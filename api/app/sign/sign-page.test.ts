@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { Template } from '../../../db/models';
+import { DocumentRevision, Event, type Template } from '../../../db/models';
 import { randomBase62 } from '../../../lib/ids';
 import { launchBrowser } from '../../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
@@ -13,6 +13,7 @@ import { type Account, createAccount } from '../../../test/factories';
 import { call } from '../../../test/http';
 import { signaturePng } from '../../../test/images';
 import { type Stack, startStack } from '../../../test/stack';
+import { waitFor } from '../../../test/wait';
 
 interface SentSigner {
   name: string;
@@ -31,7 +32,8 @@ const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 
 before(async () => {
-  stack = await startStack();
+  // A failing apply is given up after two quick attempts (the rejection test).
+  stack = await startStack({ env: { SVC_APPLY_ATTEMPTS: '2', SVC_RETRY_INITIAL_MS: '200', SVC_RETRY_MAX_MS: '400' } });
   owner = await createAccount(stack.deps.db);
   ({ nda, services } = await seedSamples(stack, owner));
   browser = await launchBrowser();
@@ -201,6 +203,74 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
     assert.ok(text.includes(expected), `pdftotext lacks ${expected}`);
   assert.match(text, /browser \(drawn\)/);
   assert.match(text, /browser \(typed\)/);
+
+  // Completion reaches everyone: each signer and the sender get the completed PDF by a mailed link.
+  for (const email of [dana.email, rey.email, owner.email]) {
+    const mail = await waitFor(`the completion mail to ${email}`, () => latestMail(stack, email, 'document-completed'));
+    assert.match(mail.subject, /Completed: .* is signed by everyone/);
+    const link = /(http\S+\/files\/documents\/\S+)/.exec(mail.text)?.[1];
+    assert.ok(link, mail.text);
+    const copy = await fetch(`${stack.url}${new URL(link).pathname}${new URL(link).search}`);
+    assert.equal(copy.status, 200, `${email}: the mailed link serves the completed PDF`);
+    assert.deepEqual(Buffer.from(await copy.arrayBuffer()), fs.readFileSync(file));
+    assert.equal(mail.text.includes(dana.email) && mail.text.includes(rey.email), true, 'names every signer');
+    assert.equal(/your sign link/.test(mail.text), email !== owner.email, 'signers may fetch it again from their sign link');
+  }
+  // And the signer's own page offers the completed copy, for a stated time.
+  await second.reload();
+  await second.getByTestId('copy-until').waitFor();
+  assert.match(await second.getByTestId('download').innerText(), /completed copy/);
+  const viaLink = await second.evaluate(
+    async (href) => {
+      const response = await fetch(href, { credentials: 'same-origin' });
+      return { status: response.status, size: (await response.arrayBuffer()).byteLength };
+    },
+    (await second.getByTestId('download').getAttribute('href')) ?? '',
+  );
+  assert.deepEqual(viaLink, { status: 200, size: fs.statSync(file).size });
+});
+
+it('a signature that cannot be applied: the signer sees why, keeps what they entered (also across a reload), and signs again', async () => {
+  const doc = await sendNda();
+  const rey = doc.signers[1];
+  const page = await openSignPage(rey);
+  await verify(page, rey.email);
+  await drawSignature(page);
+  await page.getByTestId('widget-receiving-title').fill('Chief Counsel');
+  await page.getByTestId('widget-receiving-term').selectOption('2 years');
+  await page.getByTestId('consent').check();
+  // The document's PDF goes missing from the blob store: every attempt of the apply fails.
+  const revision = (await DocumentRevision.query(stack.deps.db).findById([doc.id, 0]))!;
+  const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);
+  fs.renameSync(blob, `${blob}.away`);
+  try {
+    await page.getByTestId('sign-submit').click();
+    assert.match(await textOf(page, 'alert', /could not be applied/), /Nothing was signed|nothing was applied/i);
+    assert.equal(await page.getByTestId('widget-receiving-title').inputValue(), 'Chief Counsel');
+    assert.equal(await page.getByTestId('signature-preview').locator('img').count(), 1);
+    assert.equal(await page.getByTestId('sign-submit').isEnabled(), true, 'can sign again');
+    // The sender is told: the document shows the rejection, and document.sign_failed is in the outbox.
+    const seen = await call(stack.url, 'GET', `/v1/documents/${doc.id}`, { key: owner.key });
+    const apply = seen.body.signers[1].apply;
+    assert.equal(apply.status, 'rejected', seen.text);
+    assert.equal(apply.error.code, 'sign_failed');
+    const events = await Event.query(stack.deps.db).where({ tenant_id: owner.tenantId, event: 'document.sign_failed' });
+    assert.ok(events.some((event) => event.data.document_id === doc.id && event.data.code === 'sign_failed'));
+    const told = await waitFor('the rejection mail', () => latestMail(stack, rey.email, 'apply-rejected'));
+    assert.match(told.text, /sign again at your link: http/);
+    // A reload keeps the entries and says why the last signature was not applied.
+    await page.reload();
+    await page.locator('[data-testid="page-1"][data-rendered]').waitFor();
+    await textOf(page, 'alert', /could not be applied/);
+    assert.equal(await page.getByTestId('widget-receiving-title').inputValue(), 'Chief Counsel');
+    assert.equal(await page.getByTestId('signature-preview').locator('img').count(), 1);
+  } finally {
+    fs.renameSync(`${blob}.away`, blob);
+  }
+  await consentAndSign(page);
+  const final = await documentStatus(doc.id, 'sent');
+  assert.equal(final.signers[1].status, 'signed');
+  assert.equal(final.signers[1].apply.status, 'applied');
 });
 
 it('a wrong code shows the error, the right one opens the document, and an uploaded PNG signs it', async () => {

@@ -11,8 +11,35 @@ import { focusWidget, nextField } from './sign-fields.js';
 import { renderPdf } from './sign-viewer.js';
 
 const POLL_MS = 1500;
-const SIGN_WAIT_MS = 120_000;
 const BLOCKED_RECHECK_MS = 10_000;
+/** What the signer entered, kept in this tab until their signature is on the document (a reload loses nothing). */
+const DRAFT_KEY = `sign-draft:${base}`;
+
+function saveDraft() {
+  try {
+    sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ signature: S.signature, initials: S.initials, values: S.values }));
+  } catch {
+    // Storage full or off: the entries stay on this page only.
+  }
+}
+
+function restoreDraft() {
+  try {
+    const draft = JSON.parse(sessionStorage.getItem(DRAFT_KEY) ?? 'null');
+    if (!draft) return;
+    S.signature ??= draft.signature ?? null;
+    S.initials ??= draft.initials ?? null;
+    S.values = { ...(draft.values ?? {}), ...S.values };
+  } catch {
+    // A draft that does not parse is dropped.
+  }
+}
+
+const dropDraft = () => sessionStorage.removeItem(DRAFT_KEY);
+
+/** The signer's latest signature was refused: why, in words, with what they can do. */
+const rejectionText = (apply) =>
+  `Your signature could not be applied: ${apply.error?.message ?? 'the signing step failed'} Nothing was signed; what you entered is kept, so you can sign again.`;
 
 // ---------- the document ----------
 
@@ -29,6 +56,8 @@ async function openDocument() {
     return;
   }
   const { state } = S;
+  if (state.signer.status === 'signed') dropDraft();
+  else restoreDraft();
   root.querySelector('.for').textContent = `For ${state.signer.name}, ${state.signer.role}`;
   const panel = h('aside', { class: 'panel', 'aria-labelledby': 'panel-title' });
   const pages = h('section', { class: 'pages', 'aria-label': 'Document pages' });
@@ -37,6 +66,9 @@ async function openDocument() {
   renderPanel(panel);
   refresh();
   if (state.blocked_reason) S.recheck = setTimeout(recheckBlocked, BLOCKED_RECHECK_MS);
+  // A signature submitted before (this page was reloaded, or another tab): still being applied, or refused.
+  if (state.signer.status === 'pending' && state.apply?.status === 'processing' && !S.busy) resumeWaiting();
+  else if (state.signer.status === 'pending' && state.apply?.status === 'rejected' && state.can_sign) showError(rejectionText(state.apply));
   try {
     await renderPdf(pages);
   } catch (error) {
@@ -69,12 +101,31 @@ function signersList() {
   ];
 }
 
-const downloadLink = () =>
-  h(
-    'a',
-    { href: `${base}/document.pdf`, download: `${S.state.document.name}.pdf`, class: 'button', testid: 'download' },
-    'Download the PDF',
-  );
+function downloadLink() {
+  const { document } = S.state;
+  if (document.status !== 'completed')
+    return h(
+      'a',
+      { href: `${base}/document.pdf`, download: `${document.name}.pdf`, class: 'button', testid: 'download' },
+      'Download the PDF',
+    );
+  const until = document.completed_copy_until;
+  if (until && Date.parse(until) < Date.now())
+    return h('p', { class: 'hint', testid: 'copy-expired' }, `The completed copy was available here until ${until.slice(0, 10)}.`);
+  return [
+    h(
+      'a',
+      { href: `${base}/document.pdf`, download: `${document.name}.pdf`, class: 'button primary', testid: 'download' },
+      'Download the completed copy',
+    ),
+    until &&
+      h(
+        'p',
+        { class: 'hint', testid: 'copy-until' },
+        `Its last page is the certificate of completion. Available here until ${until.slice(0, 10)}.`,
+      ),
+  ];
+}
 
 function renderPanel(panel) {
   const { state } = S;
@@ -255,12 +306,14 @@ async function submit() {
   ui.submit.textContent = 'Signing…';
   ui.panel.setAttribute('aria-busy', 'true');
   say('Signing the document. This can take a few seconds…');
+  saveDraft();
   try {
     const body = { consent: true, signature: S.signature, values: submittedValues() };
     if (S.initials) body.initials = { image: S.initials };
     const reply = await api('POST', '/sign', body);
     if (reply.status === 202) await waitUntilSigned();
     S.busy = false;
+    dropDraft();
     await openDocument();
   } catch (error) {
     S.busy = false;
@@ -276,15 +329,44 @@ async function submit() {
   }
 }
 
-/** 202: the signature is queued; the state says when it is on the document. */
+/**
+ * 202: the signature is queued; the state says when it is on the document, or that it was refused
+ * (then the signer sees why, with what they entered, and can sign again). The apply has a bounded
+ * retry budget, so the wait ends; a failed check is tried again.
+ */
 async function waitUntilSigned() {
-  const until = Date.now() + SIGN_WAIT_MS;
-  while (Date.now() < until) {
+  say('Your signature is being applied. This page shows the result as soon as it is on the document…');
+  for (;;) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    const { body } = await api('GET', '/state');
+    let body;
+    try {
+      ({ body } = await api('GET', '/state'));
+    } catch (error) {
+      if (error.status === 401) throw error;
+      continue;
+    }
     if (body.signer.status === 'signed') return;
+    if (body.apply?.status === 'rejected') throw new ApiError(422, { code: body.apply.error.code, message: rejectionText(body.apply) });
+    if (body.signer.status !== 'pending' || body.document.status !== 'sent') return;
   }
-  throw new Error('Your signature is still being applied. Reload this page in a minute to see the result.');
+}
+
+/** Opened while a signature submitted earlier is still being applied: wait for it here too. */
+async function resumeWaiting() {
+  S.busy = true;
+  refresh();
+  if (ui.submit) ui.submit.textContent = 'Signing…';
+  try {
+    await waitUntilSigned();
+    S.busy = false;
+    await openDocument();
+  } catch (error) {
+    S.busy = false;
+    if (ui.submit) ui.submit.textContent = 'Sign';
+    say('');
+    showError(error);
+    refresh();
+  }
 }
 
 /** 422 unfilled_fields names `values.<widget id>`: mark those fields and go to the first. */
