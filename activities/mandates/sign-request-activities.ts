@@ -39,6 +39,33 @@ async function settle(deps: SignRequestDeps, request: SignRequest, status: 'appl
 }
 
 /**
+ * A confirmation that could not even become an apply (the mandate was revoked meanwhile …) is
+ * mailed to the principal who confirmed; a rejected apply is mailed by the document's workflow.
+ */
+async function mailConfirmationFailed(deps: SignRequestDeps, request: SignRequest, error: ServiceError): Promise<void> {
+  const [principal, document] = await Promise.all([
+    Principal.query(deps.db).findById(request.principal_id),
+    Document.query(deps.db).findById(request.document_id),
+  ]);
+  await queueMail(deps, {
+    to: principal!.email,
+    subject: `Your signature could not be applied to "${document!.name}"`,
+    text: [
+      `Hello ${principal!.name},`,
+      '',
+      `You confirmed the request to sign "${document!.name}" (${document!.id}), but your signature could not be applied.`,
+      `Why: ${error.message} (${error.code})`,
+      '',
+      'Nothing was signed. Your agent was told; it may ask again once the cause is fixed.',
+    ].join('\n'),
+    purpose: 'apply-rejected',
+    tenantId: principal!.tenant_id,
+    dedupeKey: `sign-request-failed:${request.id}`,
+    documentId: request.document_id,
+  });
+}
+
+/**
  * The principal confirmed in the app (the database says `confirming`): the apply procedure runs
  * through the document's workflow, with the mandate re-checked now (a revoke since the request
  * stops it). Idempotent by the recorded apply.
@@ -65,6 +92,7 @@ async function applyConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Pr
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       await settle(deps, request, 'failed', error);
+      await mailConfirmationFailed(deps, request, error);
       return 'failed';
     }
   }

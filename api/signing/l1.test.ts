@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { revokeMandate } from '../../activities/mandates/mandates';
-import { Apply, Event, MailMessage, SignRequest, type Template } from '../../db/models';
+import { Apply, Event, MailMessage, Principal, SignRequest, type Template } from '../../db/models';
 import { createDocument, downloadPdf, latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
@@ -291,7 +291,7 @@ describe('L1: sign requests the principal confirms in the app', () => {
   });
 
   it('fails with mandate_inactive when the mandate is revoked before the confirmation', async () => {
-    const { account, mandate } = await principalWithL1();
+    const { account, mandate, principal } = await principalWithL1();
     const document = await inboundNda(account);
     const created = await requestSign(account, document.document_id);
     await revokeMandate(stack.deps.db, await principalOf(stack, account), mandate.id, { type: 'principal', id: account.principalId });
@@ -306,6 +306,30 @@ describe('L1: sign requests the principal confirms in the app', () => {
       (await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: owner.key })).body.signers[0].status,
       'pending',
     );
+    // The principal who confirmed is told it failed, and why.
+    const mail = await waitFor('the principal to be told', () => latestMail(stack, principal.email, 'apply-rejected'));
+    assert.match(mail.text, /could not be applied/);
+    assert.match(mail.text, /mandate_inactive/);
+    assert.match(mail.text, /Nothing was signed/);
+  });
+
+  it('mails the principal when a confirmed request cannot be applied (the stored signature became unreadable)', async () => {
+    const { account, principal } = await principalWithL1();
+    const document = await inboundNda(account);
+    const created = await requestSign(account, document.document_id);
+    // The principal's stored appearance is no longer a readable image when the apply runs.
+    await Principal.query(stack.deps.db)
+      .findById(principal.id)
+      .patch({ signature_sha256: await stack.deps.blobs.put(Buffer.from('not an image')) });
+    const app = await new AppClient(stack, principal.email).login();
+    await app.post(`${linkPath(created.body.confirm_url)}/confirm`, {}, linkPath(created.body.confirm_url));
+    const failed = await waitFor('the request to fail', async () => {
+      const reply = await call(stack.url, 'GET', `/v1/sign-requests/${created.body.sign_request_id}`, { key: account.key });
+      return reply.body.status === 'failed' ? reply : undefined;
+    });
+    assert.equal(failed.body.error.code, 'missing_appearance');
+    const mail = await waitFor('the principal to be told', () => latestMail(stack, principal.email, 'apply-rejected'));
+    assert.match(mail.text, /missing_appearance/);
   });
 
   it('revoking a mandate does not unwind a completed document', async () => {

@@ -19,7 +19,7 @@ import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { type MandatedAccountOptions, mandatedAccount, principalOf } from '../../test/principal';
+import { AppClient, type MandatedAccountOptions, mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 
@@ -115,6 +115,21 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     assert.ok(!text.includes('contracts agent'), 'the key’s label is not on the document');
     assert.ok(!text.includes(account.keyId), 'the key’s id is not on the document');
     assert.equal((text.match(/Signer \(via authorized agent\)/g) ?? []).length, 1, 'only the mandated signer is marked');
+
+    // The principal's app shows the completed document and serves the same PDF.
+    const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
+    const overview = await (await app.get(`${app.appPath}/`)).text();
+    assert.match(overview, /data-testid="completed-documents"/);
+    const listed = await (await app.get(`${app.appPath}/documents`)).text();
+    const link = `${app.appPath}/documents/${document.document_id}/download`;
+    assert.ok(listed.includes(link) && listed.includes('Download the completed PDF'), listed);
+    const fromApp = await app.get(link);
+    assert.equal(fromApp.status, 200);
+    assert.deepEqual(Buffer.from(await fromApp.arrayBuffer()), Buffer.from(pdf));
+    // Another principal's session gets 404 for it.
+    const stranger = await agent({ name: 'Sam Stranger' });
+    const other404 = await (await new AppClient(stack, (await principalOf(stack, stranger.account)).email).login()).get(link);
+    assert.equal(other404.status, 404);
   });
 
   it('stamps and certifies the principal’s registered name and e-mail, never the name an agent typed for the signer row', async () => {
