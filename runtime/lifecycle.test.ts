@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import type net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { runNpm } from '../test/cli';
+import { ROOT, runNpm, waitFor } from '../test/cli';
 import { createTestDatabase, type TestDatabase } from '../test/db';
 import { holdPort, serviceErrorLines } from '../test/npm-start';
 import { freePort } from '../test/ports';
@@ -58,5 +59,44 @@ describe('start-up errors are one line, with the setting to change', () => {
     const error = new Error('first\n  second');
     assert.equal(describeFailure(error, {}), 'first second (LOG_LEVEL=debug prints where)');
     assert.equal(describeFailure(error, { LOG_LEVEL: 'debug' }), error.stack);
+  });
+});
+
+describe('onShutdown', () => {
+  // A process that stops in 2 s on a signal, as the entry points do.
+  const script = [
+    "import { onShutdown } from './runtime/lifecycle.ts';",
+    "onShutdown(() => new Promise((resolve) => setTimeout(resolve, 2000)), (line) => process.stdout.write(line + '\\n'));",
+    "process.stdout.write('ready\\n');",
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
+
+  function run() {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, output: () => output, exited };
+  }
+
+  it('takes a signal repeated at once as the same one (npm forwards the Ctrl-C the terminal sent too) and stops once', async () => {
+    const { child, output, exited } = run();
+    await waitFor('the process to be ready', () => output().includes('ready'));
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    assert.equal(await exited, 0, output());
+    assert.equal(output(), 'ready\nSIGINT: stopping ...\n');
+  });
+
+  it('exits at once on a second signal that comes later', async () => {
+    const { child, output, exited } = run();
+    await waitFor('the process to be ready', () => output().includes('ready'));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 1, output());
+    assert.equal(output(), 'ready\nSIGTERM: stopping ...\nSIGTERM again: exiting now\n');
   });
 });

@@ -3,29 +3,41 @@ import { migrationStatus } from '../db/migrate';
 import { ConfigError } from '../lib/config/errors';
 import type { Services } from '../lib/services';
 
-/** Runs `stop` once on SIGINT or SIGTERM; a second signal exits at once. */
+// A repeat this soon after the first signal is the same request: npm forwards to the service the
+// Ctrl-C that the terminal sent it as well.
+const SIGNAL_ECHO_MS = 1000;
+
+/**
+ * Runs `stop` once on SIGINT or SIGTERM, then exits 0; a second signal (not its echo) exits at once.
+ * The returned function runs the same stop for a failure found while running, then exits 1.
+ */
 export function onShutdown(
-  stop: (signal: string) => Promise<void>,
+  stop: (reason: string) => Promise<void>,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): void {
-  let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log(`${signal} again: exiting now`);
-      process.exit(1);
-    }
-    stopping = true;
-    log(`${signal}: stopping ...`);
-    stop(signal).then(
-      () => process.exit(0),
+): (reason: string) => void {
+  let since: number | undefined;
+  const begin = (reason: string, code: number) => {
+    since = Date.now();
+    log(`${reason}: stopping ...`);
+    stop(reason).then(
+      () => process.exit(code),
       (error: unknown) => {
         log(`error while stopping: ${describeFailure(error)}`);
         process.exit(1);
       },
     );
   };
+  const handler = (signal: NodeJS.Signals) => {
+    if (since === undefined) return begin(signal, 0);
+    if (Date.now() - since < SIGNAL_ECHO_MS) return;
+    log(`${signal} again: exiting now`);
+    process.exit(1);
+  };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  return (reason) => {
+    if (since === undefined) begin(reason, 1);
+  };
 }
 
 /** A start refused for a reason its message explains, with what to do: printed alone, without a stack. */

@@ -133,14 +133,20 @@ function isDevServer(pid: number): boolean {
   }
 }
 
-/** Kills whatever this file's starts left running (after a failed test) and removes the data dir. */
-export function killLeftovers(dataDir: string): void {
-  for (const started of starts) {
+/** Kills whatever the starts so far left running (after a failed test), so the next test starts clean. */
+export function killStarted(dataDir: string): void {
+  for (const started of starts.splice(0)) {
     if (groupAlive(started.child.pid!)) process.kill(-started.child.pid!, 'SIGKILL');
   }
   const recorded = pidIn(path.join(dataDir, 'temporal.pid'));
   for (const pid of [...temporalPids, ...(recorded ? [recorded] : [])]) {
     if (alive(pid) && isDevServer(pid)) process.kill(pid, 'SIGKILL');
   }
+  temporalPids.clear();
+}
+
+/** killStarted, then the data dir goes. */
+export function killLeftovers(dataDir: string): void {
+  killStarted(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
