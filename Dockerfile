@@ -8,5 +8,5 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 RUN mkdir -p /data && chown node:node /data
 USER node
-# node, not npm, as PID 1: npm exits on SIGTERM without waiting for the graceful stop.
+# node as PID 1, with no npm process in between (npm would forward SIGTERM and wait, at the cost of a process).
 CMD ["node", "--import", "tsx", "runtime/api.ts"]

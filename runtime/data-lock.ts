@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../lib/config/errors';
 
 function alive(pid: number): boolean {
   try {
@@ -28,7 +29,9 @@ export function lockDataDir(dataDir: string): { release(): void } {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'svc.pid');
   const holder = livePid(file);
-  if (holder) throw new Error(`another service (pid ${holder}) is running on ${dataDir}; stop it or set SVC_DATA_DIR`);
+  if (holder) {
+    throw new ConfigError(`another service (pid ${holder}) is running on ${dataDir}: stop it, or set SVC_DATA_DIR to another directory`);
+  }
   fs.writeFileSync(file, String(process.pid));
   return {
     release() {

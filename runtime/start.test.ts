@@ -1,91 +1,46 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { alive, groupAlive, runAdmin, type Spawned, spawnNpm, waitFor } from '../test/cli';
+import { runAdmin } from '../test/cli';
 import { call } from '../test/http';
-import { freePort } from '../test/ports';
-
-interface Started extends Spawned {
-  exited: Promise<number | null>;
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** `npm start` in its own process group, as a terminal would run it. */
-function npmStart(env: Record<string, string | undefined>): Started {
-  const started = spawnNpm(['start'], env);
-  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
-  return { ...started, exited };
-}
+import {
+  assertNothingLeft,
+  embeddedSetup,
+  exitOf,
+  killLeftovers,
+  type NpmStart,
+  npmStart,
+  type ServicePorts,
+  untilRunning,
+} from '../test/npm-start';
 
 describe('npm start on embedded defaults', () => {
   let dataDir: string;
   let env: Record<string, string | undefined>;
-  let ports: { api: number; temporal: number; ui: number };
-  const groups: number[] = [];
+  let ports: ServicePorts;
 
   before(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-start-'));
-    ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-    // The embedded defaults: no DATABASE_URL, no TEMPORAL_ADDRESS, no prebuilt workflow bundle.
-    const { DATABASE_URL, TEMPORAL_ADDRESS, SVC_WORKFLOW_BUNDLE, TEST_DATABASE_URL, ...inherited } = process.env;
-    env = {
-      ...inherited,
-      SVC_DATA_DIR: dataDir,
-      PORT: String(ports.api),
-      TEMPORAL_DEV_PORT: String(ports.temporal),
-      TEMPORAL_UI_PORT: String(ports.ui),
-    };
+    ({ dataDir, env, ports } = await embeddedSetup());
   });
 
-  after(() => {
-    for (const pgid of groups) {
-      if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
-    }
-    const pidFile = path.join(dataDir, 'temporal.pid');
-    if (fs.existsSync(pidFile)) {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => killLeftovers(dataDir));
 
-  async function start(): Promise<Started & { temporalPid: number }> {
+  async function start() {
     const started = npmStart(env);
-    groups.push(started.child.pid!);
-    await waitFor(
-      'the service to start',
-      () => started.output().includes('Press Ctrl-C to stop.') || started.child.exitCode !== null,
-      180_000,
-    );
-    assert.equal(started.child.exitCode, null, `npm start exited early:\n${started.output()}`);
-    const temporalPid = Number(fs.readFileSync(path.join(dataDir, 'temporal.pid'), 'utf8'));
-    return { ...started, temporalPid };
+    return { ...started, ...(await untilRunning(started, dataDir)) };
   }
 
-  async function stopWithCtrlC(started: Started & { temporalPid: number }) {
+  async function stopWithCtrlC(started: NpmStart & { nodePid: number; temporalPid: number }) {
     process.kill(-started.child.pid!, 'SIGINT');
-    let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([started.exited, new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), 60_000)))]);
-    clearTimeout(timer);
-    assert.notEqual(code, 'timeout', `npm start did not stop on Ctrl-C:\n${started.output()}`);
+    await exitOf(started);
     assert.match(started.output(), /stopped/);
-    await waitFor('every started process to exit', () => !groupAlive(started.child.pid!) && !alive(started.temporalPid), 20_000);
-    for (const port of [ports.api, ports.temporal, ports.ui]) assert.equal(await portOpen(port), false, `port ${port} still open`);
-    assert.equal(fs.existsSync(path.join(dataDir, 'admin.sock')), false, 'admin socket left behind');
-    assert.equal(fs.existsSync(path.join(dataDir, 'svc.pid')), false, 'lock file left behind');
+    // npm forwards the Ctrl-C the service got from the terminal too: one stop, not a forced exit.
+    assert.doesNotMatch(started.output(), /again: exiting now/);
+    await assertNothingLeft({
+      started,
+      pids: [started.nodePid, started.temporalPid],
+      ports: [ports.api, ports.temporal, ports.ui],
+      dataDir,
+    });
   }
 
   it('serves health and /me, answers admin commands while running, and stops on Ctrl-C leaving no process behind', async () => {

@@ -3,11 +3,16 @@ import { loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
+import { requireFreePorts } from './ports';
 import { closeServices, startServices } from './services';
 
 async function main() {
   const config = loadConfig();
   requireProductionSettings(config, 'worker');
+  const metricsPort = config.metrics.workerPort;
+  await requireFreePorts(
+    metricsPort === undefined ? [] : [{ variable: 'SVC_WORKER_METRICS_PORT', port: metricsPort, host: config.metrics.host }],
+  );
   const deps = await startServices(config, 'svc-worker');
   await requireMigrated(deps);
   const worker = await startWorker(deps);
@@ -16,7 +21,7 @@ async function main() {
     namespace: deps.temporal.namespace,
     task_queue: deps.temporal.taskQueue,
   });
-  const metrics = await startMetricsListener(config.metrics, config.metrics.workerPort, deps.log);
+  const metrics = await startMetricsListener(config.metrics, metricsPort, deps.log);
   onShutdown(async () => {
     await metrics?.stop();
     await worker.stop();

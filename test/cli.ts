@@ -27,7 +27,13 @@ export function firstJson(text: string): unknown {
       else if (char === '"') inString = false;
     } else if (char === '"') inString = true;
     else if (char === '{') depth += 1;
-    else if (char === '}' && --depth === 0) return JSON.parse(text.slice(start, i + 1));
+    else if (char === '}' && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(start, i + 1));
+      } catch {
+        return undefined; // braces in a message, not a document
+      }
+    }
   }
   return undefined;
 }
@@ -50,15 +56,21 @@ export function runAdmin(args: string[], env: Record<string, string | undefined>
 export interface Spawned {
   child: ChildProcess;
   output: () => string;
+  /** Its stderr alone. */
+  errors: () => string;
 }
 
 /** `npm <args>` in its own process group (as a terminal or an orchestrator runs it), output collected. */
 export function spawnNpm(args: string[], env: Record<string, string | undefined>): Spawned {
   const child = spawn('npm', args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let errors = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output };
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+    errors += chunk;
+  });
+  return { child, output: () => output, errors: () => errors };
 }
 
 export function alive(pid: number): boolean {
