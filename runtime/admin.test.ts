@@ -42,10 +42,10 @@ describe("the docs' npm run admin lines, run through npm as a user runs them", (
   });
   after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-  it('README.md and docs/clients.md show create-principal, create-key and seed-samples', () => {
+  it('README.md and docs/clients.md show create-principal, create-key and seed-samples (the README for Ann, then Bob)', () => {
     assert.deepEqual(
       adminLines('README.md').map((line) => line.match(/admin -- (\S+)/)?.[1]),
-      ['create-principal', 'create-key', 'seed-samples'],
+      ['create-principal', 'create-key', 'seed-samples', 'create-principal', 'create-key'],
     );
     assert.deepEqual(
       adminLines('docs/clients.md').map((line) => line.match(/admin -- (\S+)/)?.[1]),
@@ -58,8 +58,8 @@ describe("the docs' npm run admin lines, run through npm as a user runs them", (
       const env = userEnv(fs.mkdtempSync(path.join(scratch, 'data-')));
       let tenant: string | undefined;
       for (const line of adminLines(file)) {
-        // The docs' placeholder for the tenant the doc's create-principal made.
-        const ran = await shell(line.replaceAll('ten_…', tenant ?? 'ten_…'), env);
+        // The docs' placeholder for the tenant the doc's create-principal made (`ten_…`, or `$TENANT` once copied).
+        const ran = await shell(line.replaceAll('ten_…', tenant ?? 'ten_…'), { ...env, ...(tenant ? { TENANT: tenant } : {}) });
         assert.equal(ran.code, 0, `${line}\n${ran.stderr}`);
         let printed: any;
         assert.doesNotThrow(() => (printed = JSON.parse(ran.stdout)), `${line} printed on stdout:\n${ran.stdout}`);

@@ -58,6 +58,8 @@ export interface Spawned {
   output: () => string;
   /** Its stderr alone. */
   errors: () => string;
+  /** Its stdout alone. */
+  stdout: () => string;
 }
 
 /** `npm <args>` in its own process group (as a terminal or an orchestrator runs it), output collected. */
@@ -65,12 +67,16 @@ export function spawnNpm(args: string[], env: Record<string, string | undefined>
   const child = spawn('npm', args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let errors = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
   child.stderr!.on('data', (chunk) => {
     output += chunk;
     errors += chunk;
   });
-  return { child, output: () => output, errors: () => errors };
+  return { child, output: () => output, errors: () => errors, stdout: () => stdout };
 }
 
 export function alive(pid: number): boolean {
