@@ -113,6 +113,10 @@ export async function awaitApply(
   waitMs: number,
 ): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
+  // A retry or a join often comes once the apply has settled: the database answers it at once, with no
+  // wait on the workflow's update (which a dead worker's sticky queue can hold up for seconds).
+  const known = await applyOutcome(deps.db, applyId);
+  if (known && known.status !== 'pending') return known;
   return byDeadline(settledOutcome(deps, documentId, applyId, deadline), deadline, applyId);
 }
 

@@ -417,7 +417,7 @@ describe('L2 sign retried with its Idempotency-Key after 202 processing', () => 
   });
   after(() => stack.close());
 
-  it('answers that apply’s outcome (202 while it runs, then 200 applied) instead of signing again or 409 already_signed', async () => {
+  it('answers that apply’s outcome (202 while it runs, then 200 applied, even with no worker left) instead of signing again or 409 already_signed', async () => {
     const { account } = await mandatedAccount(stack, { name: 'Rhea Retry', label: 'retrying agent' });
     const document = await sentNda(stack, owner, nda, await principalOf(stack, account));
     const sign = (key?: string) =>
@@ -439,6 +439,9 @@ describe('L2 sign retried with its Idempotency-Key after 202 processing', () => 
       async () => (await Apply.query(stack.deps.db).where({ document_id: document.document_id }).first())?.status === 'applied',
       20_000,
     );
+    // The worker is gone (killed, say): the workflow cannot answer the update, and the retry must not
+    // wait on it for an apply the database already records as made.
+    await stack.worker!.stop();
     const done = await sign('retry-after-202');
     assert.equal(done.status, 200, done.text);
     assert.equal(done.headers.get('idempotent-replayed'), 'true');
