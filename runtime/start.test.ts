@@ -2,46 +2,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runAdmin } from '../test/cli';
 import { call } from '../test/http';
-import {
-  assertNothingLeft,
-  embeddedSetup,
-  exitOf,
-  killLeftovers,
-  type NpmStart,
-  npmStart,
-  type ServicePorts,
-  untilRunning,
-} from '../test/npm-start';
+import { type EmbeddedSetup, embeddedSetup, killLeftovers, type ServicePorts, startRunning, stopWithCtrlC } from '../test/npm-start';
 
 describe('npm start on embedded defaults', () => {
+  let setup: EmbeddedSetup;
   let dataDir: string;
   let env: Record<string, string | undefined>;
   let ports: ServicePorts;
 
   before(async () => {
-    ({ dataDir, env, ports } = await embeddedSetup());
+    setup = await embeddedSetup();
+    ({ dataDir, env, ports } = setup);
   });
 
   after(() => killLeftovers(dataDir));
 
-  async function start() {
-    const started = npmStart(env);
-    return { ...started, ...(await untilRunning(started, dataDir)) };
-  }
-
-  async function stopWithCtrlC(started: NpmStart & { nodePid: number; temporalPid: number }) {
-    process.kill(-started.child.pid!, 'SIGINT');
-    await exitOf(started);
-    assert.match(started.output(), /stopped/);
-    // npm forwards the Ctrl-C the service got from the terminal too: one stop, not a forced exit.
-    assert.doesNotMatch(started.output(), /again: exiting now/);
-    await assertNothingLeft({
-      started,
-      pids: [started.nodePid, started.temporalPid],
-      ports: [ports.api, ports.temporal, ports.ui],
-      dataDir,
-    });
-  }
+  const start = () => startRunning(setup);
 
   it('serves health and /me, answers admin commands while running, and stops on Ctrl-C leaving no process behind', async () => {
     // Before the service runs, admin opens the embedded database itself.
@@ -71,13 +47,13 @@ describe('npm start on embedded defaults', () => {
     assert.equal(me.body.principal.email, 'ann@start.test');
     assert.equal(me.body.tenant_id, principal.json.tenant_id);
 
-    await stopWithCtrlC(started);
+    await stopWithCtrlC(started, setup);
 
     // State is kept under SVC_DATA_DIR: the key works after a restart.
     const again = await start();
     const meAgain = await call(base, 'GET', '/v1/me', { key: key.json.key });
     assert.equal(meAgain.status, 200, meAgain.text);
     assert.equal(meAgain.body.key.label, 'start agent');
-    await stopWithCtrlC(again);
+    await stopWithCtrlC(again, setup);
   });
 });

@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../test/browser';
+import { launchBrowser, watchProblems } from '../test/browser';
 import { call } from '../test/http';
-import {
-  assertNothingLeft,
-  embeddedSetup,
-  exitOf,
-  killLeftovers,
-  type NpmStart,
-  npmStart,
-  type ServicePorts,
-  untilRunning,
-} from '../test/npm-start';
+import { type EmbeddedSetup, embeddedSetup, killLeftovers, type ServicePorts, startRunning, stopWithCtrlC } from '../test/npm-start';
 import { waitFor } from '../test/wait';
 import { ConsoleInbox, Walk } from '../test/walkthrough';
 
@@ -21,9 +12,8 @@ import { ConsoleInbox, Walk } from '../test/walkthrough';
 // of the walk run as written in a shell, each page step done in a real Chromium, every code read from
 // the mails npm start prints on its console. Then Ctrl-C, and a second start that keeps the state.
 
-type Started = NpmStart & { nodePid: number; temporalPid: number };
-
 describe('the README walk-through, on npm start’s embedded defaults', () => {
+  let setup: EmbeddedSetup;
   let dataDir: string;
   let env: Record<string, string | undefined>;
   let ports: ServicePorts;
@@ -33,7 +23,8 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
   const problems: string[] = [];
 
   before(async () => {
-    ({ dataDir, env, ports } = await embeddedSetup());
+    setup = await embeddedSetup();
+    ({ dataDir, env, ports } = setup);
     // The user's shell: nothing of the npm that runs these tests.
     const shellEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('npm_')));
     walk = new Walk('README.md', 'Walk-through', { env: shellEnv, port: ports.api });
@@ -46,30 +37,13 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
     walk?.cleanUp();
   });
 
-  async function start(): Promise<Started> {
-    const started = npmStart(env);
-    return { ...started, ...(await untilRunning(started, dataDir)) };
-  }
-
-  async function stopWithCtrlC(started: Started): Promise<void> {
-    process.kill(-started.child.pid!, 'SIGINT');
-    await exitOf(started);
-    await assertNothingLeft({
-      started,
-      pids: [started.nodePid, started.temporalPid],
-      ports: [ports.api, ports.temporal, ports.ui],
-      dataDir,
-    });
-  }
+  const start = () => startRunning(setup);
 
   async function newPage(who: string): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    page.on('pageerror', (error) => problems.push(`${who}: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) problems.push(`${who}: ${message.text()}`);
-    });
+    watchProblems(page, problems, who);
     return page;
   }
 
@@ -280,12 +254,12 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
     walk.done();
 
     // Ctrl-C stops everything it started; a second start finds the state as it was left.
-    await stopWithCtrlC(started);
+    await stopWithCtrlC(started, setup);
     const again = await start();
     const base = `http://127.0.0.1:${ports.api}`;
     for (const id of [doc, doc3]) assert.equal((await call(base, 'GET', `/v1/documents/${id}`, { key })).body.status, 'completed');
     assert.equal((await call(base, 'GET', `/v1/transfers/${transfer}`, { key: bobKey })).body.can_release, true);
-    await stopWithCtrlC(again);
+    await stopWithCtrlC(again, setup);
   });
 
   it('no page broke its CSP or threw', () => {

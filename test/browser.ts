@@ -1,4 +1,4 @@
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Where the system Chromium is; CHROMIUM_PATH names another one. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -16,5 +16,14 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
     ],
+  });
+}
+
+/** Collects a page's uncaught errors and CSP violations into `problems` (each prefixed with `who`): every page must run clean under its CSP. */
+export function watchProblems(page: Page, problems: string[], who?: string): void {
+  const tagged = (text: string) => (who ? `${who}: ${text}` : text);
+  page.on('pageerror', (error) => problems.push(tagged(error.message)));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(tagged(message.text()));
   });
 }

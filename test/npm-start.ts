@@ -150,3 +150,27 @@ export function killLeftovers(dataDir: string): void {
   killStarted(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
+
+/** An `npm start` that says it runs, with the pids its data dir records. */
+export type RunningStart = NpmStart & { nodePid: number; temporalPid: number };
+
+/** `npm start` on an embedded setup, once it says it runs. */
+export async function startRunning(setup: EmbeddedSetup): Promise<RunningStart> {
+  const started = npmStart(setup.env);
+  return { ...started, ...(await untilRunning(started, setup.dataDir)) };
+}
+
+/** Ctrl-C as a terminal sends it (to npm's process group): one graceful stop, and nothing it started is left. */
+export async function stopWithCtrlC(started: RunningStart, setup: EmbeddedSetup): Promise<void> {
+  process.kill(-started.child.pid!, 'SIGINT');
+  await exitOf(started);
+  assert.match(started.output(), /stopped/);
+  // npm forwards the Ctrl-C the service got from the terminal too: one stop, not a forced exit.
+  assert.doesNotMatch(started.output(), /again: exiting now/);
+  await assertNothingLeft({
+    started,
+    pids: [started.nodePid, started.temporalPid],
+    ports: [setup.ports.api, setup.ports.temporal, setup.ports.ui],
+    dataDir: setup.dataDir,
+  });
+}

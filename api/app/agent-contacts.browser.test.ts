@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../../test/browser';
+import { launchBrowser, watchProblems } from '../../test/browser';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { codeIn, type SmtpListener, startSmtpListener } from '../../test/smtp';
@@ -33,10 +33,7 @@ before(async () => {
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
-  });
+  watchProblems(page, problems);
 });
 
 after(async () => {

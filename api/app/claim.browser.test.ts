@@ -5,7 +5,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
-import { launchBrowser } from '../../test/browser';
+import { launchBrowser, watchProblems } from '../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { driveSamples } from '../../test/files';
@@ -52,10 +52,7 @@ async function newPage(who: string, viewport = { width: 1100, height: 900 }): Pr
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => problems.push(`${who}: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(`${who}: ${message.text()}`);
-  });
+  watchProblems(page, problems, who);
   return page;
 }
 

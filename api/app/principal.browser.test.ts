@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
-import { launchBrowser } from '../../test/browser';
+import { launchBrowser, watchProblems } from '../../test/browser';
 import { createDocument, seedSamples, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
@@ -38,10 +38,7 @@ before(async () => {
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
-  });
+  watchProblems(page, problems);
 });
 
 after(async () => {

@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DocumentRevision, Event, type Template } from '../../../db/models';
 import { randomBase62 } from '../../../lib/ids';
-import { launchBrowser } from '../../../test/browser';
+import { launchBrowser, watchProblems } from '../../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
 import { type Account, createAccount } from '../../../test/factories';
 import { call } from '../../../test/http';
@@ -71,10 +71,7 @@ async function openSignPage(signer: SentSigner, viewport = { width: 1280, height
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => problems.push(`${signer.email}: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(`${signer.email}: ${message.text()}`);
-  });
+  watchProblems(page, problems, signer.email);
   await page.goto(`${stack.url}${new URL(signer.sign_url).pathname}`);
   return page;
 }
