@@ -48,7 +48,7 @@ describe('object storage: an API and a worker on separate data dirs share PDFs, 
       env: {
         ...bucket.env,
         SVC_SECRET_KEY: randomBytes(32).toString('base64'),
-        SVC_SIGNING_P12: path.join(scratch, 'seal-maker', 'seal', 'seal.p12'),
+        SVC_SIGNING_P12: path.join(scratch, 'seal-maker', 'pki', 'seal.p12'),
         SVC_SIGNING_P12_PASSPHRASE: seal.passphrase,
         SVC_APPLY_WAIT_MS: '60000',
       },

@@ -7,7 +7,8 @@ import { KeyUsage } from '../lib/key-usage';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
 import { trackPool } from '../lib/metrics';
-import { createSealer, loadSealCertificate, type Sealer } from '../lib/pdf/seal';
+import type { Sealer } from '../lib/pdf/seal';
+import { loadSealer } from '../lib/pdf/sealer';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import type { Services } from '../lib/services';
@@ -35,13 +36,11 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
   let sealer: Promise<Sealer> | undefined;
   const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
   // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
-  const loadSealer = () =>
-    loadSealCertificate({ dataDir: config.dataDir, p12Path: config.signing.p12Path, passphrase: config.signing.passphrase })
-      .then(createSealer)
-      .catch((error: unknown) => {
-        sealer = undefined;
-        throw error;
-      });
+  const makeSealer = () =>
+    loadSealer(config, log).catch((error: unknown) => {
+      sealer = undefined;
+      throw error;
+    });
   const services: Services = {
     config,
     db,
@@ -59,7 +58,7 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
       print: config.env === 'development' ? (text) => process.stdout.write(text) : undefined,
     }),
     codeLimits: createCodeLimits(db, config.codeLimits),
-    sealer: () => (sealer ??= loadSealer()),
+    sealer: () => (sealer ??= makeSealer()),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     faults: config.faults,

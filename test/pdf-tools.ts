@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { inspectSignatures } from '../lib/pdf/pades/inspect';
 
 const created: string[] = [];
 process.once('exit', () => {
@@ -81,13 +82,42 @@ function decodeEntities(text: string): string {
   return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&apos;', "'").replaceAll('&amp;', '&');
 }
 
-/** pdfsig's report of a PDF, and whether every check a sealed PDF must pass is there. */
-export async function pdfsig(pdf: Uint8Array): Promise<{ report: string; valid: boolean }> {
+/** One signature as pdfsig reports it. */
+export interface PdfsigSignature {
+  type: string;
+  /** pdfsig verified it (a document timestamp, which pdfsig 22 cannot verify, is checked by inspectSignatures instead). */
+  valid: boolean;
+  wholeDocument: boolean;
+  text: string;
+}
+
+/**
+ * pdfsig's report of a PDF, and whether every check a sealed PDF must pass is there: every signature
+ * pdfsig can verify is valid and SHA-256, and the last one covers the whole document. pdfsig 22.12
+ * cannot verify a document timestamp (ETSI.RFC3161: "Unable to validate this type of signature"), so
+ * those are checked here with lib/pdf/pades/inspect.ts (imprint over the byte ranges, TSA signature).
+ */
+export async function pdfsig(pdf: Uint8Array): Promise<{ report: string; valid: boolean; signatures: PdfsigSignature[] }> {
   const file = await writeTemp(`sig-${Date.now()}-${Math.random()}.pdf`, pdf);
   const { stdout, stderr } = await run('pdfsig', [file]);
   const report = stdout + stderr;
-  const valid = report.includes('Signature is Valid.') && report.includes('Total document signed') && report.includes('SHA-256');
-  return { report, valid };
+  const unverifiable = /Unable to validate this type of signature/;
+  const signatures = report
+    .split(/^Signature #\d+:$/m)
+    .slice(1)
+    .map((text) => ({
+      type: /Signature Type: (\S+)/.exec(text)?.[1] ?? 'unknown',
+      valid: text.includes('Signature is Valid.') && text.includes('SHA-256'),
+      wholeDocument: /^\s*- Total document signed$/m.test(text),
+      text,
+    }));
+  const timestamps = (await inspectSignatures(pdf)).filter((signature) => signature.kind === 'timestamp');
+  const checked = signatures.every((signature) => signature.valid || (unverifiable.test(signature.text) && signature.type === 'unknown'));
+  const documentTimestampsValid = timestamps.every((timestamp) => timestamp.valid);
+  const unverified = signatures.filter((signature) => !signature.valid).length;
+  const valid =
+    signatures.length > 0 && checked && unverified === timestamps.length && documentTimestampsValid && signatures.at(-1)!.wholeDocument;
+  return { report, valid, signatures };
 }
 
 export async function qpdfCheck(pdf: Uint8Array): Promise<ToolResult> {
@@ -139,4 +169,15 @@ export async function inkIn(pdf: Uint8Array, page: number, box: { x: number; y: 
   let dark = 0;
   for (const value of pixels) if (value < 128) dark += 1;
   return dark / pixels.length;
+}
+
+/** The files a PDF carries (its embedded files), by name, as pdfdetach saves them. */
+export async function pdfAttachments(pdf: Uint8Array): Promise<Record<string, Buffer>> {
+  const file = await writeTemp(`attached-${Date.now()}-${Math.random()}.pdf`, pdf);
+  const directory = await fs.mkdtemp(path.join(await tempDir(), 'detach-'));
+  const saved = await run('pdfdetach', ['-saveall', '-o', directory, file]);
+  if (saved.code !== 0) throw new Error(`pdfdetach failed: ${saved.stderr}`);
+  const files: Record<string, Buffer> = {};
+  for (const name of await fs.readdir(directory)) files[name] = await fs.readFile(path.join(directory, name));
+  return files;
 }

@@ -26,7 +26,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return { status: document.status };
     },
     async applySignature(applyId: string) {
-      const outcome = await applySignature(deps, applyId, () => heartbeat());
+      const outcome = await applySignature(deps, applyId, () => heartbeat()).catch(retriedWhileDown);
       // The last signature completed the document: its sign-to-unlock packages are released now (retried with this activity).
       if (outcome.document_status === 'completed')
         await settleLinkedTransfers(deps, (await Apply.query(deps.db).findById(applyId))!.document_id);
@@ -45,7 +45,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {
-      const outcome = await completeDocument(deps, documentId, () => heartbeat());
+      const outcome = await completeDocument(deps, documentId, () => heartbeat()).catch(retriedWhileDown);
       if (outcome.completed) await settleLinkedTransfers(deps, documentId);
       return outcome;
     },
@@ -66,3 +66,13 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   };
 }
 export type DocumentActivities = ReturnType<typeof createDocumentActivities>;
+
+/**
+ * A dependency of the apply that is down (the timestamp authority, the blob store) is retried within
+ * the apply's budget; should it stay down, the apply ends `sign_failed` with this reason.
+ */
+function retriedWhileDown(error: unknown): never {
+  if (error instanceof ServiceError && error.code === 'service_unavailable')
+    throw ApplicationFailure.retryable(`${error.message} Nothing was applied.`, 'sign_failed');
+  throw error;
+}

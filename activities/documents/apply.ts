@@ -26,9 +26,11 @@ import type { ReceiptIssuer } from '../../lib/receipts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
+import { receiptSigner } from '../receipts/receipts';
 import { maySignNow, waitingFor } from '../signers/turn';
-import { type Certified, certificateEntry, certificateSigner, certify, recordCompletion, sha256Hex } from './complete';
+import { type Certified, certificateEntry, certificateSigner, certify, completionTrail, recordCompletion, sha256Hex } from './complete';
 import { signersOf } from './documents';
+import { completionEvidence, trailEntry } from './evidence';
 import { pdfStep } from './pdf-errors';
 
 export interface ApplyDeps {
@@ -325,7 +327,8 @@ async function pause(ms: number, progress: Progress): Promise<void> {
 interface ApplyPdfs {
   stamped: Uint8Array;
   sealed: Uint8Array;
-  completion?: Certified;
+  /** The completion the last signature makes, and its receipt (the PDF carries it). */
+  completion?: Certified & { receiptJws: string };
 }
 
 /** `committed`: this call made the apply (not one that found it already ended). */
@@ -394,18 +397,49 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
               })
             : certificateSigner(other),
         );
+        const signedSha256 = sha256Hex(sealed);
+        const signed = {
+          signedAt,
+          method: methodOf(apply),
+          preSignHash: document.current_sha256,
+          documentHash: signedSha256,
+          revision: document.current_revision + 1,
+        };
+        const evidence = await completionEvidence(deps, document, {
+          signers: signers.map((other) =>
+            other.id === signer.id
+              ? {
+                  principal: { email: identity.email, name: identity.name },
+                  method: signed.method,
+                  mandate_id: apply.mandate_id,
+                  confirmation_level: apply.confirmation_level,
+                  signed_at: signedAt.toISOString(),
+                  pre_sign_hash: signed.preSignHash,
+                  document_hash: signed.documentHash,
+                }
+              : receiptSigner(other),
+          ),
+          signedSha256,
+          completedAt: signedAt,
+          pending: [
+            trailEntry(await signedAuditEntry(deps.db, { signer, apply, identity, signed }), signedAt),
+            completionTrail(signedAt, signedSha256),
+          ],
+        });
         const completion = await certify(deps, stamped, {
           document,
           signers: entries,
-          signedSha256: sha256Hex(sealed),
+          signedSha256,
           completedAt: signedAt,
+          evidence,
         });
         clock.mark('certify');
-        return { stamped, sealed, completion };
+        return { stamped, sealed, completion: { ...completion, receiptJws: evidence.receiptJws } };
       });
     } catch (error) {
-      // A failure of the PDF step is final for this input: the apply is rejected, not retried.
-      if (error instanceof ServiceError) return (await rejectApply(deps.db, apply.id, error))!;
+      // A failure of the PDF step is final for this input: the apply is rejected, not retried; a
+      // dependency that is down (the timestamp authority) is retried within the apply's budget.
+      if (error instanceof ServiceError && error.code !== 'service_unavailable') return (await rejectApply(deps.db, apply.id, error))!;
       throw error;
     }
     progress();
@@ -413,6 +447,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const completion = pdfs.completion && {
       unsealed: await deps.blobs.put(pdfs.completion.unsealed),
       sealed: await deps.blobs.put(pdfs.completion.sealed),
+      receiptJws: pdfs.completion.receiptJws,
     };
     clock.mark('store');
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
@@ -456,11 +491,12 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       const after = await signersOf(trx, document.id);
       if (completion) {
         const signed = await Document.query(trx).findById(document.id);
-        await recordCompletion(trx, deps.receipts, signed!, after, {
+        await recordCompletion(trx, signed!, after, {
           revision: revision + 1,
           unsealedSha256: completion.unsealed,
           sealedSha256: completion.sealed,
           completedAt: signedAt,
+          receiptJws: completion.receiptJws,
         });
       }
       return { kind: 'done', committed: true, outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
@@ -476,14 +512,22 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
   throw new Error(`apply ${applyId}: the document kept changing; giving up for this attempt`);
 }
 
-async function recordSigned(
-  trx: Knex.Transaction,
-  { document, signer, apply, identity }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity },
-): Promise<void> {
-  const agent = apply.api_key_id ? await ApiKey.query(trx).findById(apply.api_key_id) : undefined;
-  await recordAudit(trx, {
-    tenantId: document.tenant_id,
-    documentId: document.id,
+/** The facts of a signature the audit line records: when, how, and the hashes before and after it. */
+interface SignedFacts {
+  signedAt: Date;
+  method: string;
+  preSignHash: string;
+  documentHash: string;
+  revision: number;
+}
+
+/** The audit line `document.signed` of an apply: written at its commit, and shown earlier in a completion's attached trail. */
+async function signedAuditEntry(
+  db: Db,
+  { signer, apply, identity, signed }: { signer: DocumentSigner; apply: Apply; identity: SigningIdentity; signed: SignedFacts },
+): Promise<{ actor: Actor; action: 'document.signed'; data: Record<string, unknown> }> {
+  const agent = apply.api_key_id ? await ApiKey.query(db).findById(apply.api_key_id) : undefined;
+  return {
     actor: agent ? { type: 'agent', id: agent.id } : { type: 'signer', id: signer.id, ip: apply.ip, userAgent: apply.user_agent },
     action: 'document.signed',
     data: {
@@ -491,14 +535,34 @@ async function recordSigned(
       signer_id: signer.id,
       name: identity.name,
       email: identity.email,
-      method: methodOf(apply),
+      method: signed.method,
       mandate_id: apply.mandate_id,
-      pre_sign_hash: apply.pre_sign_hash,
-      document_hash: apply.document_hash,
-      revision: apply.revision,
+      pre_sign_hash: signed.preSignHash,
+      document_hash: signed.documentHash,
+      revision: signed.revision,
       consent_text: apply.input.consent_text,
     },
+  };
+}
+
+async function recordSigned(
+  trx: Knex.Transaction,
+  { document, signer, apply, identity }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity },
+): Promise<void> {
+  const agent = apply.api_key_id ? await ApiKey.query(trx).findById(apply.api_key_id) : undefined;
+  const entry = await signedAuditEntry(trx, {
+    signer,
+    apply,
+    identity,
+    signed: {
+      signedAt: apply.applied_at!,
+      method: methodOf(apply),
+      preSignHash: apply.pre_sign_hash!,
+      documentHash: apply.document_hash!,
+      revision: apply.revision!,
+    },
   });
+  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, ...entry });
   const data = {
     document_id: document.id,
     signer_id: signer.id,

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../db/models';
 import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
-import type { ReceiptIssuer } from '../../lib/receipts';
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
-import { completionReceiptClaims } from '../receipts/receipts';
+import { receiptSigner } from '../receipts/receipts';
 import type { ApplyDeps, Progress } from './apply';
 import { signersOf } from './documents';
+import { type CompletionEvidence, completionEvidence, evidenceAttachments, type TrailEntry, trailEntry } from './evidence';
 import { pdfStep } from './pdf-errors';
 
 /** How a signer signed, in words for the certificate (never naming an agent or key). */
@@ -57,11 +57,15 @@ export interface Certified {
   sealed: Uint8Array;
 }
 
-/** The signed PDF with the certificate of completion appended, and the same sealed once more. */
+/**
+ * The signed PDF with the certificate of completion appended and the evidence attached (audit trail,
+ * receipt), certified once more: the certification seal, its validation data and a document
+ * timestamp (PAdES B-LTA). Validation data that could not be had is logged, never made up.
+ */
 export async function certify(
-  deps: Pick<ApplyDeps, 'sealer'>,
+  deps: Pick<ApplyDeps, 'sealer' | 'log'>,
   signedUnsealed: Uint8Array,
-  input: { document: Document; signers: CertificateSigner[]; signedSha256: string; completedAt: Date },
+  input: { document: Document; signers: CertificateSigner[]; signedSha256: string; completedAt: Date; evidence: CompletionEvidence },
 ): Promise<Certified> {
   const unsealed = await appendCertificatePage(signedUnsealed, {
     documentId: input.document.id,
@@ -70,34 +74,34 @@ export async function certify(
     finalSha256: input.signedSha256,
     completedAt: input.completedAt,
     signers: input.signers,
+    attachments: evidenceAttachments(input.evidence),
   });
-  const sealed = await (await deps.sealer()).seal(unsealed, { reason: 'Completed: every signer has signed', signedAt: input.completedAt });
+  const { pdf: sealed, warnings } = await (await deps.sealer()).certify(unsealed, {
+    reason: 'Completed: every signer has signed',
+    signedAt: input.completedAt,
+  });
+  for (const warning of warnings) deps.log?.warn(`completion seal of ${input.document.id}: ${warning}`);
   return { unsealed, sealed };
+}
+
+/** The audit lines the completion commits, as the attached trail shows them before they commit. */
+export function completionTrail(completedAt: Date, signedSha256: string): TrailEntry {
+  return trailEntry({ actor: { type: 'system' }, action: 'document.completed', data: { signed_sha256: signedSha256 } }, completedAt);
 }
 
 /**
  * Commits the completion revision, the audit line and `document.completed` with its
- * dual-attestation receipt (also a JWS anyone can verify), in the caller's transaction (under the
- * document's row lock). The event reaches the sender's tenant and the tenant of every principal who
- * signed under a mandate: each is a party to the receipt.
+ * dual-attestation receipt (also a JWS anyone can verify, and attached to the PDF), in the caller's
+ * transaction (under the document's row lock). The event reaches the sender's tenant and the tenant
+ * of every principal who signed under a mandate: each is a party to the receipt.
  */
 export async function recordCompletion(
   trx: Knex.Transaction,
-  receipts: ReceiptIssuer,
   document: Document,
   signers: DocumentSigner[],
-  completion: { revision: number; unsealedSha256: string; sealedSha256: string; completedAt: Date },
+  completion: { revision: number; unsealedSha256: string; sealedSha256: string; completedAt: Date; receiptJws: string },
 ): Promise<void> {
-  const { revision, completedAt } = completion;
-  const receiptJws = await receipts.sign(
-    trx,
-    completionReceiptClaims(document, signers, {
-      signedSha256: document.current_sha256,
-      finalSha256: completion.sealedSha256,
-      completedAt,
-    }),
-    document.id,
-  );
+  const { revision, completedAt, receiptJws } = completion;
   await DocumentRevision.query(trx).insert({
     document_id: document.id,
     revision,
@@ -171,8 +175,20 @@ export async function completeDocument(
     const current = (await DocumentRevision.query(deps.db).findById([documentId, document.current_revision]))!;
     const completedAt = new Date();
     const unsealed = await deps.blobs.get(current.unsealed_sha256);
+    const evidence = await completionEvidence(deps, document, {
+      signers: signers.map(receiptSigner),
+      signedSha256: document.current_sha256,
+      completedAt,
+      pending: [completionTrail(completedAt, document.current_sha256)],
+    });
     const certified = await pdfStep(() =>
-      certify(deps, unsealed, { document, signers: signers.map(certificateSigner), signedSha256: document.current_sha256, completedAt }),
+      certify(deps, unsealed, {
+        document,
+        signers: signers.map(certificateSigner),
+        signedSha256: document.current_sha256,
+        completedAt,
+        evidence,
+      }),
     );
     progress();
     const [unsealedSha256, sealedSha256] = [await deps.blobs.put(certified.unsealed), await deps.blobs.put(certified.sealed)];
@@ -181,11 +197,12 @@ export async function completeDocument(
       const locked = (await Document.query(trx).findById(documentId).forUpdate())!;
       if (locked.status === 'completed') return true;
       if (locked.current_revision !== document.current_revision || locked.status !== 'sent') return false;
-      await recordCompletion(trx, deps.receipts, locked, await signersOf(trx, documentId), {
+      await recordCompletion(trx, locked, await signersOf(trx, documentId), {
         revision: locked.current_revision + 1,
         unsealedSha256,
         sealedSha256,
         completedAt,
+        receiptJws: evidence.receiptJws,
       });
       return true;
     });

@@ -3,7 +3,8 @@ import { PdfError } from '../../lib/pdf/errors';
 
 /**
  * The API's answer to a PDF engine failure: what the signer can act on keeps its own code, anything
- * else means the signature step failed (502 sign_failed), and retrying the same input cannot help.
+ * else means the signature step failed (502 sign_failed), and retrying the same input cannot help,
+ * but for a timestamp authority that did not answer (503: it may answer the next try).
  */
 export function pdfFailure(error: PdfError): ServiceError {
   switch (error.reason) {
@@ -12,6 +13,9 @@ export function pdfFailure(error: PdfError): ServiceError {
       return new ServiceError(error.reason, error.message);
     case 'invalid_value':
       return errors.invalidRequest(error.message);
+    // The timestamp authority is down or answered badly: worth another try, never a seal without it.
+    case 'timestamp_unavailable':
+      return errors.serviceUnavailable(error.message);
     default:
       return errors.signFailed(`The document could not be stamped and sealed: ${error.message}`);
   }

@@ -52,13 +52,15 @@ export function offerReceiptClaims(
 }
 
 /**
- * The claims of a completed document's dual-attestation receipt: the original and final SHA-256,
- * and every signer with how they signed (each principal by mandate, each person in the browser).
+ * The claims of a completed document's dual-attestation receipt: the original SHA-256 and the one
+ * after the last signature, and every signer with how they signed (each principal by mandate, each
+ * person in the browser). It names no final SHA-256: the completed PDF carries this very receipt
+ * as an attachment, under the certification seal that binds the two.
  */
 export function completionReceiptClaims(
   document: Document,
-  signers: DocumentSigner[],
-  completion: { signedSha256: string; finalSha256: string; completedAt: Date },
+  signers: ReceiptSigner[],
+  completion: { signedSha256: string; completedAt: Date },
 ) {
   return {
     receipt_type: 'document.completed',
@@ -67,8 +69,7 @@ export function completionReceiptClaims(
     document_name: document.name,
     original_sha256: document.original_sha256,
     signed_sha256: completion.signedSha256,
-    final_sha256: completion.finalSha256,
     completed_at: completion.completedAt.toISOString(),
-    signers: signers.map(receiptSigner),
+    signers,
   };
 }

@@ -69,7 +69,12 @@ describe('/dev/mail', () => {
   });
 
   it('is not found in production', async () => {
-    const url = await api({ SVC_ENV: 'production', SVC_SECRET_KEY: 'p'.repeat(40), HOST: '127.0.0.1' });
+    const url = await api({
+      SVC_ENV: 'production',
+      SVC_SECRET_KEY: 'p'.repeat(40),
+      SVC_TSA_URL: 'https://tsa.example/tsr',
+      HOST: '127.0.0.1',
+    });
     assert.equal((await fetch(`${url}/dev/mail`)).status, 404);
   });
 

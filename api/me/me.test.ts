@@ -81,7 +81,11 @@ describe('GET /v1/me and GET /v1/flags', () => {
       { env: { SVC_FF_AGENT_CONTACTS: 'false', SVC_FF_AGENT_OFFERS: 'true' }, expect: { agent_contacts: false, agent_offers: false } },
     ];
     for (const { env, expect } of cases) {
-      const api = await stack.withEnv({ SVC_SECRET_KEY: 'a-production-secret-of-at-least-32-characters', ...env });
+      const api = await stack.withEnv({
+        SVC_SECRET_KEY: 'a-production-secret-of-at-least-32-characters',
+        SVC_TSA_URL: 'https://tsa.example/tsr',
+        ...env,
+      });
       try {
         const flags = await call(api.url, 'GET', '/v1/flags', { key: ann.key });
         const me = await call(api.url, 'GET', '/v1/me', { key: ann.key });

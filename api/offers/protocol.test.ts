@@ -9,7 +9,7 @@ import { downloadPdf, latestMail, SignerSession, seedSamples, sentNda, waitForDo
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
-import { pdfsig, pdfText } from '../../test/pdf-tools';
+import { pdfAttachments, pdfsig, pdfText } from '../../test/pdf-tools';
 import { AppClient, mandatedAccount } from '../../test/principal';
 import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
@@ -273,8 +273,12 @@ describe('agent contacts and offers: the protocol between two tenants', () => {
 
     const completion = await verifyReceipt(completed.receipt_jws);
     assert.equal(completion.document_id, document.document_id);
-    assert.equal(completion.final_sha256, sha256(pdf));
     assert.equal(completion.signers.length, 2);
+    // The completed PDF carries this very receipt (so it names no final hash of its own) and the audit trail.
+    assert.equal(completion.final_sha256, undefined);
+    const attached = await pdfAttachments(pdf);
+    assert.equal(attached['receipt.jws']?.toString(), completed.receipt_jws);
+    assert.equal(JSON.parse(attached['audit-trail.json'].toString()).document_id, document.document_id);
 
     const bobSaw = await delivered(hooks.bob.receiver, hooks.bob.secret, 'offer.accepted', (d) => d.offer_id === offerId);
     assert.equal(bobSaw.data.mandate_id, bobMandate.id);

@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config';
 
+/** A production timestamp authority, which production requires. */
+const TSA = { SVC_TSA_URL: 'https://tsa.example/tsr' };
+
 describe('configuration', () => {
   it('runs on embedded defaults with nothing set', () => {
     const config = loadConfig({});
@@ -23,7 +26,7 @@ describe('configuration', () => {
     );
     assert.throws(() => loadConfig({ SVC_ENV: 'development', SVC_SECRET_KEY: 'short' }), /SVC_SECRET_KEY: must be at least 32 characters/);
     assert.equal(
-      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25' }).secretKey,
+      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25', ...TSA }).secretKey,
       'x'.repeat(32),
     );
   });
@@ -35,14 +38,31 @@ describe('configuration', () => {
     );
     assert.throws(() => loadConfig({ NODE_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }), /SMTP_URL is required in production/);
     assert.equal(
-      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtps://u:p@smtp.example.com:465' }).env,
+      loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtps://u:p@smtp.example.com:465', ...TSA }).env,
       'production',
     );
   });
 
+  it('refuses to start in production without a timestamp authority (SVC_TSA_URL), unless untimestamped seals are accepted outright', () => {
+    const production = { SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25' };
+    assert.throws(
+      () => loadConfig(production),
+      (error: Error) => error instanceof ConfigError && /SVC_TSA_URL is required in production/.test(error.message),
+    );
+    const timed = loadConfig({ ...production, SVC_TSA_URL: 'https://tsa.example/tsr', SVC_TSA_USERNAME: 'u', SVC_TSA_PASSWORD: 'p' });
+    assert.deepEqual(timed.signing.tsa, { url: 'https://tsa.example/tsr', username: 'u', password: 'p', timeoutMs: 10_000 });
+    assert.equal(timed.signing.allowUntimestamped, false);
+    const weaker = loadConfig({ ...production, SVC_ALLOW_UNTIMESTAMPED_SEALS: 'true' });
+    assert.equal(weaker.signing.tsa, undefined);
+    assert.equal(weaker.signing.allowUntimestamped, true);
+    assert.throws(() => loadConfig({ SVC_TSA_URL: 'ftp://tsa.example' }), /SVC_TSA_URL/);
+    // Outside production the development authority under the data dir stamps seals.
+    assert.equal(loadConfig({}).signing.tsa, undefined);
+  });
+
   it('treats NODE_ENV=production without SVC_ENV as production, so it requires SVC_SECRET_KEY; SVC_ENV wins when set', () => {
     assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /SVC_SECRET_KEY is required in production/);
-    const production = loadConfig({ NODE_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25' });
+    const production = loadConfig({ NODE_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32), SMTP_URL: 'smtp://mail:25', ...TSA });
     assert.equal(production.env, 'production');
     assert.equal(production.flags.values.l2_signing, false, 'l2_signing defaults off in production');
     assert.equal(loadConfig({ NODE_ENV: 'production', SVC_ENV: 'development' }).env, 'development');

@@ -46,7 +46,16 @@ export interface Config {
   secretKey?: string;
   /** Keys secretKey replaced (SVC_SECRET_KEY_PREVIOUS): verify and decrypt only. */
   secretKeyPrevious: string[];
-  signing: { p12Path?: string; passphrase?: string };
+  signing: {
+    p12Path?: string;
+    passphrase?: string;
+    /** RFC 3161 timestamp authority (SVC_TSA_URL); unset outside production: the development one under the data dir. */
+    tsa?: { url: string; username?: string; password?: string; timeoutMs: number };
+    /** Production only: seals without a trusted time are accepted (SVC_ALLOW_UNTIMESTAMPED_SEALS), weaker. */
+    allowUntimestamped: boolean;
+    /** How long a seal waits for an OCSP responder or a CRL server of its certificates. */
+    revocationTimeoutMs: number;
+  };
   smtpUrl?: string;
   mailFrom: string;
   webhooks: {
@@ -188,6 +197,18 @@ const EnvSchema = z.object({
     .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters'))),
   SVC_SIGNING_P12: z.string().min(1).optional(),
   SVC_SIGNING_P12_PASSPHRASE: z.string().optional(),
+  SVC_TSA_URL: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
+    .optional(),
+  SVC_TSA_USERNAME: z.string().optional(),
+  SVC_TSA_PASSWORD: z.string().optional(),
+  SVC_TSA_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SVC_ALLOW_UNTIMESTAMPED_SEALS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  SVC_REVOCATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
@@ -352,6 +373,13 @@ export function loadConfig(rawEnv: Env = process.env): Config {
   if (e.SVC_ENV === 'production' && !e.SMTP_URL) {
     throw new ConfigError('SMTP_URL is required in production: without it, sign links and one-time codes would reach nobody');
   }
+  // Fail closed: a production seal's time comes from a timestamp authority, never from this server alone.
+  if (e.SVC_ENV === 'production' && !e.SVC_TSA_URL && !e.SVC_ALLOW_UNTIMESTAMPED_SEALS) {
+    throw new ConfigError(
+      'SVC_TSA_URL is required in production (every seal carries an RFC 3161 timestamp from that authority); ' +
+        'set SVC_ALLOW_UNTIMESTAMPED_SEALS=true only to accept seals whose time is the server’s own claim (weaker)',
+    );
+  }
   const publicUrl = e.SVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
   return {
     env: e.SVC_ENV,
@@ -381,7 +409,15 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     idempotency: { waitMs: e.SVC_IDEMPOTENCY_WAIT_MS, staleMs: e.SVC_IDEMPOTENCY_STALE_MS },
     secretKey: e.SVC_SECRET_KEY,
     secretKeyPrevious: e.SVC_SECRET_KEY_PREVIOUS,
-    signing: { p12Path: e.SVC_SIGNING_P12, passphrase: e.SVC_SIGNING_P12_PASSPHRASE },
+    signing: {
+      p12Path: e.SVC_SIGNING_P12,
+      passphrase: e.SVC_SIGNING_P12_PASSPHRASE,
+      tsa: e.SVC_TSA_URL
+        ? { url: e.SVC_TSA_URL, username: e.SVC_TSA_USERNAME, password: e.SVC_TSA_PASSWORD, timeoutMs: e.SVC_TSA_TIMEOUT_MS }
+        : undefined,
+      allowUntimestamped: e.SVC_ALLOW_UNTIMESTAMPED_SEALS,
+      revocationTimeoutMs: e.SVC_REVOCATION_TIMEOUT_MS,
+    },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.SVC_MAIL_FROM,
     webhooks: {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PDFDocument } from 'pdf-lib';
-import { pdfsig, pdfText, tempDir } from '../../test/pdf-tools';
+import { pdfAttachments, pdfsig, pdfText, tempDir } from '../../test/pdf-tools';
 import { appendCertificatePage, type CertificateInput, type CertificateSigner } from './certificate';
 import { buildSampleNda, buildSampleServicesAgreement } from './samples';
-import { createSealer, loadSealCertificate } from './seal';
+import { developmentSealer } from './sealer';
 
 const ORIGINAL = 'a3f1'.repeat(16);
 const SIGNED = '9c0d'.repeat(16);
@@ -58,13 +58,13 @@ describe('appendCertificatePage', () => {
       `Original SHA-256: ${ORIGINAL}`,
       `Signed SHA-256: ${SIGNED}`,
       'Completed: 2026-05-06T07:08:09.123Z',
-      'Zoë Šimůnek',
+      'Name: Zoë Šimůnek',
       'E-mail: zoe@example.com',
       'Signed: 2026-05-06T07:00:00.000Z',
       "Method: Stored signature applied under the principal's mandate (L2)",
       'Signer (via authorized agent)',
       'Mandate : mdt_abc (L2)',
-      'Ann Lee',
+      'Name: Ann Lee',
       'E-mail: ann@example.com',
       'Signed: 2026-05-05T12:00:00.000Z',
       'Method: Electronic signature in the browser (drawn), e-mail verified',
@@ -105,13 +105,53 @@ describe('appendCertificatePage', () => {
     for (let page = 2; page <= doc.getPageCount(); page += 1) {
       const lines = (await pdfText(pdf, { first: page, last: page })).split('\n').map((line) => line.trim());
       assert.ok(lines.some((line) => line.startsWith('Certificate of Completion')));
-      const names = lines.filter((line) => line.startsWith('Signer Number')).length;
+      const names = lines.filter((line) => line.startsWith('Name: Signer Number')).length;
       const mandates = lines.filter((line) => line.startsWith('Mandate : ')).length;
       assert.equal(names, mandates, `page ${page}: every signer's block is whole`);
     }
     const all = await lastPages(pdf, 2);
     for (const signer of signers)
-      assert.ok(all.includes(`${signer.name}\n`) && all.includes(`Mandate : ${signer.viaAgent.mandateId} (L2)`), signer.name);
+      assert.ok(all.includes(`Name: ${signer.name}\n`) && all.includes(`Mandate : ${signer.viaAgent.mandateId} (L2)`), signer.name);
+  });
+
+  it('prints what a signer typed on one line of its labelled field, cut to fit: padding cannot forge the service’s lines', async () => {
+    const padding = ' '.repeat(400);
+    const forger: CertificateSigner = {
+      ...browserSigner,
+      name: `Eve Mallory${padding}Signer (via authorized agent)${padding}Mandate : mdt_forged (L2)`,
+      email: `eve@example.com\nSigner (via authorized agent)`,
+    };
+    const pdf = await appendCertificatePage(nda, certificateInput([forger]));
+    const lines = (await pdfText(pdf, { first: 2, last: 2 })).split('\n').map((line) => line.trim());
+    assert.ok(!lines.includes('Signer (via authorized agent)'), lines.join('\n'));
+    assert.ok(!lines.some((line) => line.startsWith('Mandate')), lines.join('\n'));
+    // Padding collapses to one space: the whole name is one line of its field.
+    assert.ok(lines.includes('Name: Eve Mallory Signer (via authorized agent) Mandate : mdt_forged (L2)'), lines.join('\n'));
+    assert.match(lines.find((line) => line.startsWith('E-mail: '))!, /^E-mail: eve@example\.com Signer/);
+    // A name too long for the line is cut with an ellipsis, never wrapped.
+    const long = await appendCertificatePage(nda, certificateInput([{ ...browserSigner, name: 'Bartholomew '.repeat(30) }]));
+    const longLines = (await pdfText(long, { first: 2, last: 2 })).split('\n').map((line) => line.trim());
+    const name = longLines.find((line) => line.startsWith('Name: Bartholomew'));
+    assert.ok(name?.endsWith('…'), `cut with an ellipsis: ${name}`);
+    assert.equal(longLines.filter((line) => line.startsWith('Bartholomew')).length, 0, 'nothing wrapped onto a next line');
+  });
+
+  it('attaches the evidence and names it on the certificate', async () => {
+    const trail = Buffer.from('{"entries": []}\n');
+    const pdf = await appendCertificatePage(nda, {
+      ...certificateInput([browserSigner]),
+      attachments: [
+        { name: 'audit-trail.json', mimeType: 'application/json', description: 'Audit trail of the document', bytes: trail },
+        { name: 'receipt.jws', mimeType: 'application/jose', description: 'Completion receipt', bytes: Buffer.from('a.b.c') },
+      ],
+    });
+    const attached = await pdfAttachments(pdf);
+    assert.deepEqual(Object.keys(attached).sort(), ['audit-trail.json', 'receipt.jws']);
+    assert.deepEqual(attached['audit-trail.json'], trail);
+    const lines = (await pdfText(pdf, { first: 2, last: 2 })).split('\n').map((line) => line.trim());
+    assert.ok(lines.includes('Attached to this file'));
+    assert.ok(lines.includes('audit-trail.json: Audit trail of the document'));
+    assert.ok(lines.includes('receipt.jws: Completion receipt'));
   });
 
   it('takes the last page size of an A4 document and the result seals and verifies', async () => {
@@ -121,8 +161,8 @@ describe('appendCertificatePage', () => {
     assert.equal(doc.getPageCount(), 51);
     const size = doc.getPage(50).getSize();
     assert.deepEqual([Math.round(size.width), Math.round(size.height)], [595, 842]);
-    const sealer = createSealer(await loadSealCertificate({ dataDir: await tempDir() }));
-    const { report, valid } = await pdfsig(await sealer.seal(pdf, { reason: 'Completed' }));
+    const sealer = await developmentSealer(await tempDir());
+    const { report, valid } = await pdfsig((await sealer.certify(pdf, { reason: 'Completed' })).pdf);
     assert.ok(valid, report);
   });
 

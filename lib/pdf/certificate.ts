@@ -1,7 +1,7 @@
-import { PageSizes, type PDFPage, rgb } from 'pdf-lib';
+import { AFRelationship, PageSizes, type PDFPage, rgb } from 'pdf-lib';
 import { loadPdf } from './document';
 import { type LineStyle, TextFlow, wrap } from './flow';
-import { embedDejaVu, sizeToFit } from './fonts';
+import { embedDejaVu, sizeToFit, truncateToFit } from './fonts';
 import { displayedSize } from './geometry';
 
 export interface CertificateSigner {
@@ -13,6 +13,14 @@ export interface CertificateSigner {
   viaAgent?: { mandateId: string; level: 'L1' | 'L2' };
 }
 
+/** A file the completed PDF carries (an associated file of the document), named on the certificate. */
+export interface Attachment {
+  name: string;
+  mimeType: string;
+  description: string;
+  bytes: Uint8Array;
+}
+
 export interface CertificateInput {
   documentId: string;
   documentName: string;
@@ -20,6 +28,8 @@ export interface CertificateInput {
   finalSha256: string;
   completedAt: Date;
   signers: CertificateSigner[];
+  /** Embedded in the PDF and listed on the certificate: the audit trail and the receipt. */
+  attachments?: Attachment[];
 }
 
 const TITLE = 'Certificate of Completion';
@@ -46,7 +56,7 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
     next.space(6);
   });
   flow.paragraph(
-    'This page records who signed the document and how. It was added when the last signer signed, and the file was then digitally sealed.',
+    'This page records who signed the document and how. It was added when the last signer signed, and the file was then certified with a digital seal and timestamped: no change is permitted after it.',
     small,
   );
 
@@ -63,31 +73,68 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
   flow.line('Signers', heading);
   const name: LineStyle = { font: bold, size: 10.5, leading: 16 };
   input.signers.forEach((signer, index) => {
-    const parts = signerLines(signer).map(([text, style]) => ({ lines: wrap(text, style.font, style.size, flow.width), style }));
+    const parts = signerLines(signer).map(([text, style, field]) => ({
+      // What a signer typed (their name, their e-mail) is one line in its labelled field, cut to fit:
+      // never wrapped, so it cannot print lines that read like the service's own.
+      lines: field ? [fitOnOneLine(oneLine(text), style, flow.width)] : wrap(text, style.font, style.size, flow.width),
+      style,
+    }));
     // A signer's block is kept whole on one page.
     flow.keep(6 + parts.reduce((sum, part) => sum + TextFlow.height(part.lines.length, part.style), 0));
     if (index > 0) rule(flow);
     for (const part of parts) for (const line of part.lines) flow.line(line, part.style);
   });
 
-  function signerLines(signer: CertificateSigner): Array<[string, LineStyle]> {
-    const lines: Array<[string, LineStyle]> = [
-      [signer.name, name],
-      [`E-mail: ${signer.email}`, body],
-      [`Signed: ${signer.signedAt.toISOString()}`, body],
-      [`Method: ${signer.method}`, body],
+  /** Each line of a signer's block: its text, style, and whether it holds what the signer typed. */
+  function signerLines(signer: CertificateSigner): Array<[string, LineStyle, boolean]> {
+    const lines: Array<[string, LineStyle, boolean]> = [
+      [`Name: ${signer.name}`, name, true],
+      [`E-mail: ${signer.email}`, body, true],
+      [`Signed: ${signer.signedAt.toISOString()}`, body, false],
+      [`Method: ${signer.method}`, body, false],
     ];
     if (signer.viaAgent) {
-      lines.push(['Signer (via authorized agent)', body], [`Mandate : ${signer.viaAgent.mandateId} (${signer.viaAgent.level})`, body]);
+      lines.push(
+        ['Signer (via authorized agent)', body, false],
+        [`Mandate : ${signer.viaAgent.mandateId} (${signer.viaAgent.level})`, body, false],
+      );
     }
     return lines;
+  }
+
+  const attachments = input.attachments ?? [];
+  if (attachments.length > 0) {
+    flow.space(8);
+    flow.keep(40);
+    flow.line('Attached to this file', heading);
+    flow.paragraph('The file carries these attachments, sealed with it: open them in your PDF reader’s attachments panel.', small);
+    for (const attachment of attachments) flow.paragraph(`${attachment.name}: ${attachment.description}`, body);
   }
 
   flow.pages.forEach((page, index) => {
     const footer = `Certificate page ${index + 1} of ${flow.pages.length} · Document ID: ${input.documentId}`;
     page.drawText(footer, { x: margin, y: margin * 0.6, size: 7, font: regular, color: GREY });
   });
-  return doc.save();
+  for (const attachment of attachments) {
+    await doc.attach(attachment.bytes, attachment.name, {
+      mimeType: attachment.mimeType,
+      description: attachment.description,
+      creationDate: input.completedAt,
+      modificationDate: input.completedAt,
+      afRelationship: AFRelationship.Supplement,
+    });
+  }
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The text as is when it fits the width, else cut with an ellipsis. */
+function fitOnOneLine(text: string, style: LineStyle, width: number): string {
+  return style.font.widthOfTextAtSize(text, style.size) <= width ? text : truncateToFit(style.font, text, width, style.size);
+}
+
+/** Text as one line: every run of white space (new lines, tabs, padding) is one space. */
+function oneLine(text: string): string {
+  return text.replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
 }
 
 /** The last page's size as shown; A4 when it has none worth copying. */

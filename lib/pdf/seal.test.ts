@@ -4,13 +4,29 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import forge from 'node-forge';
-import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { signaturePng } from '../../test/images';
 import { pdfsig, qpdfCheck, tempDir } from '../../test/pdf-tools';
+import { freePort } from '../../test/ports';
 import { PdfError } from './errors';
+import { OID, readSignedData } from './pades/cms';
+import { inspectSignatures } from './pades/inspect';
+import { openP12, openSigningKey } from './pades/pki';
+import { httpTimestampAuthority, TimestampUnavailable } from './pades/timestamps';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
 import { createSealer, loadSealCertificate, type Sealer } from './seal';
+import { loadDevelopmentPki } from './seal-certificate';
+import { developmentSealer } from './sealer';
 import { stampWidgets } from './stamp';
+
+/** The signed attributes' types of the first signature's CMS. */
+function signedAttributeTypes(pdf: Uint8Array): string[] {
+  const text = Buffer.from(pdf).toString('latin1');
+  const range = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)/.exec(text)!;
+  const hex = text.slice(Number(range[2]) + 1, Number(range[3]) - 1).replace(/(00)+$/, '');
+  const signed = readSignedData(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex'));
+  return signed.signerInfos[0].signedAttrs!.attributes.map((attribute) => attribute.type);
+}
 
 const signature = signaturePng();
 
@@ -27,16 +43,63 @@ describe('createSealer', () => {
   let sealer: Sealer;
   let nda: SampleTemplate;
   before(async () => {
-    sealer = createSealer(await loadSealCertificate({ dataDir: await tempDir() }));
+    sealer = await developmentSealer(await tempDir());
     nda = await buildSampleNda();
   });
 
-  it('seals a PDF so that pdfsig finds one valid SHA-256 signature over the whole file', async () => {
+  it('seals a PDF with one valid PAdES B-T signature over the whole file: ETSI.CAdES.detached, signing-certificate-v2, a timestamp, no signing-time attribute', async () => {
     const sealed = await sealer.seal(nda.pdf, { reason: 'Document created', location: 'test', signedAt: new Date('2026-01-02T03:04:05Z') });
     const report = await assertSealed(sealed);
-    assert.match(report, /adbe\.pkcs7\.detached/);
-    assert.match(report, /CN=Document seal \(self-signed\)/);
-    assert.match(sealer.subject, /^CN=Document seal \(self-signed\), O=/);
+    assert.match(report, /Signature Type: ETSI\.CAdES\.detached/);
+    assert.match(report, /CN=Document seal \(development\)/);
+    assert.match(sealer.subject, /^CN=Document seal \(development\), O=/);
+    const [signature] = await inspectSignatures(sealed);
+    assert.equal(signature.kind, 'approval');
+    assert.equal(signature.valid, true, signature.problem);
+    assert.equal(signature.coversWholeDocument, true);
+    assert.equal(signature.timestamp?.valid, true, 'a signature timestamp over the signature value');
+    assert.match(signature.timestamp!.tsa, /CN=Timestamp authority \(development\)/);
+    assert.ok(Math.abs(signature.timestamp!.time.getTime() - Date.now()) < 60_000, 'the timestamp is the authority’s time, not /M');
+    const attributes = signedAttributeTypes(sealed);
+    assert.ok(attributes.includes(OID.signingCertificateV2), 'ESS signing-certificate-v2');
+    assert.ok(attributes.includes(OID.messageDigest));
+    assert.ok(!attributes.includes(OID.signingTime), 'no signing-time attribute: the time comes from the timestamp');
+  });
+
+  it('certifies the completion: DocMDP P=1, then a DSS with the chain and a document timestamp that covers the whole file (B-LTA)', async () => {
+    const { pdf: certified } = await sealer.certify(nda.pdf, { reason: 'Completed' });
+    const { report, valid, signatures } = await pdfsig(certified);
+    assert.ok(valid, report);
+    assert.deepEqual(
+      signatures.map((signature) => signature.type),
+      ['ETSI.CAdES.detached', 'unknown'],
+      'the certification seal, then the document timestamp (pdfsig 22 cannot name ETSI.RFC3161)',
+    );
+    const [certification, timestamp] = await inspectSignatures(certified);
+    assert.equal(certification.kind, 'certification');
+    assert.equal(certification.docMdp, 1);
+    assert.equal(certification.valid, true, certification.problem);
+    assert.equal(certification.coversWholeDocument, false, 'the DSS and the document timestamp follow it');
+    assert.equal(certification.timestamp?.valid, true);
+    assert.equal(timestamp.kind, 'timestamp');
+    assert.equal(timestamp.subfilter, 'ETSI.RFC3161');
+    assert.equal(timestamp.valid, true, timestamp.problem);
+    assert.equal(timestamp.coversWholeDocument, true);
+    const doc = await PDFDocument.load(certified);
+    const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
+    // The seal's certificate, its CA and the timestamp authority's certificate.
+    assert.ok(dss.lookup(PDFName.of('Certs'), PDFArray).size() >= 3, 'the DSS holds the chains');
+    assert.ok(doc.catalog.lookup(PDFName.of('Perms'), PDFDict).has(PDFName.of('DocMDP')), 'the catalog names the certification');
+    const check = await qpdfCheck(certified);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+  });
+
+  it('never seals without the trusted time: a timestamp authority that fails fails the seal', async () => {
+    const key = await openSigningKey((await loadDevelopmentPki(await tempDir())).seal);
+    const down = httpTimestampAuthority({ url: `http://127.0.0.1:${await freePort()}/tsa`, timeoutMs: 2000 });
+    const failing = createSealer(key, { tsa: down });
+    await assert.rejects(failing.seal(nda.pdf, { reason: 'x' }), (error: unknown) => error instanceof TimestampUnavailable);
+    await assert.rejects(failing.certify(nda.pdf, { reason: 'x' }), (error: unknown) => error instanceof TimestampUnavailable);
   });
 
   it('seals each revision from the unsealed working copy: both revisions verify', async () => {
@@ -107,26 +170,37 @@ describe('createSealer', () => {
 });
 
 describe('loadSealCertificate', () => {
-  it('creates a self-signed certificate once (files 0600, directory 0700) and loads it later', async () => {
+  it('creates the development PKI once (a CA, the seal and the timestamp authority it issued; files 0600, directory 0700) and loads it later', async () => {
     const dataDir = path.join(await tempDir(), 'data');
     const first = await loadSealCertificate({ dataDir });
     const second = await loadSealCertificate({ dataDir });
     assert.deepEqual(second.p12, first.p12);
     assert.equal(second.passphrase, first.passphrase);
     assert.ok(first.passphrase.length >= 32);
-    const mode = async (file: string) => (await fs.stat(path.join(dataDir, 'seal', file))).mode & 0o777;
+    const mode = async (file: string) => (await fs.stat(path.join(dataDir, 'pki', file))).mode & 0o777;
     assert.equal(await mode('seal.p12'), 0o600);
+    assert.equal(await mode('tsa.p12'), 0o600);
     assert.equal(await mode('passphrase'), 0o600);
     assert.equal(await mode('.'), 0o700);
-    assert.deepEqual((await fs.readdir(dataDir)).sort(), ['seal'], 'no temporary directory is left behind');
+    assert.deepEqual((await fs.readdir(dataDir)).sort(), ['pki'], 'no temporary directory is left behind');
+    // The seal certificate is issued by the development CA (a chain validators can build), not self-signed.
+    const ca = forge.pki.certificateFromPem(await fs.readFile(path.join(dataDir, 'pki', 'ca.pem'), 'utf8'));
+    const key = openP12(first);
+    assert.equal(key.certificate.issuer.getField('CN').value, ca.subject.getField('CN').value);
+    assert.ok(ca.verify(key.certificate), 'signed by the CA');
+    assert.deepEqual(
+      key.chain.map((cert) => cert.subject.getField('CN').value),
+      [ca.subject.getField('CN').value],
+    );
+    assert.equal((ca.getExtension('basicConstraints') as { cA?: boolean }).cA, true);
   });
 
   it('agrees on one certificate when several callers race', async () => {
     const dataDir = await tempDir();
     const all = await Promise.all(Array.from({ length: 4 }, () => loadSealCertificate({ dataDir })));
-    const stored = await fs.readFile(path.join(dataDir, 'seal', 'seal.p12'));
+    const stored = await fs.readFile(path.join(dataDir, 'pki', 'seal.p12'));
     for (const certificate of all) assert.deepEqual(certificate.p12, stored);
-    assert.deepEqual((await fs.readdir(dataDir)).sort(), ['seal']);
+    assert.deepEqual((await fs.readdir(dataDir)).sort(), ['pki']);
   });
 
   it('uses a configured PKCS#12 (SVC_SIGNING_P12) instead, chain included, and creates nothing', async () => {
@@ -135,7 +209,7 @@ describe('loadSealCertificate', () => {
     await fs.writeFile(p12Path, issuedP12('Example Corp document seal', 's3cret'));
     const dataDir = path.join(directory, 'data');
     const certificate = await loadSealCertificate({ dataDir, p12Path, passphrase: 's3cret' });
-    const sealer = createSealer(certificate);
+    const sealer = createSealer(await openSigningKey(certificate));
     assert.match(sealer.subject, /CN=Example Corp document seal/);
     const report = await assertSealed(await sealer.seal((await buildSampleNda()).pdf, { reason: 'Document created' }));
     assert.match(report, /CN=Example Corp document seal/);

@@ -1,111 +1,183 @@
-import crypto from 'node:crypto';
+import { PDF } from '@libpdf/core';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdfModule from '@signpdf/signpdf';
-import { Signer } from '@signpdf/utils';
-import forge from 'node-forge';
-import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
+import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFInvalidObject, PDFName, type PDFRef, PDFString } from 'pdf-lib';
 import { loadPdf } from './document';
 import { PdfError } from './errors';
-import { openP12, type SealCertificate, type SealKey } from './seal-certificate';
+import { addSignatureTimestamp, contentInfo, der, OID, type SigningKey, sha256, signatureValue, signDigest } from './pades/cms';
+import type { RevocationProvider } from './pades/revocation';
+import { subjectOf, type TimestampAuthority, TimestampUnavailable } from './pades/timestamps';
 
 export { loadSealCertificate, type SealCertificate } from './seal-certificate';
 
 // Under tsx the CommonJS default export arrives wrapped.
 const signpdf = ((signpdfModule as unknown as { default?: typeof signpdfModule }).default ?? signpdfModule) as typeof signpdfModule;
 
-export interface Sealer {
-  seal(pdf: Uint8Array, info: { reason: string; location?: string; signedAt?: Date }): Promise<Uint8Array>;
-  /** The seal certificate's subject, e.g. "CN=Document seal (self-signed), O=E-signature service". */
-  subject: string;
+export interface SealInfo {
+  reason: string;
+  location?: string;
+  /** The time the signature dictionary claims (/M); the trusted time is the timestamp's. */
+  signedAt?: Date;
 }
 
-// The signature's room beyond its certificates: signed attributes, the RSA value, ASN.1 framing.
-const SIGNATURE_ROOM = 4096;
+export interface Sealer {
+  /** An approval seal of the whole file: PAdES B-T (B-B when no timestamp authority is configured). */
+  seal(pdf: Uint8Array, info: SealInfo): Promise<Uint8Array>;
+  /**
+   * The completion seal: a certification signature (DocMDP P=1: no change permitted after it), then
+   * a Document Security Store with the chains and revocation data of the seal and the timestamp
+   * authority, and a document timestamp over it all: PAdES B-LTA. `warnings` name any validation
+   * data that could not be had (a certificate with no OCSP or CRL URL, a responder that did not answer).
+   */
+  certify(pdf: Uint8Array, info: SealInfo): Promise<{ pdf: Uint8Array; warnings: string[] }>;
+  /** The seal certificate's subject, e.g. "CN=Document seal (development), O=E-signature service". */
+  subject: string;
+  /** Where seal times come from: the timestamp authority's name, or undefined (untimestamped seals). */
+  timestamps?: string;
+}
+
+// Room in /Contents beyond the seal's certificates: signed attributes, the RSA value, ASN.1 framing,
+// and the signature timestamp token with its authority's certificates.
+const SIGNATURE_ROOM = 24 * 1024;
+// The document timestamp's token (its authority's chain included).
+const DOCUMENT_TIMESTAMP_ROOM = 16 * 1024;
 
 /**
- * PKCS#7 detached SHA-256 (adbe.pkcs7.detached) over the whole file; the result passes pdfsig
- * (Signature is Valid; Total document signed) and qpdf --check.
+ * PAdES baseline seals (ETSI.CAdES.detached, SHA-256, ESS signing-certificate-v2, no signing-time
+ * attribute) over the whole file; each carries an RFC 3161 signature timestamp from `tsa`. When the
+ * authority fails, sealing fails (TimestampUnavailable): a seal never falls back to an untrusted time.
  *
  * The input must be unsealed: the whole file is rewritten, which would break an earlier signature,
  * so a PDF that already carries one is refused with PdfError('already_sealed'). Callers seal each
  * revision from the unsealed working copy.
  */
-export function createSealer(certificate: SealCertificate): Sealer {
-  const key = openP12(certificate);
-  const signer = new SealSigner(key);
-  const commonName = key.certificate.subject.getField('CN')?.value ?? 'Document seal';
-  const certificatesLength = [key.certificate, ...key.chain].reduce((sum, cert) => sum + derOf(cert).length, 0);
+export function createSealer(key: SigningKey, options: { tsa?: TimestampAuthority; revocation?: RevocationProvider } = {}): Sealer {
+  const signer = new PadesSigner(key, options.tsa);
+  const commonName = commonNameOf(key);
+  const certificatesLength = [key.certificate, ...key.chain].reduce((sum, cert) => sum + der(cert).length, 0);
+  // Counted in hex digits: two per byte of the signature.
+  const signatureLength = 2 * (certificatesLength + SIGNATURE_ROOM);
+
+  async function prepare(pdf: Uint8Array, info: SealInfo, certify: boolean): Promise<Buffer> {
+    const doc = await loadPdf(pdf);
+    if (isSealed(doc))
+      throw new PdfError('already_sealed', 'The PDF already carries a digital signature; seal the unsealed working copy instead.');
+    const fieldNames = topFieldNames(doc);
+    pdflibAddPlaceholder({
+      pdfDoc: doc,
+      reason: literal(info.reason),
+      contactInfo: '',
+      name: literal(commonName),
+      location: literal(info.location ?? ''),
+      signingTime: info.signedAt ?? new Date(),
+      signatureLength,
+      subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+    });
+    const field = renameSealField(doc, fieldNames);
+    if (certify) certifyWith(doc, field);
+    // No object streams: the signature dictionary must stay readable in the file as written, and
+    // the DSS and document timestamp are appended as incremental updates to a classic xref table.
+    return Buffer.from(await doc.save({ useObjectStreams: false }));
+  }
+
+  async function sign(prepared: Buffer): Promise<Uint8Array> {
+    try {
+      return new Uint8Array(await signpdf.sign(prepared, signer));
+    } catch (error) {
+      if (error instanceof PdfError) throw error;
+      throw new PdfError('sign_failed', `The PDF could not be signed: ${(error as Error).message}`);
+    }
+  }
+
   return {
     subject: subjectOf(key.certificate),
+    timestamps: options.tsa?.name,
     async seal(pdf, info) {
-      const doc = await loadPdf(pdf);
-      if (isSealed(doc))
-        throw new PdfError('already_sealed', 'The PDF already carries a digital signature; seal the unsealed working copy instead.');
-      const signedAt = info.signedAt ?? new Date();
-      const fieldNames = topFieldNames(doc);
-      pdflibAddPlaceholder({
-        pdfDoc: doc,
-        reason: literal(info.reason),
-        contactInfo: '',
-        name: literal(commonName),
-        location: literal(info.location ?? ''),
-        signingTime: signedAt,
-        // Counted in hex digits: two per byte of the signature.
-        signatureLength: 2 * (certificatesLength + SIGNATURE_ROOM),
-      });
-      renameSealField(doc, fieldNames);
-      // No object streams: the signature dictionary must stay readable in the file as written.
-      const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
-      try {
-        return new Uint8Array(await signpdf.sign(prepared, signer, signedAt));
-      } catch (error) {
-        throw new PdfError('sign_failed', `The PDF could not be signed: ${(error as Error).message}`);
-      }
+      return sign(await prepare(pdf, info, false));
+    },
+    async certify(pdf, info) {
+      const certified = await sign(await prepare(pdf, info, true));
+      if (!options.tsa)
+        return { pdf: certified, warnings: ['no timestamp authority: the completion seal has no document timestamp (B-B)'] };
+      return archive(certified, options.tsa, options.revocation);
     },
   };
 }
 
-/** Signs with a key opened once, RSA done by Node's crypto; the PKCS#7 structure is built by forge. */
-class SealSigner extends Signer {
-  private readonly nodeKey: crypto.KeyObject;
-
-  constructor(private readonly key: SealKey) {
-    super();
-    this.nodeKey = crypto.createPrivateKey(forge.pki.privateKeyToPem(key.privateKey));
-  }
-
-  override async sign(pdfBuffer: Buffer, signingTime?: Date): Promise<Buffer> {
-    const p7 = forge.pkcs7.createSignedData();
-    p7.content = forge.util.createBuffer(pdfBuffer.toString('binary'));
-    for (const cert of [this.key.certificate, ...this.key.chain]) p7.addCertificate(cert);
-    p7.addSigner({
-      key: this.rsaSigner() as unknown as forge.pki.rsa.PrivateKey,
-      certificate: this.key.certificate,
-      digestAlgorithm: forge.pki.oids.sha256,
-      // This order of attributes is what EU validators (DSS) accept.
-      authenticatedAttributes: [
-        { type: forge.pki.oids.contentType, value: forge.pki.oids.data },
-        { type: forge.pki.oids.signingTime, value: (signingTime ?? new Date()) as unknown as string },
-        { type: forge.pki.oids.messageDigest },
-      ],
+/**
+ * The DSS (chains, OCSP responses, CRLs of every signature's certificates, its timestamp's
+ * authority's included) and a document timestamp over the whole file, as incremental updates
+ * (libpdf), so the certification signature stays intact.
+ */
+async function archive(
+  pdf: Uint8Array,
+  tsa: TimestampAuthority,
+  revocation: RevocationProvider | undefined,
+): Promise<{ pdf: Uint8Array; warnings: string[] }> {
+  const warnings: string[] = [];
+  try {
+    const doc = await PDF.load(pdf);
+    const options = revocation ? { revocationProvider: revocation } : {};
+    const validation = await doc.addValidationData(options);
+    warnings.push(...validation.warnings.map((warning) => warning.message));
+    // The DSS above already holds the authority's chain and revocation data (gathered from the seal's
+    // own signature timestamp): nothing follows the document timestamp, which covers the whole file.
+    const stamped = await doc.addTimestamp({
+      timestampAuthority: tsa,
+      longTermValidation: false,
+      estimatedSize: DOCUMENT_TIMESTAMP_ROOM,
+      fieldName: 'Archive timestamp',
+      ...options,
     });
-    p7.sign({ detached: true });
-    return Buffer.from(forge.asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
-  }
-
-  /** What forge calls to sign the attributes' digest: RSASSA-PKCS1-v1_5 over SHA-256. */
-  private rsaSigner() {
-    return {
-      sign: (md: forge.md.MessageDigest) => {
-        const digestInfo = Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), 'binary')]);
-        return crypto.privateEncrypt({ key: this.nodeKey, padding: crypto.constants.RSA_PKCS1_PADDING }, digestInfo).toString('binary');
-      },
-    };
+    warnings.push(...stamped.warnings.map((warning) => warning.message));
+    return { pdf: stamped.bytes, warnings };
+  } catch (error) {
+    if (error instanceof PdfError) throw error;
+    const message = (error as Error).message;
+    // libpdf wraps the authority's failure: it stays a failure that retrying may mend.
+    if (/TSA|timestamp/i.test(`${(error as Error).name} ${message}`))
+      throw new TimestampUnavailable(`The document timestamp failed: ${message}`);
+    throw new PdfError('sign_failed', `The validation data or the document timestamp could not be added: ${message}`);
   }
 }
 
-// DER prefix of a DigestInfo for SHA-256 (RFC 8017, 9.2 note 1).
-const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+/** A CAdES signer for @signpdf: signs the SHA-256 of the byte ranges, then timestamps its own signature value. */
+class PadesSigner extends Signer {
+  constructor(
+    private readonly key: SigningKey,
+    private readonly tsa: TimestampAuthority | undefined,
+  ) {
+    super();
+  }
+
+  override async sign(pdfBuffer: Buffer): Promise<Buffer> {
+    const signed = await signDigest(this.key, { contentType: OID.data, digest: sha256(pdfBuffer) });
+    if (this.tsa) addSignatureTimestamp(signed, await this.tsa.timestamp(sha256(signatureValue(signed)), 'SHA-256'));
+    return contentInfo(signed);
+  }
+}
+
+/**
+ * Makes the seal a certification signature: the signature dictionary references the DocMDP transform
+ * with P=1 (no change permitted), and the catalog's /Perms names it. The placeholder wrote its
+ * dictionary as raw bytes, so the reference is added to those bytes.
+ */
+function certifyWith(doc: PDFDocument, field: PDFDict): void {
+  const ref = field.get(PDFName.of('V')) as PDFRef;
+  const raw = doc.context.lookup(ref) as PDFInvalidObject;
+  const text = Buffer.from(rawBytes(raw)).toString('latin1');
+  const reference = '/Reference [<< /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P 1 /V /1.2 >> >>]';
+  if (!text.startsWith('<<')) throw new PdfError('sign_failed', 'The signature dictionary has an unexpected form.');
+  doc.context.assign(ref, PDFInvalidObject.of(Buffer.from(`<<\n${reference}\n${text.slice(2)}`, 'latin1')));
+  doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: ref }));
+}
+
+function rawBytes(object: PDFInvalidObject): Uint8Array {
+  const bytes = new Uint8Array(object.sizeInBytes());
+  object.copyBytesInto(bytes, 0);
+  return bytes;
+}
 
 /** A signature dictionary anywhere (it has a /ByteRange), or a signature field with a value. */
 function isSealed(doc: PDFDocument): boolean {
@@ -144,19 +216,17 @@ function topFieldNames(doc: PDFDocument): Set<string> {
   return names;
 }
 
-/** The placeholder names its field "Signature1"; a form may already use that name. */
-function renameSealField(doc: PDFDocument, taken: Set<string>): void {
+/** The placeholder names its field "Signature1"; a form may already use that name. Answers the field. */
+function renameSealField(doc: PDFDocument, taken: Set<string>): PDFDict {
   const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
   const field = fields.lookup(fields.size() - 1, PDFDict);
   let name = 'Seal';
   for (let n = 2; taken.has(name); n += 1) name = `Seal${n}`;
   field.set(PDFName.of('T'), PDFString.of(name));
+  return field;
 }
 
-function subjectOf(cert: forge.pki.Certificate): string {
-  return cert.subject.attributes.map((attribute) => `${attribute.shortName ?? attribute.name}=${String(attribute.value)}`).join(', ');
-}
-
-function derOf(cert: forge.pki.Certificate): string {
-  return forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes();
+function commonNameOf(key: SigningKey): string {
+  const cn = key.certificate.subject.typesAndValues.find((entry) => entry.type === '2.5.4.3');
+  return cn ? String(cn.value.valueBlock.value) : 'Document seal';
 }

@@ -111,7 +111,7 @@ export async function startReplicas(options: {
     env: {
       ...bucket.env,
       SVC_SECRET_KEY: randomBytes(32).toString('base64'),
-      SVC_SIGNING_P12: path.join(scratch, 'seal-maker', 'seal', 'seal.p12'),
+      SVC_SIGNING_P12: path.join(scratch, 'seal-maker', 'pki', 'seal.p12'),
       SVC_SIGNING_P12_PASSPHRASE: seal.passphrase,
       ...options.env,
     },

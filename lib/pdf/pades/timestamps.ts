@@ -1,0 +1,252 @@
+// RFC 3161 timestamps: a client of a timestamp authority over HTTP that checks every token it is given
+// (status, imprint, nonce, the TSA's signature), and the development authority `npm start` runs in
+// process with its own certificate. A seal never carries a time the authority did not sign.
+import { constants, createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { PdfError } from '../errors';
+import { OID, readSignedData, type SigningKey, sha256, signDigest } from './cms';
+
+/** What the seal asks a timestamp authority: a token over a SHA-256 digest (libpdf's TimestampAuthority shape too). */
+export interface TimestampAuthority {
+  /** Where it is, for messages: its URL, or "development timestamp authority". */
+  readonly name: string;
+  /** `algorithm` names the digest's hash: only SHA-256 is asked for. */
+  timestamp(digest: Uint8Array, algorithm?: string): Promise<Uint8Array>;
+}
+
+/** The authority did not give a usable token: retrying may help (it is down, slow, or answered badly). */
+export class TimestampUnavailable extends PdfError {
+  constructor(message: string) {
+    super('timestamp_unavailable', message);
+  }
+}
+
+/** What a timestamp token says. */
+export interface TimestampInfo {
+  time: Date;
+  /** The authority's certificate subject (CN=…, O=…). */
+  tsa: string;
+  serial: string;
+  policy: string;
+  /** The SHA-256 the token is over. */
+  imprint: Buffer;
+  /** The TSA's signature verifies against the certificate in the token. */
+  signatureValid: boolean;
+}
+
+export function subjectOf(certificate: pkijs.Certificate): string {
+  return certificate.subject.typesAndValues
+    .map((entry) => `${SHORT_NAMES[entry.type] ?? entry.type}=${entry.value.valueBlock.value}`)
+    .join(', ');
+}
+
+const SHORT_NAMES: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+};
+
+/**
+ * Reads a timestamp token (a CMS SignedData holding a TSTInfo) and checks the authority's signature:
+ * the message digest is the TSTInfo's, and the signed attributes verify with the certificate the
+ * token carries. Whether its imprint is the expected digest is the caller's check.
+ */
+export async function readTimestampToken(token: Uint8Array): Promise<TimestampInfo> {
+  const signed = readSignedData(token);
+  if (signed.encapContentInfo.eContentType !== OID.tstInfo) throw new Error('the token does not hold a TSTInfo');
+  const content = signed.encapContentInfo.eContent;
+  if (!content) throw new Error('the token has no TSTInfo');
+  const tstInfoBytes = new Uint8Array(content.getValue());
+  const tstInfo = pkijs.TSTInfo.fromBER(tstInfoBytes);
+  const signerCertificate = signerOf(signed);
+  return {
+    time: tstInfo.genTime,
+    tsa: signerCertificate ? subjectOf(signerCertificate) : 'unknown',
+    serial: Buffer.from(tstInfo.serialNumber.valueBlock.valueHexView).toString('hex'),
+    policy: tstInfo.policy,
+    imprint: Buffer.from(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView),
+    signatureValid: signerCertificate ? verifySignerInfo(signed.signerInfos[0], signerCertificate, tstInfoBytes) : false,
+  };
+}
+
+const HASHES: Record<string, string> = {
+  '2.16.840.1.101.3.4.2.1': 'sha256',
+  '2.16.840.1.101.3.4.2.2': 'sha384',
+  '2.16.840.1.101.3.4.2.3': 'sha512',
+  '1.3.14.3.2.26': 'sha1',
+};
+
+/**
+ * A SignerInfo with signed attributes, checked with Node's crypto: its message digest is the
+ * content's, and its signature over the DER of those attributes (as a SET) verifies with the
+ * certificate's key (RSA PKCS#1 v1.5, RSA-PSS or ECDSA). pkijs's own check cannot read back the
+ * TSTInfo of a token it parsed.
+ */
+export function verifySignerInfo(signerInfo: pkijs.SignerInfo, certificate: pkijs.Certificate, content: Uint8Array): boolean {
+  try {
+    const hash = HASHES[signerInfo.digestAlgorithm.algorithmId];
+    const attributes = signerInfo.signedAttrs;
+    if (!hash || !attributes) return false;
+    const digest = attributes.attributes.find((attribute) => attribute.type === OID.messageDigest)?.values[0];
+    if (!(digest instanceof asn1js.OctetString)) return false;
+    if (!Buffer.from(digest.valueBlock.valueHexView).equals(createHash(hash).update(content).digest())) return false;
+    const signedBytes = Buffer.from(attributes.encodedValue.byteLength ? attributes.encodedValue : attributes.toSchema().toBER(false));
+    signedBytes[0] = 0x31; // [0] IMPLICIT in the SignerInfo, a SET OF when signed (RFC 5652 5.4)
+    const key = createPublicKey({
+      key: Buffer.from(certificate.subjectPublicKeyInfo.toSchema().toBER(false)),
+      format: 'der',
+      type: 'spki',
+    });
+    const algorithm = signerInfo.signatureAlgorithm.algorithmId;
+    const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
+    const pss = algorithm === '1.2.840.113549.1.1.10';
+    return verify(
+      hash,
+      signedBytes,
+      pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO } : key,
+      signature,
+    );
+  } catch {
+    return false;
+  }
+}
+
+function signerOf(signed: pkijs.SignedData): pkijs.Certificate | undefined {
+  const sid = signed.signerInfos[0]?.sid;
+  const certificates = (signed.certificates ?? []).filter((cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate);
+  if (sid instanceof pkijs.IssuerAndSerialNumber) return certificates.find((cert) => cert.serialNumber.isEqual(sid.serialNumber));
+  return certificates[0];
+}
+
+/**
+ * An RFC 3161 authority over HTTP (SVC_TSA_URL), with optional basic credentials. Each token is
+ * checked before it is used: granted, over our digest, with our nonce, and signed by the certificate
+ * it carries; anything else is TimestampUnavailable, never a seal without a trusted time.
+ */
+export function httpTimestampAuthority(options: {
+  url: string;
+  username?: string;
+  password?: string;
+  timeoutMs: number;
+}): TimestampAuthority {
+  const headers: Record<string, string> = {
+    'content-type': 'application/timestamp-query',
+    accept: 'application/timestamp-reply',
+  };
+  if (options.username !== undefined)
+    headers.authorization = `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
+  const name = new URL(options.url).origin + new URL(options.url).pathname;
+  return {
+    name,
+    async timestamp(digest, algorithm) {
+      onlySha256(algorithm);
+      const nonce = randomBytes(8);
+      nonce[0] &= 0x7f; // a positive INTEGER
+      const request = new pkijs.TimeStampReq({
+        version: 1,
+        messageImprint: messageImprint(digest),
+        nonce: new asn1js.Integer({ valueHex: nonce }),
+        certReq: true,
+      });
+      let reply: Response;
+      try {
+        reply = await fetch(options.url, {
+          method: 'POST',
+          headers,
+          body: new Uint8Array(request.toSchema().toBER(false)),
+          signal: AbortSignal.timeout(options.timeoutMs),
+          redirect: 'error',
+        });
+      } catch (error) {
+        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : (error as Error).message;
+        throw new TimestampUnavailable(`The timestamp authority ${name} could not be reached: ${reason}`);
+      }
+      if (!reply.ok) throw new TimestampUnavailable(`The timestamp authority ${name} answered HTTP ${reply.status}.`);
+      const body = new Uint8Array(await reply.arrayBuffer());
+      let token: Uint8Array;
+      try {
+        const response = pkijs.TimeStampResp.fromBER(body);
+        const status = response.status.status;
+        if (status !== 0 && status !== 1) throw new Error(`status ${status}${statusText(response.status)}`);
+        if (!response.timeStampToken) throw new Error('no token in the reply');
+        token = new Uint8Array(response.timeStampToken.toSchema().toBER(false));
+        await checkToken(token, digest, nonce);
+      } catch (error) {
+        throw new TimestampUnavailable(`The timestamp authority ${name} gave no usable token: ${(error as Error).message}`);
+      }
+      return token;
+    },
+  };
+}
+
+function onlySha256(algorithm: string | undefined): void {
+  if (algorithm !== undefined && algorithm !== 'SHA-256')
+    throw new PdfError('sign_failed', `Timestamps are asked over SHA-256, not ${algorithm}.`);
+}
+
+function statusText(status: pkijs.PKIStatusInfo): string {
+  const texts = status.statusStrings?.map((text) => text.valueBlock.value).join('; ');
+  return texts ? ` (${texts})` : '';
+}
+
+function messageImprint(digest: Uint8Array): pkijs.MessageImprint {
+  return new pkijs.MessageImprint({
+    hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+    hashedMessage: new asn1js.OctetString({ valueHex: digest }),
+  });
+}
+
+async function checkToken(token: Uint8Array, digest: Uint8Array, nonce: Buffer): Promise<void> {
+  const info = await readTimestampToken(token);
+  if (!info.imprint.equals(Buffer.from(digest))) throw new Error('the token is over another digest');
+  if (!info.signatureValid) throw new Error('the token’s signature does not verify');
+  const tstInfo = pkijs.TSTInfo.fromBER(readSignedData(token).encapContentInfo.eContent!.getValue());
+  const echoed = tstInfo.nonce ? Buffer.from(tstInfo.nonce.valueBlock.valueHexView) : undefined;
+  if (!echoed || !stripZeros(echoed).equals(stripZeros(nonce))) throw new Error('the token does not carry the request’s nonce');
+}
+
+function stripZeros(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
+  return bytes.subarray(start);
+}
+
+/** The policy the development authority stamps: an OID under the private enterprise arc reserved for examples (RFC 5612). */
+const DEVELOPMENT_POLICY = '1.3.6.1.4.1.32473.1.1';
+
+/**
+ * The development timestamp authority `npm start` runs in process: real RFC 3161 tokens signed by a
+ * TSA certificate of the development CA under the data dir, so the whole seal path works out of the
+ * box. Its time is this machine's clock; production uses SVC_TSA_URL.
+ */
+export function developmentTimestampAuthority(key: SigningKey): TimestampAuthority {
+  return {
+    name: 'development timestamp authority',
+    async timestamp(digest, algorithm) {
+      onlySha256(algorithm);
+      const tstInfo = new pkijs.TSTInfo({
+        version: 1,
+        policy: DEVELOPMENT_POLICY,
+        messageImprint: messageImprint(digest),
+        serialNumber: new asn1js.Integer({ valueHex: positive(randomBytes(16)) }),
+        genTime: new Date(),
+        accuracy: new pkijs.Accuracy({ seconds: 1 }),
+        ordering: false,
+        tsa: new pkijs.GeneralName({ type: 4, value: key.certificate.subject }),
+      });
+      const content = new Uint8Array(tstInfo.toSchema().toBER(false));
+      const signed = await signDigest(key, { contentType: OID.tstInfo, digest: sha256(content), content });
+      return new Uint8Array(new pkijs.ContentInfo({ contentType: OID.signedData, content: signed.toSchema() }).toSchema().toBER(false));
+    },
+  };
+}
+
+function positive(bytes: Buffer): Buffer {
+  bytes[0] &= 0x7f;
+  if (bytes[0] === 0) bytes[0] = 1;
+  return bytes;
+}
