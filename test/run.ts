@@ -1,14 +1,16 @@
 // The test run: one Temporal dev server and one workflow bundle for every test file (and one MinIO
-// server when a chosen file uses a test bucket), then node's test runner over every *.test.ts on
-// PostgreSQL, the files marked ALSO_ON_PGLITE again on embedded PGlite, and after them the
-// reliability files (test/reliability/) one at a time. Arguments narrow the run to matching files;
-// --reliability runs the reliability files alone, --pglite the PGlite phase alone.
+// server when a chosen file uses a test bucket, pdfcpu when one validates PDFs with it), then node's
+// test runner over every *.test.ts on PostgreSQL, the files marked ALSO_ON_PGLITE again on embedded
+// PGlite, and after them the reliability files (test/reliability/) one at a time. Arguments narrow
+// the run to matching files; --reliability runs the reliability files alone, --pglite the PGlite
+// phase alone.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevServer } from '../runtime/dev-server';
 import { ensureMinio, type RunningMinio, startMinio } from '../runtime/minio';
+import { ensurePdfcpu } from '../runtime/pdfcpu';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { bundleWorkflows } from '../worker/worker';
 import { freePort } from './ports';
@@ -79,9 +81,12 @@ async function main(): Promise<number> {
   // Object-storage tests (test/s3.ts) need a MinIO server: built once like the Temporal CLI, in parallel with it.
   const usesS3 = (file: string) => /\b(createTestBucket|TEST_S3_ENDPOINT)\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8'));
   const needsS3 = !process.env.TEST_S3_ENDPOINT && all.some(usesS3);
-  const [binary, minioBinary] = await Promise.all([
+  // Files that validate sealed PDFs with pdfcpu (test/pdf-validators.ts) get it built once the same way.
+  const usesPdfcpu = (file: string) => /\b(ensurePdfcpu|pdfcpuValidate)\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+  const [binary, minioBinary, pdfcpuBinary] = await Promise.all([
     ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }),
     needsS3 ? ensureMinio({ explicit: process.env.MINIO_BINARY }) : undefined,
+    all.some(usesPdfcpu) ? ensurePdfcpu({ explicit: process.env.PDFCPU_BINARY }) : undefined,
   ]);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const devServer = process.env.TEMPORAL_ADDRESS
@@ -101,6 +106,7 @@ async function main(): Promise<number> {
       TEMPORAL_CLI: binary,
       SVC_WORKFLOW_BUNDLE: bundlePath,
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      ...(pdfcpuBinary ? { PDFCPU_BINARY: pdfcpuBinary } : {}),
       ...(minio ? { TEST_S3_ENDPOINT: minio.endpoint, TEST_S3_ACCESS_KEY: minio.accessKey, TEST_S3_SECRET_KEY: minio.secretKey } : {}),
     };
     const concurrency = process.env.TEST_CONCURRENCY ?? '2';

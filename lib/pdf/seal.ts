@@ -6,6 +6,7 @@ import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFInvalidObject, PD
 import { loadPdf } from './document';
 import { PdfError } from './errors';
 import { addSignatureTimestamp, contentInfo, der, OID, type SigningKey, sha256, signatureValue, signDigest } from './pades/cms';
+import { addDss } from './pades/dss';
 import type { RevocationProvider } from './pades/revocation';
 import { subjectOf, type TimestampAuthority, TimestampUnavailable } from './pades/timestamps';
 
@@ -52,8 +53,10 @@ const DOCUMENT_TIMESTAMP_ROOM = 16 * 1024;
  * so a PDF that already carries one is refused with PdfError('already_sealed'). Callers seal each
  * revision from the unsealed working copy.
  */
-export function createSealer(key: SigningKey, options: { tsa?: TimestampAuthority; revocation?: RevocationProvider } = {}): Sealer {
-  const signer = new PadesSigner(key, options.tsa);
+export function createSealer(
+  key: SigningKey,
+  options: { tsa?: TimestampAuthority; revocation?: RevocationProvider; revocationTimeoutMs?: number } = {},
+): Sealer {
   const commonName = commonNameOf(key);
   const certificatesLength = [key.certificate, ...key.chain].reduce((sum, cert) => sum + der(cert).length, 0);
   // Counted in hex digits: two per byte of the signature.
@@ -81,9 +84,11 @@ export function createSealer(key: SigningKey, options: { tsa?: TimestampAuthorit
     return Buffer.from(await doc.save({ useObjectStreams: false }));
   }
 
-  async function sign(prepared: Buffer): Promise<Uint8Array> {
+  /** The signed PDF and the CMS signature it carries. */
+  async function sign(prepared: Buffer): Promise<{ pdf: Uint8Array; cms: Uint8Array }> {
+    const signer = new PadesSigner(key, options.tsa);
     try {
-      return new Uint8Array(await signpdf.sign(prepared, signer));
+      return { pdf: new Uint8Array(await signpdf.sign(prepared, signer)), cms: signer.cms! };
     } catch (error) {
       if (error instanceof PdfError) throw error;
       throw new PdfError('sign_failed', `The PDF could not be signed: ${(error as Error).message}`);
@@ -94,44 +99,39 @@ export function createSealer(key: SigningKey, options: { tsa?: TimestampAuthorit
     subject: subjectOf(key.certificate),
     timestamps: options.tsa?.name,
     async seal(pdf, info) {
-      return sign(await prepare(pdf, info, false));
+      return (await sign(await prepare(pdf, info, false))).pdf;
     },
     async certify(pdf, info) {
       const certified = await sign(await prepare(pdf, info, true));
       if (!options.tsa)
-        return { pdf: certified, warnings: ['no timestamp authority: the completion seal has no document timestamp (B-B)'] };
-      return archive(certified, options.tsa, options.revocation);
+        return { pdf: certified.pdf, warnings: ['no timestamp authority: the completion seal has no document timestamp (B-B)'] };
+      return archive(certified, options.tsa, options.revocation, options.revocationTimeoutMs ?? 10_000);
     },
   };
 }
 
 /**
- * The DSS (chains, OCSP responses, CRLs of every signature's certificates, its timestamp's
- * authority's included) and a document timestamp over the whole file, as incremental updates
- * (libpdf), so the certification signature stays intact.
+ * The DSS (the chains, OCSP responses and CRLs of the seal's certificates and of its timestamp's
+ * authority) and a document timestamp over the whole file, as incremental updates, so the
+ * certification signature stays intact: PAdES B-LTA.
  */
 async function archive(
-  pdf: Uint8Array,
+  certified: { pdf: Uint8Array; cms: Uint8Array },
   tsa: TimestampAuthority,
   revocation: RevocationProvider | undefined,
+  timeoutMs: number,
 ): Promise<{ pdf: Uint8Array; warnings: string[] }> {
-  const warnings: string[] = [];
   try {
-    const doc = await PDF.load(pdf);
-    const options = revocation ? { revocationProvider: revocation } : {};
-    const validation = await doc.addValidationData(options);
-    warnings.push(...validation.warnings.map((warning) => warning.message));
-    // The DSS above already holds the authority's chain and revocation data (gathered from the seal's
-    // own signature timestamp): nothing follows the document timestamp, which covers the whole file.
-    const stamped = await doc.addTimestamp({
+    const validation = await addDss(certified.pdf, [certified.cms], { revocation, timeoutMs });
+    // The DSS already holds the authority's chain and revocation data (gathered from the seal's own
+    // signature timestamp): nothing follows the document timestamp, which covers the whole file.
+    const stamped = await (await PDF.load(validation.pdf)).addTimestamp({
       timestampAuthority: tsa,
       longTermValidation: false,
       estimatedSize: DOCUMENT_TIMESTAMP_ROOM,
       fieldName: 'Archive timestamp',
-      ...options,
     });
-    warnings.push(...stamped.warnings.map((warning) => warning.message));
-    return { pdf: stamped.bytes, warnings };
+    return { pdf: stamped.bytes, warnings: [...validation.warnings, ...stamped.warnings.map((warning) => warning.message)] };
   } catch (error) {
     if (error instanceof PdfError) throw error;
     const message = (error as Error).message;
@@ -142,8 +142,11 @@ async function archive(
   }
 }
 
-/** A CAdES signer for @signpdf: signs the SHA-256 of the byte ranges, then timestamps its own signature value. */
+/** A CAdES signer for @signpdf: signs the SHA-256 of the byte ranges, then timestamps its own signature value. One per seal. */
 class PadesSigner extends Signer {
+  /** The CMS it made, once it signed. */
+  cms: Uint8Array | undefined;
+
   constructor(
     private readonly key: SigningKey,
     private readonly tsa: TimestampAuthority | undefined,
@@ -154,7 +157,9 @@ class PadesSigner extends Signer {
   override async sign(pdfBuffer: Buffer): Promise<Buffer> {
     const signed = await signDigest(this.key, { contentType: OID.data, digest: sha256(pdfBuffer) });
     if (this.tsa) addSignatureTimestamp(signed, await this.tsa.timestamp(sha256(signatureValue(signed)), 'SHA-256'));
-    return contentInfo(signed);
+    const cms = contentInfo(signed);
+    this.cms = cms;
+    return cms;
   }
 }
 

@@ -26,7 +26,7 @@ export async function loadSealer(config: Config, log: Logger): Promise<Sealer> {
     timeoutMs: signing.revocationTimeoutMs,
     report: (message) => log.warn(`seal validation data: ${message}`),
   });
-  return createSealer(key, { tsa, revocation });
+  return createSealer(key, { tsa, revocation, revocationTimeoutMs: signing.revocationTimeoutMs });
 }
 
 /** A sealer on the development PKI under `dataDir` with its in-process timestamp authority (tests, benchmarks). */

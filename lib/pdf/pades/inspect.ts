@@ -9,6 +9,9 @@ import { readTimestampToken, subjectOf, type TimestampInfo } from './timestamps'
 
 export type SignatureKind = 'approval' | 'certification' | 'timestamp';
 
+/** A timestamp token, checked: its authority's signature, and that its imprint is the hash of what it stamps. */
+export type CheckedTimestamp = TimestampInfo & { valid: boolean; token: Buffer };
+
 export interface SignatureCheck {
   kind: SignatureKind;
   subfilter: string;
@@ -23,8 +26,8 @@ export interface SignatureCheck {
   valid: boolean;
   /** Why it is not valid, when it is not. */
   problem?: string;
-  /** The RFC 3161 timestamp: the signature's own, or the document timestamp itself. */
-  timestamp?: TimestampInfo & { valid: boolean };
+  /** The RFC 3161 timestamp: the signature's own, or the document timestamp itself (`token`: its DER). */
+  timestamp?: CheckedTimestamp;
   /** For a certification signature: the DocMDP permission (1: no change). */
   docMdp?: number;
 }
@@ -73,7 +76,7 @@ async function check(pdf: Uint8Array, dict: PDFDict, byteRange: [number, number,
         ...result,
         signer: info.tsa,
         valid,
-        timestamp: { ...info, valid },
+        timestamp: { ...info, valid, token: contents },
         ...(valid ? {} : { problem: over ? 'the authority’s signature does not verify' : 'the file changed since it was timestamped' }),
       };
     }
@@ -100,11 +103,12 @@ async function check(pdf: Uint8Array, dict: PDFDict, byteRange: [number, number,
 }
 
 /** The signature-time-stamp of a CMS signature, checked to be over that signature's value. */
-async function signatureTimestamp(signed: pkijs.SignedData): Promise<(TimestampInfo & { valid: boolean }) | undefined> {
+async function signatureTimestamp(signed: pkijs.SignedData): Promise<CheckedTimestamp | undefined> {
   const attribute = signed.signerInfos[0]?.unsignedAttrs?.attributes.find((entry) => entry.type === OID.signatureTimeStampToken);
   if (!attribute) return undefined;
-  const info = await readTimestampToken(new Uint8Array(attribute.values[0].toBER(false)));
-  return { ...info, valid: info.signatureValid && info.imprint.equals(sha256(signatureValue(signed))) };
+  const token = Buffer.from(attribute.values[0].toBER(false));
+  const info = await readTimestampToken(token);
+  return { ...info, valid: info.signatureValid && info.imprint.equals(sha256(signatureValue(signed))), token };
 }
 
 function docMdpOf(dict: PDFDict): number | undefined {

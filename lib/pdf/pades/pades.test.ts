@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import * as pkijs from 'pkijs';
+import { ensurePdfcpu } from '../../../runtime/pdfcpu';
+import { pdfsig, qpdfCheck, writeTemp } from '../../../test/pdf-tools';
+import { opensslTsVerify, pdfcpuValidate } from '../../../test/pdf-validators';
+import { startTestPki, type TestPki } from '../../../test/pki';
+import { buildSampleNda } from '../samples';
+import { createSealer, type Sealer } from '../seal';
+import { sha256 } from './cms';
+import { inspectSignatures } from './inspect';
+import { openSigningKey } from './pki';
+import { httpRevocationProvider } from './revocation';
+import { httpTimestampAuthority } from './timestamps';
+
+// Seals made with a test CA's certificate, a real RFC 3161 authority (openssl ts) and real OCSP and CRL
+// services (openssl ocsp, openssl ca -gencrl) on loopback, checked by pdfsig, pdfcpu and openssl.
+
+describe('PAdES seals against a real test PKI: timestamp authority, OCSP responder and CRL', () => {
+  let pki: TestPki;
+  let pdfcpu: string;
+  let sealer: Sealer;
+  let nda: Uint8Array;
+  const reports: string[] = [];
+
+  before(async () => {
+    [pki, pdfcpu] = await Promise.all([startTestPki(), ensurePdfcpu({ explicit: process.env.PDFCPU_BINARY })]);
+    const key = await openSigningKey({ p12: await fs.readFile(pki.sealP12Path), passphrase: pki.sealPassphrase });
+    sealer = createSealer(key, {
+      tsa: httpTimestampAuthority({ url: pki.tsaUrl, timeoutMs: 10_000 }),
+      revocation: httpRevocationProvider({ timeoutMs: 10_000, report: (message) => reports.push(message) }),
+    });
+    nda = (await buildSampleNda()).pdf;
+  });
+  after(() => pki?.close());
+
+  async function validate(pdf: Uint8Array, revocation: 'ocsp' | 'crl') {
+    return pdfcpuValidate(pdfcpu, await writeTemp(`pades-${Date.now()}-${Math.random()}.pdf`, pdf), {
+      trustedCaPem: pki.rootCaPem,
+      revocation,
+    });
+  }
+
+  it('an approval seal (B-T): pdfsig finds it valid over the whole file; pdfcpu builds its chain to the test root, finds the certificate good by OCSP and by CRL, the timestamp and ETSI.CAdES.detached; openssl accepts the timestamp token', async () => {
+    const sealed = await sealer.seal(nda, { reason: 'Signed by Ann' });
+    const { report, valid } = await pdfsig(sealed);
+    assert.ok(valid, report);
+    for (const revocation of ['ocsp', 'crl'] as const) {
+      const pdfcpuReport = await validate(sealed, revocation);
+      assert.deepEqual(
+        pdfcpuReport.signatures.map((signature) => signature.status),
+        ['signature is valid'],
+        pdfcpuReport.output,
+      );
+      assert.match(pdfcpuReport.output, /SubFilter:\s+ETSI\.CAdES\.detached/);
+      assert.match(pdfcpuReport.output, /Timestamp:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/, 'pdfcpu sees the signature timestamp');
+      assert.match(pdfcpuReport.output, /Subject:\s+Svc Test Document Seal[\s\S]*?Local Path: Status: ok/, 'the chain resolves');
+      assert.match(pdfcpuReport.output, new RegExp(`Reason: ${revocation.toUpperCase()}: certificate status good`));
+    }
+    const [signature] = await inspectSignatures(sealed);
+    assert.equal(signature.timestamp?.valid, true);
+    assert.match(signature.timestamp!.tsa, /CN=Svc Test Timestamp Authority/);
+    const verified = await opensslTsVerify({
+      token: signature.timestamp!.token,
+      digest: signature.timestamp!.imprint,
+      caPem: pki.rootCaPem,
+      untrustedPem: pki.chainPem,
+    });
+    assert.ok(verified.ok, verified.output);
+  });
+
+  it('the completion seal (B-LTA): certified with no change allowed, a DSS holding the chains and the OCSP answers of the seal and the authority, then a document timestamp over the whole file that pdfcpu and openssl accept', async () => {
+    const ocspBefore = pki.ocsp.requests;
+    const { pdf: certified, warnings } = await sealer.certify(nda, { reason: 'Completed' });
+    assert.deepEqual(warnings, [], 'every certificate below the root had revocation data');
+    assert.ok(pki.ocsp.requests >= ocspBefore + 2, 'the OCSP responder was asked for the seal and the authority');
+
+    const { report, valid } = await pdfsig(certified);
+    assert.ok(valid, report);
+    const pdfcpuReport = await validate(certified, 'ocsp');
+    const [timestampRow, certificationRow] = pdfcpuReport.signatures;
+    assert.match(timestampRow.type, /^document timestamp/);
+    assert.equal(timestampRow.status, 'signature is valid', pdfcpuReport.output);
+    assert.equal(timestampRow.reason, 'document has not been modified');
+    assert.match(certificationRow.type, /certified/);
+    assert.equal(certificationRow.status, 'signature is valid', pdfcpuReport.output);
+    assert.match(pdfcpuReport.output, /Certified:\s+true/);
+    assert.match(pdfcpuReport.output, /Permissions:\s+no changes allowed/);
+    assert.match(pdfcpuReport.output, /SubFilter:\s+ETSI\.RFC3161/);
+
+    const [certification, timestamp] = await inspectSignatures(certified);
+    assert.equal(certification.docMdp, 1);
+    assert.equal(timestamp.kind, 'timestamp');
+    assert.equal(timestamp.coversWholeDocument, true);
+    const [b, c, d] = timestamp.byteRange.slice(1);
+    const signedBytes = Buffer.concat([Buffer.from(certified.subarray(0, b)), Buffer.from(certified.subarray(c, c + d))]);
+    assert.ok(timestamp.timestamp!.imprint.equals(sha256(signedBytes)));
+    for (const [token, digest] of [
+      [certification.timestamp!.token, certification.timestamp!.imprint],
+      [timestamp.timestamp!.token, timestamp.timestamp!.imprint],
+    ] as const) {
+      const verified = await opensslTsVerify({ token, digest, caPem: pki.rootCaPem, untrustedPem: pki.chainPem });
+      assert.ok(verified.ok, verified.output);
+    }
+
+    // The DSS: the seal, the authority, the issuing CA and the root; an OCSP answer for each leaf.
+    const dss = (await PDFDocument.load(certified)).catalog.lookup(PDFName.of('DSS'), PDFDict);
+    assert.equal(dss.has(PDFName.of('VRI')), false, 'no per-signature VRI (optional in PAdES, refused by pdfcpu)');
+    const decoded = (key: string) => {
+      const array = dss.lookupMaybe(PDFName.of(key), PDFArray);
+      return (array?.asArray() ?? []).map((_, index) => decodePDFRawStream(array!.lookup(index, PDFRawStream)).decode());
+    };
+    const subjects = decoded('Certs').map((bytes) => {
+      const cn = pkijs.Certificate.fromBER(bytes).subject.typesAndValues.find((entry) => entry.type === '2.5.4.3');
+      return String(cn?.value.valueBlock.value);
+    });
+    assert.deepEqual(
+      subjects.sort(),
+      ['Svc Test Document Seal', 'Svc Test Issuing CA', 'Svc Test Root CA', 'Svc Test Timestamp Authority'].sort(),
+    );
+    const ocsps = decoded('OCSPs').map((bytes) => pkijs.OCSPResponse.fromBER(bytes));
+    assert.ok(ocsps.length >= 2, `${ocsps.length} OCSP answers`);
+    for (const response of ocsps) assert.equal(response.responseStatus.valueBlock.valueDec, 0, 'successful');
+    const check = await qpdfCheck(certified);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+  });
+
+  it('a seal certificate revoked at its CA: the OCSP answer in the DSS says so, the log is told, and pdfcpu finds it revoked', async () => {
+    const pkiRevoked = await startTestPki({ intermediate: false });
+    try {
+      const key = await openSigningKey({ p12: await fs.readFile(pkiRevoked.sealP12Path), passphrase: pkiRevoked.sealPassphrase });
+      const told: string[] = [];
+      const revokedSealer = createSealer(key, {
+        tsa: httpTimestampAuthority({ url: pkiRevoked.tsaUrl, timeoutMs: 10_000 }),
+        revocation: httpRevocationProvider({ timeoutMs: 10_000, report: (message) => told.push(message) }),
+      });
+      await pkiRevoked.revoke('seal');
+      const { pdf } = await revokedSealer.certify(nda, { reason: 'Completed' });
+      assert.ok(
+        told.some((message) => /Svc Test Document Seal.*REVOKED/.test(message)),
+        told.join('\n'),
+      );
+      const file = await writeTemp(`revoked-${Date.now()}.pdf`, pdf);
+      const report = await pdfcpuValidate(pdfcpu, file, { trustedCaPem: pkiRevoked.rootCaPem, revocation: 'ocsp' });
+      assert.match(report.output, /revoked/i, report.output);
+    } finally {
+      await pkiRevoked.close();
+    }
+  });
+
+  it('the DSS has no revocation data it could not get, and says what is missing: an unreachable OCSP responder and CRL server', async () => {
+    await Promise.all([pki.ocsp.stop(), pki.repository.stop()]);
+    try {
+      // A sealer of its own: answers fetched earlier are cached until their next update.
+      const key = await openSigningKey({ p12: await fs.readFile(pki.sealP12Path), passphrase: pki.sealPassphrase });
+      const fresh = createSealer(key, {
+        tsa: httpTimestampAuthority({ url: pki.tsaUrl, timeoutMs: 10_000 }),
+        revocation: httpRevocationProvider({ timeoutMs: 2_000, report: () => undefined }),
+        revocationTimeoutMs: 2_000,
+      });
+      const { pdf, warnings } = await fresh.certify(nda, { reason: 'Completed' });
+      assert.ok(
+        warnings.some((warning) => /no revocation data for "Svc Test Document Seal"/.test(warning)),
+        warnings.join('\n'),
+      );
+      const dss = (await PDFDocument.load(pdf)).catalog.lookup(PDFName.of('DSS'), PDFDict);
+      assert.equal(dss.has(PDFName.of('OCSPs')), false);
+      assert.equal(dss.has(PDFName.of('CRLs')), false);
+      const { report, valid } = await pdfsig(pdf);
+      assert.ok(valid, report);
+    } finally {
+      await Promise.all([pki.ocsp.start(), pki.repository.start()]);
+    }
+  });
+});
