@@ -12,6 +12,7 @@ import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samp
 import type { ReceiptIssuer } from '../../lib/receipts';
 import { reencryptSecrets } from '../../lib/secrets/reencrypt';
 import { describeDetails, issueDetails } from '../http/issues';
+import { SignerNameSchema } from '../shared/schema';
 
 export const USAGE = `Usage: npm run -s admin -- <command> [options]
 
@@ -92,7 +93,7 @@ function templateSummary(template: Template) {
 const COMMANDS = {
   'create-principal': {
     options: { email: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' }, tenant: { type: 'string' } },
-    schema: z.strictObject({ email: Email, name: z.string().trim().min(1), plan: Plan.optional(), tenant: z.string().min(1).optional() }),
+    schema: z.strictObject({ email: Email, name: SignerNameSchema, plan: Plan.optional(), tenant: z.string().min(1).optional() }),
     async run({ db }: AdminContext, args: { email: string; name: string; plan?: (typeof PLANS)[number]; tenant?: string }) {
       const { tenant, principal } = await createPrincipal(db, {
         email: args.email,

@@ -59,6 +59,8 @@ export async function sendBlob(
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('Cache-Control', 'private, no-store');
   ctx.set('Referrer-Policy', 'no-referrer');
+  // Someone else's file on our origin: opened directly, nothing of it may run as the app.
+  ctx.set('Content-Security-Policy', 'sandbox');
   ctx.set('ETag', `"${file.sha256}"`);
   ctx.set('X-Content-SHA256', file.sha256);
   const range = ctx.get('if-range') && ctx.get('if-range') !== `"${file.sha256}"` ? undefined : byteRange(ctx.get('range'), file.size);
@@ -97,6 +99,8 @@ export function sendPdf(
 ): void {
   ctx.type = 'application/pdf';
   ctx.attachment(filename.replace(/[\\/\r\n"]/g, '_'), { type: disposition });
+  // A PDF from another tenant, shown inline on the app's origin: a sandbox, so none of it runs as the app.
+  ctx.set('Content-Security-Policy', 'sandbox');
   ctx.set('Cache-Control', 'private, no-store');
   ctx.set('X-Content-SHA256', sha256);
   ctx.body = bytes;

@@ -172,6 +172,27 @@ describe('documents and templates API', () => {
       });
       assert.equal(three.status, 400);
     });
+
+    it('refuses a signer name that carries a line only the certificate of completion writes (400, naming the field)', async () => {
+      for (const name of ['Eve Signer (via authorized agent)', 'Eve   Mandate :  mdt_x (L2)', 'Eve\nsigner (VIA authorised\tagent)']) {
+        const forged = await createDocument(stack, owner, {
+          template_id: templates.nda.id,
+          name: 'x',
+          signers: [signers[0], { name, email: 'eve@example.test' }],
+        });
+        assert.equal(forged.status, 400, `${JSON.stringify(name)}: ${forged.text}`);
+        assert.equal(forged.body.error.code, 'invalid_request');
+        assert.equal(forged.body.error.details[0].path, 'signers.1.name');
+        assert.match(forged.body.error.details[0].message, /Signer \(via authorized agent\)/);
+      }
+      // Ordinary names that only come near them are fine.
+      const fine = await createDocument(stack, owner, {
+        template_id: templates.nda.id,
+        name: 'x',
+        signers: [signers[0], { name: 'Mandy Signer', email: 'mandy@example.test' }],
+      });
+      assert.equal(fine.status, 201, fine.text);
+    });
   });
 
   describe('reading', () => {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { WidgetSchema } from '../../activities/templates/schema';
-import { EmailSchema, listOf, NameSchema } from '../shared/schema';
+import { EmailSchema, listOf, NameSchema, SignerNameSchema } from '../shared/schema';
 
-export const SignerInputSchema = z.strictObject({ name: NameSchema, email: EmailSchema });
+export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email: EmailSchema });
 
 export const DocumentCreateSchema = z
   .strictObject({

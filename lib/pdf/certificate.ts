@@ -33,6 +33,17 @@ export interface CertificateInput {
 }
 
 const TITLE = 'Certificate of Completion';
+
+/** Lines only the service writes on the certificate (SPEC Guarantee 3): no name may carry them. */
+const RESERVED = [/signer\s*\(\s*via\s+authori[sz]ed\s+agent\s*\)/i, /mandate\s*:/i];
+
+/** The reserved certificate phrase a name contains, if any (a signer or principal name with one is refused). */
+export function reservedCertificatePhrase(name: string): string | undefined {
+  const flat = name.replace(/\s+/g, ' ');
+  if (RESERVED[0].test(flat)) return 'Signer (via authorized agent)';
+  if (RESERVED[1].test(flat)) return 'Mandate :';
+  return undefined;
+}
 const GREY = rgb(0.35, 0.35, 0.35);
 const RULE = rgb(0.75, 0.75, 0.75);
 

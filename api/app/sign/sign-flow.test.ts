@@ -92,6 +92,17 @@ describe('signing at a sign link', () => {
       assertErrorCode(await second.request('GET', '/state'), 401, 'unauthorized');
     });
 
+    it('serves the verified signer the PDF inline in a sandbox: it cannot run as the app, and is never sniffed as anything else', async () => {
+      const { first } = await sentNda();
+      await first.verify();
+      const pdf = await fetch(`${stack.url}${first.path}/document.pdf`, { headers: { cookie: first.cookie } });
+      assert.equal(pdf.status, 200);
+      assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+      assert.match(pdf.headers.get('content-disposition') ?? '', /^inline/);
+      assert.equal(pdf.headers.get('content-security-policy'), 'sandbox');
+      assert.equal(pdf.headers.get('x-content-type-options'), 'nosniff');
+    });
+
     it('refuses a tampered or unknown link with 404', async () => {
       const { first } = await sentNda();
       const tampered = new SignerSession(stack, `${first.signUrl.slice(0, -2)}xx`, first.email);
