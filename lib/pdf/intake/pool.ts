@@ -1,0 +1,197 @@
+// A few threads that normalise PDFs off the caller's event loop, each job under a wall-clock limit and
+// each thread under a heap limit; a thread that overruns either is ended and replaced.
+import { Worker } from 'node:worker_threads';
+import { PdfError } from '../errors';
+import { formatDuration, type IntakeLimits, resolveLimits } from './limits';
+import type { NormalisedPdf } from './normalise';
+import { refuse } from './refuse';
+import type { SerialisedError, ThreadReply, ThreadRequest } from './thread';
+
+export interface PdfThreads {
+  /** Checks and normalises a PDF on a thread; rejects with PdfError('invalid_pdf') for a PDF refused. */
+  intake(bytes: Uint8Array): Promise<NormalisedPdf>;
+  /** Ends the threads; jobs not finished are rejected. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  id: number;
+  pdf: ArrayBuffer;
+  resolve: (result: NormalisedPdf) => void;
+  reject: (error: Error) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+  error?: Error;
+}
+
+/**
+ * A thread's first code: it imports thread.ts. The service and its tests run under tsx (`node --import
+ * tsx`), but tsx registers its loader in worker threads only from Node 22.22 / 24.11; before that (and
+ * when started without tsx) the thread registers tsx itself and imports again (under another URL: the
+ * failed import is cached).
+ */
+const BOOT = `
+const { workerData } = require('node:worker_threads');
+import(workerData.thread).catch((error) => {
+  if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+  return import(workerData.tsx).then(({ register }) => {
+    register();
+    return import(workerData.thread + '?tsx');
+  });
+});
+`;
+
+export interface ThreadData {
+  limits: IntakeLimits;
+  thread: string;
+  tsx: string;
+}
+
+export function createPdfThreads(options: { size?: number; limits?: Partial<IntakeLimits> } = {}): PdfThreads {
+  const size = options.size ?? 2;
+  if (!Number.isInteger(size) || size < 1) throw new TypeError('size must be a positive integer');
+  const limits = resolveLimits(options.limits);
+  const threads = new Set<Thread>();
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const spawn = (): Thread => {
+    const workerData: ThreadData = {
+      limits,
+      thread: new URL('./thread.ts', import.meta.url).href,
+      tsx: import.meta.resolve('tsx/esm/api'),
+    };
+    const worker = new Worker(BOOT, {
+      eval: true,
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, stackSizeMb: 4 },
+    });
+    const thread: Thread = { worker, ready: false };
+    threads.add(thread);
+    worker.on('message', (reply: ThreadReply) => onReply(thread, reply));
+    worker.on('error', (error) => {
+      thread.error = error;
+    });
+    worker.on('exit', (code) => onExit(thread, code));
+    return thread;
+  };
+
+  const start = (thread: Thread, job: Job) => {
+    thread.job = job;
+    thread.worker.ref();
+    if (!thread.ready) return;
+    // The time limit runs from here: neither the queue nor the thread's start counts against the PDF.
+    thread.timer = setTimeout(() => {
+      retire(thread);
+      job.reject(refuse(`The PDF took longer than ${formatDuration(limits.timeMs)} to check.`));
+      pump();
+    }, limits.timeMs);
+    thread.worker.postMessage({ id: job.id, pdf: job.pdf } satisfies ThreadRequest, [job.pdf]);
+  };
+
+  const pump = () => {
+    while (queue.length > 0 && !closed) {
+      let free: Thread | undefined;
+      for (const thread of threads) if (!thread.job) free = thread;
+      if (!free && threads.size < size) {
+        try {
+          free = spawn();
+        } catch (error) {
+          queue.shift()!.reject(error as Error);
+          continue;
+        }
+      }
+      if (!free) return;
+      start(free, queue.shift()!);
+    }
+  };
+
+  const settle = (thread: Thread): Job | undefined => {
+    const job = thread.job;
+    clearTimeout(thread.timer);
+    thread.job = undefined;
+    thread.timer = undefined;
+    thread.worker.unref();
+    return job;
+  };
+
+  /** Ends a thread whose job overran; the next job gets a new one. */
+  const retire = (thread: Thread) => {
+    settle(thread);
+    threads.delete(thread);
+    thread.worker.removeAllListeners('exit');
+    void thread.worker.terminate();
+  };
+
+  const onReply = (thread: Thread, reply: ThreadReply) => {
+    if (reply.type === 'ready') {
+      thread.ready = true;
+      if (thread.job) start(thread, thread.job);
+      else thread.worker.unref();
+      pump();
+      return;
+    }
+    if (thread.job?.id !== reply.id) return;
+    const job = settle(thread)!;
+    if (reply.type === 'done') {
+      job.resolve({ pdf: new Uint8Array(reply.pdf), pages: reply.pages, removed: reply.removed });
+    } else {
+      job.reject(deserialiseError(reply.error));
+    }
+    pump();
+  };
+
+  const onExit = (thread: Thread, code: number) => {
+    threads.delete(thread);
+    const job = settle(thread);
+    if (job) job.reject(deathError(thread, code, limits));
+    pump();
+  };
+
+  return {
+    intake(bytes) {
+      if (closed) return Promise.reject(new Error('The PDF threads are closed.'));
+      // One copy into a buffer of its own, transferred to the thread (not cloned), and the caller's bytes stay theirs.
+      const pdf = new Uint8Array(bytes).buffer;
+      return new Promise<NormalisedPdf>((resolve, reject) => {
+        queue.push({ id: nextId++, pdf, resolve, reject });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('The PDF threads are closed.'));
+      const ending = [...threads].map((thread) => {
+        settle(thread)?.reject(new Error('The PDF threads are closed.'));
+        thread.worker.removeAllListeners('exit');
+        return thread.worker.terminate();
+      });
+      threads.clear();
+      await Promise.all(ending);
+    },
+  };
+}
+
+/** Why a thread died under a job: the heap limit, or a crash; a thread that never started is not the PDF's fault. */
+function deathError(thread: Thread, code: number, limits: IntakeLimits): Error {
+  const reason = thread.error?.message ?? `exit code ${code}`;
+  if (!thread.ready) return new Error(`A PDF thread failed to start: ${reason}`);
+  if ((thread.error as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return refuse(`The PDF needs more than ${limits.memoryMb} MB of memory to read.`);
+  }
+  return refuse(`The PDF could not be checked: its thread stopped (${reason}).`);
+}
+
+function deserialiseError(error: SerialisedError): Error {
+  if (error.pdfError) return new PdfError(error.reason ?? 'invalid_pdf', error.message);
+  const copy = new Error(error.message);
+  copy.name = error.name;
+  if (error.stack) copy.stack = error.stack;
+  return copy;
+}
