@@ -31,6 +31,7 @@ import { systemRoutes } from './system/router';
 import { wellKnownRoutes } from './system/well-known';
 import { templateRoutes } from './templates/router';
 import { transferRoutes } from './transfers/router';
+import { verifyRoutes } from './verify/router';
 import { webhookRoutes } from './webhooks/router';
 
 function requestContext(deps: Services) {
@@ -117,6 +118,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   webhookRoutes(routes, deps);
   driveRoutes(routes, deps);
   transferRoutes(routes, deps);
+  verifyRoutes(routes, deps);
 
   const mount = appPath(deps.config.appUrl);
   const pages = new Router();

@@ -39,6 +39,11 @@ export const ERROR_CATALOGUE = {
   expired: { status: 410, description: 'The link, request or offer has expired.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, description: 'The request body has a content type this endpoint does not take.' },
+  invalid_pdf: {
+    status: 422,
+    description:
+      'The PDF cannot be taken: encrypted, already signed, unreadable, with hidden optional content, or past a limit of the safe intake (time, memory, inflated size, objects, pages), which the message names.',
+  },
   missing_appearance: { status: 422, description: 'The principal has no readable stored signature (PNG or JPEG).' },
   missing_signature_fields: { status: 422, description: 'The document has no signature widget for the principal.' },
   unfilled_fields: {

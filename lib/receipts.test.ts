@@ -94,8 +94,7 @@ describe('receipts: signed with the receipt key, verified with the documented sn
   });
 
   it('rotate-receipt-key: receipts signed before still verify (the old kid stays published); new ones carry the new kid', async () => {
-    const { db, blobs, receipts, secret } = stack.deps;
-    const rotated = (await runCommand({ db, blobs, receipts, secret }, parseCommand(['rotate-receipt-key']))) as {
+    const rotated = (await runCommand(stack.deps, parseCommand(['rotate-receipt-key']))) as {
       kid: string;
       jwks: string[];
     };

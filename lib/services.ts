@@ -5,7 +5,9 @@ import type { Config, Faults } from './config/config';
 import type { KeyUsage } from './key-usage';
 import type { Logger } from './log';
 import type { Mailer } from './mail';
+import type { PdfThreads } from './pdf/intake';
 import type { Sealer } from './pdf/seal';
+import type { SealerConfig } from './pdf/sealer';
 import type { ReceiptIssuer } from './receipts';
 import type { TemporalDeps } from './temporal';
 import type { Tracing } from './tracing';
@@ -25,6 +27,10 @@ export interface Services {
   codeLimits: CodeLimits;
   /** The PDF seal, loaded (or created) on first use. */
   sealer(): Promise<Sealer>;
+  /** What the seal is made of, for sealing on a PDF thread (the API seals off its event loop). */
+  sealerConfig(): Promise<SealerConfig>;
+  /** Threads for PDF work off the event loop: the intake of untrusted PDFs, reading signatures, sealing. */
+  pdf: PdfThreads;
   /** Signs verifiable receipts (accepted offers, completed documents) and publishes their keys. */
   receipts: ReceiptIssuer;
   /** API keys' last_used_at, written in batches off the request path. */

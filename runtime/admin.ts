@@ -5,6 +5,7 @@ import { absoluteArgv, errorJson, parseCommand, runCommand, USAGE, UsageError } 
 import { connectDb } from '../db/connect';
 import { migrateLatest, migrationStatus } from '../db/migrate';
 import { loadConfig } from '../lib/config/config';
+import { createPdfThreads } from '../lib/pdf/intake';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import { sendAdminCommand } from './admin-socket';
@@ -51,13 +52,22 @@ async function main(argv: string[]): Promise<number> {
       await migrateLatest(db);
     }
     const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
+    const pdf = createPdfThreads({
+      size: 1,
+      limits: { timeMs: config.pdf.timeMs, memoryMb: config.pdf.memoryMb, maxPages: config.pdf.maxPages },
+    });
     const context = {
       db,
       secret,
       blobs: createBlobStore(config),
       receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
+      pdf,
     };
-    print(process.stdout, await runCommand(context, command));
+    try {
+      print(process.stdout, await runCommand(context, command));
+    } finally {
+      await pdf.close();
+    }
     return 0;
   } catch (error) {
     print(process.stderr, errorJson(error));

@@ -7,8 +7,9 @@ import { KeyUsage } from '../lib/key-usage';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
 import { trackPool } from '../lib/metrics';
+import { createPdfThreads } from '../lib/pdf/intake';
 import type { Sealer } from '../lib/pdf/seal';
-import { loadSealer } from '../lib/pdf/sealer';
+import { loadSealerConfig, type SealerConfig, sealerFromConfig } from '../lib/pdf/sealer';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import type { Services } from '../lib/services';
@@ -36,11 +37,19 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
   let sealer: Promise<Sealer> | undefined;
   const secret = loadSecretKey({ secretKey: config.secretKey, previous: config.secretKeyPrevious, dataDir: config.dataDir });
   // A seal certificate that failed to load is tried again on the next apply, not cached as failed.
-  const makeSealer = () =>
-    loadSealer(config, log).catch((error: unknown) => {
-      sealer = undefined;
+  let sealerConfig: Promise<SealerConfig> | undefined;
+  const loadConfigOnce = () =>
+    (sealerConfig ??= loadSealerConfig(config, log).catch((error: unknown) => {
+      sealerConfig = undefined;
       throw error;
-    });
+    }));
+  const makeSealer = () =>
+    loadConfigOnce()
+      .then((loaded) => sealerFromConfig(loaded, (message) => log.warn(`seal validation data: ${message}`)))
+      .catch((error: unknown) => {
+        sealer = undefined;
+        throw error;
+      });
   const services: Services = {
     config,
     db,
@@ -59,6 +68,11 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
     }),
     codeLimits: createCodeLimits(db, config.codeLimits),
     sealer: () => (sealer ??= makeSealer()),
+    sealerConfig: loadConfigOnce,
+    pdf: createPdfThreads({
+      size: config.pdf.threads,
+      limits: { timeMs: config.pdf.timeMs, memoryMb: config.pdf.memoryMb, maxPages: config.pdf.maxPages },
+    }),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     faults: config.faults,
@@ -98,6 +112,7 @@ export function createBlobStore(config: Config): BlobStore {
 export async function closeServices(deps: Services): Promise<void> {
   await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
   deps.mailer.close();
+  await deps.pdf.close();
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);
   if (!borrowingDb.has(deps)) await deps.db.destroy();

@@ -6,13 +6,14 @@ import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
-import type { Sealer } from '../../lib/pdf/seal';
+import type { PdfThreads } from '../../lib/pdf/intake';
+import type { SealerConfig } from '../../lib/pdf/sealer';
 import type { Widget } from '../../lib/pdf/widgets';
 import type { Caller } from '../accounts/accounts';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { findDriveFile, lockDriveFiles } from '../drive/drive';
-import { checkWidgets, findTemplate, pageSizes } from '../templates/templates';
+import { checkWidgets, findTemplate, takeInPdf } from '../templates/templates';
 import { pdfStep } from './pdf-errors';
 
 export interface SignerInput {
@@ -28,7 +29,9 @@ export interface DocumentWithSigners {
 export interface DocumentDeps {
   db: Db;
   blobs: BlobStore;
-  sealer(): Promise<Sealer>;
+  /** PDF work off the event loop: the intake of an uploaded PDF, and the seal of revision 0. */
+  pdf: PdfThreads;
+  sealerConfig(): Promise<SealerConfig>;
 }
 
 export function agentActor(caller: Caller, request?: { ip?: string; userAgent?: string }): Actor {
@@ -92,10 +95,19 @@ async function resolveSource(deps: DocumentDeps, caller: Caller, source: Documen
     throw errors.invalidRequest(`The Drive file ${file.id} is a ${file.kind}, not a PDF.`, [
       { path: 'drive_file_id', message: 'not a PDF' },
     ]);
-  const pdf = await deps.blobs.get(file.sha256);
-  const sizes = await pageSizes(pdf);
-  const roles = checkWidgets(source.widgets, sizes, source.roles);
-  return { pdfSha256: file.sha256, pdf, roles, widgets: source.widgets, pageCount: sizes.length, templateId: null, driveFileId: file.id };
+  // The upload as it came is untrusted: the document is made from what the safe intake makes of it.
+  const intake = await takeInPdf(deps.pdf, await deps.blobs.get(file.sha256));
+  const roles = checkWidgets(source.widgets, intake.pages, source.roles);
+  const pdf = Buffer.from(intake.pdf);
+  return {
+    pdfSha256: await deps.blobs.put(pdf),
+    pdf,
+    roles,
+    widgets: source.widgets,
+    pageCount: intake.pages.length,
+    templateId: null,
+    driveFileId: file.id,
+  };
 }
 
 /**
@@ -113,7 +125,8 @@ export async function createDocument(
 ): Promise<DocumentWithSigners> {
   const source = await resolveSource(deps, caller, input.source);
   checkSignerCount(0, input.signers.length, source.roles);
-  const sealed = await pdfStep(async () => (await deps.sealer()).seal(source.pdf, { reason: 'Document created' }));
+  // Sealed on a PDF thread: the API's event loop never parses a PDF.
+  const sealed = await pdfStep(async () => deps.pdf.seal(source.pdf, { reason: 'Document created' }, await deps.sealerConfig()));
   const sealedSha256 = await deps.blobs.put(sealed);
   return deps.db.transaction(async (trx) => {
     // The Drive file cannot be deleted while this document is made (its row is held until the commit).

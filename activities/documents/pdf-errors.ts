@@ -13,6 +13,9 @@ export function pdfFailure(error: PdfError): ServiceError {
       return new ServiceError(error.reason, error.message);
     case 'invalid_value':
       return errors.invalidRequest(error.message);
+    // Refused at the safe intake: encrypted, signed, unreadable, or past a limit the message names.
+    case 'invalid_pdf':
+      return errors.invalidPdf(error.message);
     // The timestamp authority is down or answered badly: worth another try, never a seal without it.
     case 'timestamp_unavailable':
       return errors.serviceUnavailable(error.message);

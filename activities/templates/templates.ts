@@ -1,10 +1,10 @@
-import { PDFDocument } from 'pdf-lib';
 import type { Db } from '../../db/connect';
 import { Template } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { type ErrorDetail, errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { displayedSize } from '../../lib/pdf/geometry';
+import { PdfError } from '../../lib/pdf/errors';
+import type { NormalisedPdf, PdfThreads } from '../../lib/pdf/intake';
 import type { Widget } from '../../lib/pdf/widgets';
 import { recordAudit } from '../audit/audit';
 import { type TemplateDefinition, TemplateDefinitionSchema } from './schema';
@@ -13,18 +13,18 @@ function invalid(message: string, details?: ErrorDetail[]): never {
   throw errors.invalidRequest(message, details);
 }
 
-/** The PDF's pages as displayed, checked readable and unencrypted (400 otherwise). */
-export async function pageSizes(pdf: Uint8Array): Promise<Array<{ width: number; height: number }>> {
-  let document: PDFDocument;
+/**
+ * An untrusted PDF, taken in once through the safe intake (lib/pdf/intake, on a PDF thread: never on
+ * this event loop): checked, normalised and stripped of active content, or refused with 422
+ * invalid_pdf naming why. Its pages as displayed come with it.
+ */
+export async function takeInPdf(threads: PdfThreads, pdf: Uint8Array): Promise<NormalisedPdf> {
   try {
-    document = await PDFDocument.load(pdf, { updateMetadata: false });
+    return await threads.intake(pdf);
   } catch (error) {
-    const encrypted = /encrypted/i.test((error as Error).message);
-    return invalid(encrypted ? 'The PDF is encrypted; upload it without a password.' : 'The file is not a readable PDF.');
+    if (error instanceof PdfError && error.reason === 'invalid_pdf') throw errors.invalidPdf(error.message);
+    throw error;
   }
-  if (document.getPageCount() === 0) invalid('The PDF has no pages.');
-  // Widgets are placed on the page as displayed (crop box and rotation), as the stamp draws them.
-  return document.getPages().map((page) => displayedSize(page));
 }
 
 /** Checks widgets against the PDF and each other; answers the roles in signing order. */
@@ -55,7 +55,7 @@ export function checkWidgets(widgets: Widget[], sizes: Array<{ width: number; he
 }
 
 export async function createTemplate(
-  deps: { db: Db; blobs: BlobStore },
+  deps: { db: Db; blobs: BlobStore; pdf: PdfThreads },
   input: { tenantId: string; pdf: Uint8Array; definition: TemplateDefinition; createdBy: string },
 ): Promise<Template> {
   const parsed = TemplateDefinitionSchema.safeParse(input.definition);
@@ -64,9 +64,11 @@ export async function createTemplate(
     invalid(`The template is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
   }
   const definition = parsed.data;
-  const sizes = await pageSizes(input.pdf);
+  const intake = await takeInPdf(deps.pdf, input.pdf);
+  const sizes = intake.pages;
   const roles = checkWidgets(definition.widgets, sizes, definition.roles);
-  const pdfSha256 = await deps.blobs.put(input.pdf);
+  // The normalised PDF is what every document of the template shows, stamps and seals.
+  const pdfSha256 = await deps.blobs.put(intake.pdf);
   const actor = input.createdBy.startsWith('prn_')
     ? { type: 'principal' as const, id: input.createdBy }
     : { type: 'operator' as const, id: input.createdBy };
@@ -85,7 +87,14 @@ export async function createTemplate(
       tenantId: input.tenantId,
       actor,
       action: 'template.created',
-      data: { template_id: template.id, name: template.name, pdf_sha256: pdfSha256, roles, widgets: definition.widgets.length },
+      data: {
+        template_id: template.id,
+        name: template.name,
+        pdf_sha256: pdfSha256,
+        roles,
+        widgets: definition.widgets.length,
+        removed: intake.removed,
+      },
     });
     return template;
   });

@@ -8,6 +8,7 @@ import type { Db } from '../../db/connect';
 import { PLANS, Template, Tenant } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors, ServiceError } from '../../lib/errors';
+import type { PdfThreads } from '../../lib/pdf/intake';
 import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samples';
 import type { ReceiptIssuer } from '../../lib/receipts';
 import { reencryptSecrets } from '../../lib/secrets/reencrypt';
@@ -50,6 +51,8 @@ const Plan = z.enum(PLANS);
 export interface AdminContext {
   db: Db;
   blobs: BlobStore;
+  /** PDF threads: a template's PDF goes through the safe intake. */
+  pdf: PdfThreads;
   receipts: ReceiptIssuer;
   /** SVC_SECRET_KEY, with the keys it replaced. */
   secret: Buffer;
@@ -138,12 +141,12 @@ const COMMANDS = {
     }),
     /** Paths are made absolute where the command is typed, as a running service may run elsewhere. */
     absolute: ['pdf', 'widgets'],
-    async run({ db, blobs }: AdminContext, args: { tenant: string; pdf: string; widgets: string; name?: string }) {
+    async run({ db, blobs, pdf }: AdminContext, args: { tenant: string; pdf: string; widgets: string; name?: string }) {
       await requireTenant(db, args.tenant);
       const definition = widgetsFile(args.widgets);
       const name = args.name ?? definition.name ?? path.basename(args.pdf, path.extname(args.pdf));
       const template = await createTemplate(
-        { db, blobs },
+        { db, blobs, pdf },
         {
           tenantId: args.tenant,
           pdf: readFile(args.pdf, '--pdf'),
@@ -157,7 +160,7 @@ const COMMANDS = {
   'seed-samples': {
     options: { tenant: { type: 'string' } },
     schema: z.strictObject({ tenant: z.string().min(1) }),
-    async run({ db, blobs }: AdminContext, args: { tenant: string }) {
+    async run({ db, blobs, pdf }: AdminContext, args: { tenant: string }) {
       await requireTenant(db, args.tenant);
       const templates = [];
       for (const build of [buildSampleNda, buildSampleServicesAgreement]) {
@@ -166,7 +169,7 @@ const COMMANDS = {
         const template =
           existing ??
           (await createTemplate(
-            { db, blobs },
+            { db, blobs, pdf },
             {
               tenantId: args.tenant,
               pdf: sample.pdf,

@@ -156,3 +156,10 @@ export function drainAfterAnswer(ctx: Context): void {
     req.resume();
   });
 }
+
+/** A streaming route's whole body in memory: for bodies its spec bounds to a few MiB (the stream fails past the limit). */
+export async function readStream(stream: StreamBody['stream']): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -40,6 +40,10 @@ export interface Config {
   jsonLimitBytes: number;
   /** Largest Drive upload (POST /assets); larger ones get 413. */
   uploadLimitBytes: number;
+  /** Largest PDF POST /verify takes; larger ones get 413. */
+  verifyLimitBytes: number;
+  /** The safe intake of untrusted PDFs (lib/pdf/intake): threads, and the limits a PDF is read under. */
+  pdf: { threads: number; timeMs: number; memoryMb: number; maxPages: number };
   /** Idempotency-Key: how long a retry waits for the first request's answer; when a running one counts as dead. */
   idempotency: { waitMs: number; staleMs: number };
   /** Key for signed links and cookies; generated once under the data dir when unset (not in production). */
@@ -177,6 +181,15 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(100 * 1024 * 1024),
+  SVC_VERIFY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(25 * 1024 * 1024),
+  SVC_PDF_THREADS: z.coerce.number().int().min(1).max(32).default(2),
+  SVC_PDF_TIME_LIMIT_MS: z.coerce.number().int().min(100).default(10_000),
+  SVC_PDF_MEMORY_MB: z.coerce.number().int().min(32).default(512),
+  SVC_PDF_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
   SVC_IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
   SVC_IDEMPOTENCY_STALE_MS: z.coerce
     .number()
@@ -406,6 +419,8 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     },
     jsonLimitBytes: e.SVC_JSON_LIMIT_BYTES,
     uploadLimitBytes: e.SVC_UPLOAD_LIMIT_BYTES,
+    verifyLimitBytes: e.SVC_VERIFY_LIMIT_BYTES,
+    pdf: { threads: e.SVC_PDF_THREADS, timeMs: e.SVC_PDF_TIME_LIMIT_MS, memoryMb: e.SVC_PDF_MEMORY_MB, maxPages: e.SVC_PDF_MAX_PAGES },
     idempotency: { waitMs: e.SVC_IDEMPOTENCY_WAIT_MS, staleMs: e.SVC_IDEMPOTENCY_STALE_MS },
     secretKey: e.SVC_SECRET_KEY,
     secretKeyPrevious: e.SVC_SECRET_KEY_PREVIOUS,

@@ -22,7 +22,18 @@ import { pdfText, qpdfCheck, run, tempDir, writeTemp } from '../../../test/pdf-t
 import { PdfError } from '../errors';
 import { displayedSize } from '../geometry';
 import { buildSampleNda } from '../samples';
-import { deeplyNested, manyObjects, manyPages, objectStreamBomb, onePage, rawPdf, streamBody, zerosDeflated } from './hostile-pdfs';
+import {
+  deeplyNested,
+  hostileFeatures,
+  layered,
+  manyObjects,
+  manyPages,
+  objectStreamBomb,
+  onePage,
+  rawPdf,
+  streamBody,
+  zerosDeflated,
+} from './hostile-pdfs';
 import { createPdfThreads, type NormalisedPdf, type PdfThreads } from './index';
 
 const MIB = 1024 * 1024;
@@ -477,72 +488,6 @@ function describeAnnotation(annot: PDFDict): string {
 }
 
 /** Two pages (the second cropped and turned) carrying each kind of active content the intake strips. */
-async function hostileFeatures(): Promise<Uint8Array> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  const page = doc.addPage([500, 700]);
-  page.drawText('Visible clause', { x: 50, y: 620, size: 14, font });
-  const second = doc.addPage([612, 792]);
-  second.setCropBox(0, 0, 600, 400);
-  second.setRotation(degrees(90));
-  second.drawText('Second page', { x: 50, y: 300, size: 12, font });
-
-  const context = doc.context;
-  const script = (code: string) => context.register(context.obj({ Type: 'Action', S: 'JavaScript', JS: PDFString.of(code) }));
-  doc.catalog.set(key('OpenAction'), script('app.alert("open")'));
-  doc.catalog.set(key('Names'), context.obj({ JavaScript: context.obj({ Names: [PDFString.of('init'), script('app.alert("names")')] }) }));
-  page.node.set(key('AA'), context.obj({ O: script('app.alert("page")') }));
-  await doc.attach(new TextEncoder().encode('MZ payload'), 'payload.exe', { mimeType: 'application/octet-stream' });
-
-  const form = doc.getForm();
-  const field = form.createTextField('signer.name');
-  field.setText('Jane Doe');
-  field.addToPage(page, { x: 50, y: 520, width: 200, height: 24, font });
-  field.acroField.dict.set(key('AA'), context.obj({ K: script('event.rc = false') }));
-  form.acroForm.dict.set(key('XFA'), context.obj([PDFString.of('template'), context.register(context.stream('<template/>'))]));
-
-  const annotation = (entries: Record<string, PDFObject | number[] | string | number>): PDFRef =>
-    context.register(context.obj({ Type: 'Annot', Border: [0, 0, 0], ...entries }));
-  const link = (action: PDFDict, y: number) => annotation({ Subtype: 'Link', Rect: [50, y, 250, y + 20], A: action });
-  page.node.addAnnot(link(context.obj({ S: 'Launch', F: PDFString.of('calc.exe') }), 400));
-  page.node.addAnnot(link(context.obj({ S: 'URI', URI: PDFString.of('https://example.com/terms') }), 370));
-  page.node.addAnnot(link(context.obj({ S: 'URI', URI: PDFString.of('javascript:app.alert(1)') }), 340));
-  page.node.addAnnot(link(context.obj({ S: 'GoTo', D: [second.ref, 'Fit'] }), 310));
-  const attached = context.register(context.stream('attached bytes', { Type: 'EmbeddedFile' }));
-  const spec = context.obj({ Type: 'Filespec', F: PDFString.of('note.txt'), EF: context.obj({ F: attached }) });
-  page.node.addAnnot(annotation({ Subtype: 'FileAttachment', Rect: [300, 400, 320, 420], FS: spec, Name: 'PushPin' }));
-  // Print and NoView: printed, never shown on screen.
-  page.node.addAnnot(
-    annotation({
-      Subtype: 'FreeText',
-      Rect: [300, 300, 450, 330],
-      Contents: PDFString.of('print only'),
-      F: 4 | 32,
-      DA: PDFString.of('/Helv 12 Tf 0 g'),
-    }),
-  );
-
-  const outlines = context.nextRef();
-  const item = context.register(context.obj({ Title: PDFString.of('Run'), Parent: outlines, A: script('app.alert("bookmark")') }));
-  context.assign(outlines, context.obj({ Type: 'Outlines', First: item, Last: item, Count: 1 }));
-  doc.catalog.set(key('Outlines'), outlines);
-  // pdf-lib's own appearance update (on save) would drop the XFA: the fields have their appearances already.
-  return doc.save({ updateFieldAppearances: false });
-}
-
-/** One page whose text sits in an optional content group (object 5), or a membership of it (object 6), under this default configuration. */
-function layered(config: string, options: { group?: string; membership?: string } = {}): Buffer {
-  const { group = '<< /Type /OCG /Name (Layer) >>', membership } = options;
-  const bodies = onePage('/OC /Layer BDC BT /F1 24 Tf 72 700 Td (Layer text) Tj ET EMC');
-  bodies[2] = (bodies[2] as string).replace('/Resources <<', `/Resources << /Properties << /Layer ${membership ? '6 0 R' : '5 0 R'} >>`);
-  return rawPdf([
-    bodies[0].toString().replace('>>', `/OCProperties << /OCGs [5 0 R] ${config} >> >>`),
-    ...bodies.slice(1),
-    group,
-    ...(membership ? [membership] : []),
-  ]);
-}
-
 /** One page with a form of one widget (object 5, these entries) and, as object 6, its appearance if given. */
 function formPdf(widget: string, appearance?: Buffer): Buffer {
   const bodies = onePage('BT /F1 12 Tf 72 720 Td (Form) Tj ET', '/Annots [5 0 R] ');

@@ -1,23 +1,31 @@
-// A few threads that normalise PDFs off the caller's event loop, each job under a wall-clock limit and
-// each thread under a heap limit; a thread that overruns either is ended and replaced.
+// A few threads that do a process's PDF work off its event loop (the intake of untrusted PDFs, reading
+// a PDF's signatures, sealing), each job under a wall-clock limit and each thread under a heap limit;
+// a thread that overruns either is ended and replaced.
 import { Worker } from 'node:worker_threads';
 import { PdfError } from '../errors';
+import type { SealInfo } from '../seal';
+import type { SealerConfig } from '../sealer';
 import { formatDuration, type IntakeLimits, resolveLimits } from './limits';
 import type { NormalisedPdf } from './normalise';
 import { refuse } from './refuse';
-import type { SerialisedError, ThreadReply, ThreadRequest } from './thread';
+import type { Removed } from './strip';
+import type { InspectedSignature, JobRequest, JobResult, SerialisedError, ThreadReply, ThreadRequest } from './thread';
 
 export interface PdfThreads {
   /** Checks and normalises a PDF on a thread; rejects with PdfError('invalid_pdf') for a PDF refused. */
   intake(bytes: Uint8Array): Promise<NormalisedPdf>;
+  /** Reads and checks the signatures of any PDF (lib/pdf/pades/inspect.ts), under the intake's limits. */
+  inspect(bytes: Uint8Array): Promise<InspectedSignature[]>;
+  /** Seals a PDF (an approval seal, lib/pdf/seal.ts) with the sealer `config` describes. */
+  seal(bytes: Uint8Array, info: SealInfo, config: SealerConfig): Promise<Uint8Array>;
   /** Ends the threads; jobs not finished are rejected. */
   close(): Promise<void>;
 }
 
 interface Job {
   id: number;
-  pdf: ArrayBuffer;
-  resolve: (result: NormalisedPdf) => void;
+  request: JobRequest;
+  resolve: (result: JobResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -87,12 +95,15 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     thread.worker.ref();
     if (!thread.ready) return;
     // The time limit runs from here: neither the queue nor the thread's start counts against the PDF.
-    thread.timer = setTimeout(() => {
-      retire(thread);
-      job.reject(refuse(`The PDF took longer than ${formatDuration(limits.timeMs)} to check.`));
-      pump();
-    }, limits.timeMs);
-    thread.worker.postMessage({ id: job.id, pdf: job.pdf } satisfies ThreadRequest, [job.pdf]);
+    thread.timer = setTimeout(
+      () => {
+        retire(thread);
+        job.reject(overran(job.request, limits));
+        pump();
+      },
+      timeLimit(job.request, limits),
+    );
+    thread.worker.postMessage({ id: job.id, ...job.request } satisfies ThreadRequest, [job.request.pdf]);
   };
 
   const pump = () => {
@@ -140,7 +151,7 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     if (thread.job?.id !== reply.id) return;
     const job = settle(thread)!;
     if (reply.type === 'done') {
-      job.resolve({ pdf: new Uint8Array(reply.pdf), pages: reply.pages, removed: reply.removed });
+      job.resolve(reply.result);
     } else {
       job.reject(deserialiseError(reply.error));
     }
@@ -154,15 +165,26 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     pump();
   };
 
+  const run = <K extends JobRequest['kind']>(request: Extract<JobRequest, { kind: K }>) => {
+    if (closed) return Promise.reject(new Error('The PDF threads are closed.'));
+    return new Promise<Extract<JobResult, { kind: K }>>((resolve, reject) => {
+      queue.push({ id: nextId++, request, resolve: resolve as (result: JobResult) => void, reject });
+      pump();
+    });
+  };
+  // One copy of the caller's bytes into a buffer of its own, transferred to the thread (not cloned).
+  const copy = (bytes: Uint8Array) => new Uint8Array(bytes).buffer;
+
   return {
-    intake(bytes) {
-      if (closed) return Promise.reject(new Error('The PDF threads are closed.'));
-      // One copy into a buffer of its own, transferred to the thread (not cloned), and the caller's bytes stay theirs.
-      const pdf = new Uint8Array(bytes).buffer;
-      return new Promise<NormalisedPdf>((resolve, reject) => {
-        queue.push({ id: nextId++, pdf, resolve, reject });
-        pump();
-      });
+    async intake(bytes) {
+      const result = await run({ kind: 'intake', pdf: copy(bytes) });
+      return { pdf: new Uint8Array(result.pdf), pages: result.pages, removed: result.removed as Removed[] };
+    },
+    async inspect(bytes) {
+      return (await run({ kind: 'inspect', pdf: copy(bytes) })).signatures;
+    },
+    async seal(bytes, info, config) {
+      return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config })).pdf);
     },
     async close() {
       closed = true;
@@ -176,6 +198,17 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
       await Promise.all(ending);
     },
   };
+}
+
+// A seal waits for its timestamp authority as well (at most its timeout, SVC_TSA_TIMEOUT_MS).
+function timeLimit(request: JobRequest, limits: IntakeLimits): number {
+  return request.kind === 'seal' ? limits.timeMs + (request.sealer.tsa?.kind === 'http' ? request.sealer.tsa.timeoutMs : 0) : limits.timeMs;
+}
+
+function overran(request: JobRequest, limits: IntakeLimits): Error {
+  const limit = formatDuration(timeLimit(request, limits));
+  if (request.kind === 'seal') return new PdfError('sign_failed', `Sealing the PDF took longer than ${limit}.`);
+  return refuse(`The PDF took longer than ${limit} to check.`);
 }
 
 /** Why a thread died under a job: the heap limit, or a crash; a thread that never started is not the PDF's fault. */

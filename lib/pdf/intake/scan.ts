@@ -37,7 +37,12 @@ interface StreamRecord {
 
 export const ENCRYPTED_MESSAGE = 'The PDF is encrypted; upload it without a password.';
 
-export async function scanPdf(input: Uint8Array, limits: IntakeLimits): Promise<ScanResult> {
+/**
+ * `measure`: which streams' decoding to bound: `all` before the intake (it flattens and rewrites every
+ * stream), or `object-streams` before reading signatures (pdf-lib then decodes only those: a damaged
+ * page stream is the signature's business, not a reason to refuse the file).
+ */
+export async function scanPdf(input: Uint8Array, limits: IntakeLimits, measure: 'all' | 'object-streams' = 'all'): Promise<ScanResult> {
   const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const headers = objectHeaders(bytes);
   const streams = findStreams(bytes, headers);
@@ -58,6 +63,7 @@ export async function scanPdf(input: Uint8Array, limits: IntakeLimits): Promise<
 
   const budget = new InflateBudget(inflateBudget(bytes.length, limits));
   for (const stream of streams) {
+    if (measure === 'object-streams' && nameOf(stream.dict && dictGet(stream.dict, 'Type')) !== 'ObjStm') continue;
     const filters = stream.dict ? filtersOf(stream.dict) : [{ name: 'FlateDecode' }];
     if (filters.length === 0) continue;
     try {

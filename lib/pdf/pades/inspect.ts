@@ -4,6 +4,7 @@
 import * as asn1js from 'asn1js';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import type * as pkijs from 'pkijs';
+import { PdfError } from '../errors';
 import { OID, readSignedData, sha256, signatureValue } from './cms';
 import { readTimestampToken, subjectOf, type TimestampInfo } from './timestamps';
 
@@ -34,7 +35,17 @@ export interface SignatureCheck {
 
 /** Every signature dictionary of the file (with a /ByteRange and /Contents), in file order, checked. */
 export async function inspectSignatures(pdf: Uint8Array): Promise<SignatureCheck[]> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true, throwOnInvalidObject: false });
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true, throwOnInvalidObject: false }).catch(() => {
+    throw new PdfError('invalid_pdf', 'The file is not a readable PDF.');
+  });
+  const pages = (() => {
+    try {
+      return doc.getPageCount();
+    } catch {
+      return 0; // no catalog, or no page tree
+    }
+  })();
+  if (pages === 0) throw new PdfError('invalid_pdf', 'The file is not a readable PDF: it has no pages.');
   const found: Array<{ dict: PDFDict; byteRange: [number, number, number, number] }> = [];
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFDict)) continue;
