@@ -15,6 +15,7 @@ import { call } from '../test/http';
 import { freePort } from '../test/ports';
 import { mandatedAccount } from '../test/principal';
 import { type Stack, startStack } from '../test/stack';
+import { completedPdf } from '../test/verify';
 import { SvcClient, SvcError } from './sdk/src/index';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -805,5 +806,39 @@ describe('every surface does the same for the same operation', () => {
         return { kind: file.kind, sha256: file.sha256 };
       },
     );
+  });
+
+  it('verify_pdf: a completed PDF the service issued, and a file that is not a PDF', async () => {
+    const completed = await completedPdf(stack, 'Parity verify');
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-parity-verify-'));
+    const files = { signed: path.join(folder, 'signed.pdf'), text: path.join(folder, 'notes.txt') };
+    fs.writeFileSync(files.signed, completed.pdf);
+    const text = Buffer.from('not a PDF at all\n');
+    fs.writeFileSync(files.text, text);
+    const verify = (bytes: Buffer, file: string): Operation => ({
+      name: 'verify_pdf',
+      // No key: anyone may verify a PDF.
+      rest: async () =>
+        restOutcome(await call(stack.url, 'POST', '/v1/verify', { raw: bytes, headers: { 'content-type': 'application/pdf' } })),
+      sdk: (c) => c.verifyPdf(bytes),
+      cli: ['verify', file],
+      mcp: ['verify_pdf', { content_base64: bytes.toString('base64') }],
+    });
+    const results = await row('verify_pdf', agent, fixed(verify(completed.pdf, files.signed)), (report) => ({
+      valid: report.valid,
+      issued: report.issued_by_this_service,
+      document: report.document_id,
+      revision: report.revision,
+      sha256: report.sha256,
+      signatures: report.signatures.map((signature: { kind: string; valid: boolean }) => [signature.kind, signature.valid]),
+      signers: report.signers.map((signer: { email: string; how: string; level: string | null }) => [
+        signer.email,
+        signer.how,
+        signer.level,
+      ]),
+    }));
+    assert.equal((results.REST as { document: string }).document, completed.documentId);
+    await row('verify_pdf (not a PDF)', agent, fixed(verify(text, files.text)), (value) => value);
+    fs.rmSync(folder, { recursive: true, force: true });
   });
 });

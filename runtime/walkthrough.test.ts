@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, watchProblems } from '../test/browser';
+import { ROOT } from '../test/cli';
 import { call } from '../test/http';
 import { type EmbeddedSetup, embeddedSetup, killLeftovers, type ServicePorts, startRunning, stopWithCtrlC } from '../test/npm-start';
+import { pdfsig } from '../test/pdf-tools';
 import { waitFor } from '../test/wait';
 import { ConsoleInbox, Walk } from '../test/walkthrough';
 
@@ -169,12 +173,13 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
       ['signed', 'signed'],
     );
     walk.take('URL', (await walk.run(/\$DOC\/download$/)).json.url);
-    const pdfsig = await walk.run(/pdfsig nda\.pdf/);
-    // Every signature pdfsig finds is valid, and the seal covers the whole document.
-    const validations = pdfsig.stdout.match(/Signature Validation: .*/g) ?? [];
-    assert.ok(validations.length > 0, pdfsig.stdout);
-    assert.deepEqual(new Set(validations), new Set(['Signature Validation: Signature is Valid.']), pdfsig.stdout);
-    assert.match(pdfsig.stdout, /Total document signed/, pdfsig.stdout);
+    const shown = await walk.run(/pdfsig nda\.pdf/);
+    // What the reader sees: the certification seal (PAdES) valid, then the document timestamp over the
+    // whole file, which pdfsig 22 cannot verify itself (the helper checks it, and pdfcpu elsewhere).
+    assert.match(shown.stdout, /Signature #1:[\s\S]*Signature Type: ETSI\.CAdES\.detached[\s\S]*Signature is Valid\./, shown.stdout);
+    assert.match(shown.stdout, /Signature #2:[\s\S]*Total document signed/, shown.stdout);
+    const checked = await pdfsig(fs.readFileSync(path.join(ROOT, 'nda.pdf')));
+    assert.ok(checked.valid, checked.report);
     for (const email of ['ann@example.com', 'bob@example.com']) {
       const mail = await inbox.next(email, /^Completed: "NDA" is signed by everyone/);
       assert.match(mail.text, /http:\/\/localhost:\d+\/\S+/, `${email} gets a link to the completed PDF`);

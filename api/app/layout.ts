@@ -34,7 +34,11 @@ const NAV: Array<{ path: string; label: string; flag?: FlagName }> = [
   { path: '/mandates', label: 'Mandates' },
   { path: '/agent-contacts', label: 'Agent contacts', flag: 'agent_contacts' },
   { path: '/templates', label: 'Templates' },
+  { path: '/verify', label: 'Verify a PDF' },
 ];
+
+/** What a visitor who is not signed in can open from any page: the public pages. */
+const PUBLIC_NAV = [{ path: '/verify', label: 'Verify a PDF' }];
 
 function navEntries(flags: FlagSnapshot) {
   return NAV.filter(({ flag }) => !flag || permits(null, { flag }, flags));
@@ -47,7 +51,7 @@ export function renderPage(options: PageOptions): SafeHtml {
     ? html`<nav aria-label="App">${navEntries(options.flags).map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}
 <form method="post" action="${base}/logout">${hiddenCsrf(options.csrf)}<button type="submit" class="link" data-testid="logout">Sign out</button></form></nav>
 <p class="who">${options.principal.name} · ${options.principal.email}</p>`
-    : '';
+    : html`<nav aria-label="Public">${PUBLIC_NAV.map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}</nav>`;
   const notice = options.notice
     ? html`<p class="notice ${options.notice.kind}" role="${options.notice.kind === 'error' ? 'alert' : 'status'}" data-testid="notice">${options.notice.text}</p>`
     : '';

@@ -9,6 +9,7 @@ import { mandateRoutes } from './pages/mandates';
 import { overviewRoutes } from './pages/overview';
 import { signatureRoutes } from './pages/signature';
 import { templateRoutes } from './pages/templates';
+import { verifyRoutes } from './pages/verify';
 import { signRequestRoutes } from './sign-request';
 
 /** The principal's app (server-rendered pages at SVC_APP_URL). */
@@ -23,4 +24,5 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   agentContactRoutes(router, deps, appPath);
   templateRoutes(router, deps, appPath);
   claimRoutes(router, deps, appPath);
+  verifyRoutes(router, deps, appPath);
 }

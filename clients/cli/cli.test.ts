@@ -11,6 +11,7 @@ import { type Account, createAccount } from '../../test/factories';
 import { freePort } from '../../test/ports';
 import { principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
+import { completedPdf, tampered } from '../../test/verify';
 
 const BIN = path.join(ROOT, 'clients', 'cli', 'bin', 'svc.js');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -196,6 +197,64 @@ describe('the svc CLI, run as a user runs it', () => {
     const piped = await svc(['assets', 'upload', file], env);
     assert.equal(piped.code, 0, piped.stderr);
     assert.doesNotMatch(piped.stdout + piped.stderr, /\d+%/);
+  });
+
+  it('svc verify FILE prints the report with no key: exit 0 when valid, 1 when not valid or refused, 2 for a missing file', async () => {
+    const help = await svc(['verify', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /Exit code 0 when the PDF is valid, 1 when it is not valid/);
+    assert.match((await svc(['--help'])).stdout, /\bverify <file>/);
+
+    const completed = await completedPdf(stack);
+    const good = path.join(scratch, 'completed.pdf');
+    fs.writeFileSync(good, completed.pdf);
+    const changed = path.join(scratch, 'changed.pdf');
+    fs.writeFileSync(changed, tampered(completed.pdf));
+    const keyless = { SVC_BASE_URL: stack.url };
+
+    const json = await svc(['verify', good, '--json'], keyless);
+    assert.equal(json.code, 0, json.stderr);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.valid, true);
+    assert.equal(report.issued_by_this_service, true);
+    assert.equal(report.document_id, completed.documentId);
+    assert.equal(report.sha256, sha256(completed.pdf));
+    assert.deepEqual(
+      report.signers.map((signer: { email: string; how: string }) => [signer.email, signer.how]),
+      completed.signers.map((signer) => [signer.email, signer.how]),
+    );
+    const readable = await svc(['verify', good], keyless);
+    assert.equal(readable.code, 0, readable.stderr);
+    assert.match(readable.stdout, /^VALID\n/);
+    assert.match(readable.stdout, new RegExp(`document ${completed.documentId}, revision 3 \\(completed\\)`));
+    for (const signer of completed.signers) assert.ok(readable.stdout.includes(signer.email), signer.email);
+    assert.match(readable.stdout, new RegExp(completed.mandate.id));
+
+    const notValid = await svc(['verify', changed, '--json'], keyless);
+    assert.equal(notValid.code, 1, 'not valid: exit 1');
+    assert.equal(notValid.stderr, '');
+    const refusedReport = JSON.parse(notValid.stdout);
+    assert.equal(refusedReport.valid, false);
+    assert.equal(refusedReport.issued_by_this_service, false);
+    const notValidText = await svc(['verify', changed], keyless);
+    assert.equal(notValidText.code, 1);
+    assert.match(notValidText.stdout, /^NOT VALID\n {2}- Signature 1 \(certification\) is not valid/);
+
+    const text = path.join(scratch, 'notes.txt');
+    fs.writeFileSync(text, 'not a PDF at all\n');
+    const refused = await svc(['verify', text, '--json'], keyless);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(JSON.parse(refused.stderr).error.code, 'invalid_pdf');
+
+    const missing = await svc(['verify', path.join(scratch, 'nothere.pdf')], keyless);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no such file: .*nothere\.pdf/);
+    const folder = await svc(['verify', scratch], keyless);
+    assert.equal(folder.code, 2);
+    assert.match(folder.stderr, /not a file/);
+    const none = await svc(['verify'], keyless);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /missing required argument/);
   });
 
   it('installs with npm install -g ./clients/cli and runs as svc', async () => {

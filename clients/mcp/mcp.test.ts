@@ -11,6 +11,7 @@ import type { Account } from '../../test/factories';
 import { driveSamples, executable } from '../../test/files';
 import { mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
+import { type CompletedPdf, completedPdf, tampered } from '../../test/verify';
 import { TOOL_NAMES } from './src/server';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -23,6 +24,8 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
   let account: Account;
   let stdio: Client;
   let overHttp: Client;
+  /** One completed PDF for the verify_pdf tests of both transports, made by the first that needs it. */
+  let completed: Promise<CompletedPdf> | undefined;
 
   before(async () => {
     stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '30000' } });
@@ -139,6 +142,46 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
       })) as ToolResult;
       assert.equal(json(exe).error.code, 'unsupported_media_type');
     });
+
+    it(`${transport}: verify_pdf answers the report of a PDF (read-only); a changed copy is not valid; a non-PDF is refused with invalid_pdf`, async () => {
+      completed ??= completedPdf(stack);
+      const { pdf, documentId, signers, mandate } = await completed;
+      const { tools } = await client().listTools();
+      assert.equal(tools.find((tool) => tool.name === 'verify_pdf')?.annotations?.readOnlyHint, true);
+      const result = (await client().callTool({
+        name: 'verify_pdf',
+        arguments: { content_base64: pdf.toString('base64') },
+      })) as ToolResult;
+      assert.ok(!result.isError, JSON.stringify(result));
+      const report = json(result);
+      assert.equal(report.valid, true, JSON.stringify(report.problems));
+      assert.equal(report.issued_by_this_service, true);
+      assert.equal(report.document_id, documentId);
+      assert.deepEqual(
+        report.signers.map((signer: { email: string; how: string; mandate_id: string | null }) => [
+          signer.email,
+          signer.how,
+          signer.mandate_id,
+        ]),
+        [
+          [signers[0].email, 'l2', mandate.id],
+          [signers[1].email, 'browser', null],
+        ],
+      );
+      const changed = json(
+        await client().callTool({ name: 'verify_pdf', arguments: { content_base64: tampered(pdf).toString('base64') } }),
+      );
+      assert.equal(changed.valid, false);
+      assert.equal(changed.issued_by_this_service, false);
+      assert.ok(changed.problems.length > 0);
+      const refused = (await client().callTool({
+        name: 'verify_pdf',
+        arguments: { content_base64: Buffer.from('not a PDF at all').toString('base64') },
+      })) as ToolResult;
+      assert.equal(refused.isError, true);
+      assert.equal(json(refused).error.code, 'invalid_pdf');
+      assert.equal(json(refused).error.status, 422);
+    });
   }
 
   it('stdio reads and writes local files; the HTTP mount reads none of the service’s machine', async () => {
@@ -147,9 +190,16 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
     fs.writeFileSync(file, (await driveSamples())[0].bytes);
     const local = json(await stdio.callTool({ name: 'upload_file', arguments: { path: file } }));
     assert.equal(local.name, 'contract.pdf');
+    completed ??= completedPdf(stack);
+    const signed = path.join(folder, 'signed.pdf');
+    fs.writeFileSync(signed, (await completed).pdf);
+    const verified = json(await stdio.callTool({ name: 'verify_pdf', arguments: { path: signed } }));
+    assert.equal(verified.document_id, (await completed).documentId, 'verify_pdf reads a local PDF over stdio');
     const { tools } = await overHttp.listTools();
     const upload = tools.find((tool) => tool.name === 'upload_asset');
     assert.ok(!('path' in (upload?.inputSchema.properties ?? {})), 'no path over HTTP');
+    const verify = tools.find((tool) => tool.name === 'verify_pdf');
+    assert.ok(!('path' in (verify?.inputSchema.properties ?? {})), 'nor for verify_pdf');
     const refused = (await overHttp.callTool({ name: 'upload_asset', arguments: { path: '/etc/passwd' } })) as ToolResult;
     assert.equal(refused.isError, true);
     fs.rmSync(folder, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { type Account, createAccount } from '../../test/factories';
 import { driveSamples } from '../../test/files';
 import { mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
+import { completedPdf, tampered } from '../../test/verify';
 import { SvcClient, SvcError, VERSION } from './src/index';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -172,5 +173,50 @@ describe('the TypeScript SDK against the running service', () => {
       guest.getPublicTransfer(`svcxfer_${'B'.repeat(32)}`),
       (error: unknown) => error instanceof SvcError && error.code === 'not_found',
     );
+  });
+
+  it('verifyPdf checks a PDF with no key (and sends none, nor an Idempotency-Key); a refusal is a typed error', async () => {
+    const completed = await completedPdf(stack);
+    const sent: Headers[] = [];
+    const watching: typeof fetch = (input, init) => {
+      sent.push(new Headers(init?.headers));
+      return fetch(input, init);
+    };
+    const keyless = new SvcClient({ baseUrl: stack.url, fetch: watching });
+    const report = await keyless.verifyPdf(completed.pdf);
+    assert.equal(report.valid, true, JSON.stringify(report.problems));
+    assert.equal(report.issued_by_this_service, true);
+    assert.equal(report.document_id, completed.documentId);
+    assert.equal(report.completed, true);
+    assert.equal(report.sha256, sha256(completed.pdf));
+    assert.deepEqual(
+      report.signers.map((signer) => [signer.email, signer.how, signer.mandate_id, signer.level]),
+      [
+        [completed.signers[0].email, 'l2', completed.mandate.id, 'L2'],
+        [completed.signers[1].email, 'browser', null, null],
+      ],
+    );
+    assert.deepEqual(
+      report.signatures.map((signature) => [signature.kind, signature.valid]),
+      [
+        ['certification', true],
+        ['timestamp', true],
+      ],
+    );
+    assert.equal(sent[0].get('content-type'), 'application/pdf');
+    assert.equal(sent[0].get('authorization'), null, 'a client without a key sends none');
+    assert.equal(sent[0].get('idempotency-key'), null, 'verify changes nothing: no Idempotency-Key');
+
+    const changed = await client.verifyPdf(tampered(completed.pdf));
+    assert.equal(changed.valid, false);
+    assert.equal(changed.issued_by_this_service, false);
+    assert.deepEqual(changed.signers, []);
+    assert.ok(changed.problems.length > 0);
+    await assert.rejects(keyless.verifyPdf(Buffer.from('%PDF-1.7\nnot really')), (error: unknown) => {
+      assert.ok(error instanceof SvcError);
+      assert.equal(error.code, 'invalid_pdf');
+      assert.equal(error.status, 422);
+      return true;
+    });
   });
 });

@@ -3,11 +3,22 @@ import { SvcClient, SvcError, VERSION } from '@svc-agents/sdk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { configPath, resolveSettings, writeConfig } from './config';
 import { createOutput, humanBytes, type Output, type Streams } from './output';
+import { renderReport } from './verify';
 
-/** Exit codes: 0 done, 1 the API refused, 2 the command line is wrong, 3 the service could not be reached. */
+/**
+ * Exit codes: 0 done, 1 the API refused (or `svc verify`: the PDF is not valid), 2 the command line
+ * is wrong, 3 the service could not be reached.
+ */
 export const EXIT = { ok: 0, refused: 1, usage: 2, network: 3 } as const;
 
 class UsageError extends Error {}
+
+/** The command printed its answer; it ends with this exit code (`svc verify` of a PDF that is not valid). */
+class Outcome extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}
 
 /** `Ann Example <ann@example.com>` (or a bare e-mail) as a signer or recipient. */
 function person(value: string, previous: Array<{ name: string; email: string }> = []) {
@@ -427,6 +438,23 @@ export function program(io: Streams) {
     .description('one package')
     .action(act(async ({ client, out }, id: string) => out.result(await client.getTransfer(id))));
 
+  root
+    .command('verify <file>')
+    .description('check a PDF: its signatures and timestamps, and whether this service issued it (no key needed)')
+    .addHelpText(
+      'after',
+      '\nPrints the report (JSON with --json). Exit code 0 when the PDF is valid, 1 when it is not valid\n(or the service refused it, e.g. invalid_pdf), 2 when there is no such file, 3 when the service\ncannot be reached.',
+    )
+    .action(
+      act(async ({ client, out }, file: string) => {
+        if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+        if (!fs.statSync(file).isFile()) throw new UsageError(`not a file: ${file}`);
+        const report = await client.verifyPdf(fs.readFileSync(file));
+        out.result(report, () => renderReport(report));
+        if (!report.valid) throw new Outcome(EXIT.refused);
+      }),
+    );
+
   const webhooks = root.command('webhooks').description('signed event deliveries to your endpoints');
   paging(webhooks.command('list').description('your webhooks')).action(
     act(async ({ client, out }, options: { limit?: number; cursor?: string }) =>
@@ -471,6 +499,7 @@ export async function run(argv: string[], io: Streams = { out: process.stdout, e
     if (error instanceof CommanderError) {
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
     }
+    if (error instanceof Outcome) return error.exitCode;
     if (error instanceof UsageError) {
       io.err.write(`error: ${error.message}\n`);
       return EXIT.usage;

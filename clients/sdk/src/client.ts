@@ -26,6 +26,7 @@ import type {
   Template,
   Transfer,
   TransferCreate,
+  VerifyReport,
   WebhookCreated,
 } from './types';
 
@@ -320,5 +321,16 @@ export class SvcClient {
     const links =
       typeof target === 'string' ? await this.mintPublicTransferDownloads(target) : await this.mintTransferDownloads(target.transfer_id);
     return saveFiles(this.http, links.files, directory, onProgress);
+  }
+
+  // Verify
+  /**
+   * Checks any PDF (POST /v1/verify): each signature and timestamp, whether it changed after its
+   * last one, and, for a file this service issued byte for byte, its document, revision and signers.
+   * Needs no key: a client made without one can call it. A key the client has is sent, so the call
+   * counts against that key's rate limit rather than against the caller's address.
+   */
+  verifyPdf(pdf: Uint8Array): Promise<VerifyReport> {
+    return this.http.request('POST', '/v1/verify', { raw: { bytes: pdf, type: 'application/pdf' }, readOnly: true });
   }
 }

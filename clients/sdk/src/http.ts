@@ -49,6 +49,10 @@ export interface RequestOptions {
   anonymous?: boolean;
   /** The Idempotency-Key of this logical call; one is made for every POST when not given. */
   idempotencyKey?: string;
+  /** A body sent as is with its media type (a file), instead of `body` as JSON. */
+  raw?: { bytes: Uint8Array; type: string };
+  /** A POST that changes nothing (verify): retried like any call, with no Idempotency-Key. */
+  readOnly?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,13 +132,15 @@ export class Http {
 
   /** As request, with the success status too (a 202 says the work goes on). */
   async send<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ status: number; body: T }> {
-    const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : undefined;
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const idempotencyKey = method === 'POST' && !options.readOnly ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const json = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers = this.headers({ anonymous: options.anonymous, json: !options.raw && json !== undefined, idempotencyKey });
+    if (options.raw) headers['content-type'] = options.raw.type;
     return this.withRetries(async () => {
       const response = await this.fetcher(this.url(path, options.query), {
         method,
-        headers: this.headers({ anonymous: options.anonymous, json: body !== undefined, idempotencyKey }),
-        body,
+        headers,
+        body: options.raw ? options.raw.bytes : json,
       });
       if (!response.ok) throw await errorOf(response);
       const text = await response.text();

@@ -783,6 +783,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify any PDF: its signatures and timestamps, and whether this service issued it (no key needed)
+         * @description The PDF as the body (`Content-Type: application/pdf`), at most SVC_VERIFY_LIMIT_BYTES (default 25 MiB, else 413). It is read off the event loop under the intake limits (422 `invalid_pdf` past them). Each signature and timestamp is checked cryptographically; a file that is byte for byte a revision this service issued names its document, revision and signers (signer data only then: the caller holds that PDF). Rate limited per client address.
+         */
+        post: operations["verifyPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -859,7 +879,7 @@ export type components = {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "plan_required" | "insufficient_scope" | "feature_disabled" | "mandate_required" | "mandate_inactive" | "confirmation_required" | "principal_not_signer" | "mandate_scope" | "not_found" | "method_not_allowed" | "already_signed" | "strict_order" | "invalid_state" | "pending_exists" | "document_changed" | "idempotency_mismatch" | "idempotency_in_progress" | "conflict" | "expired" | "payload_too_large" | "unsupported_media_type" | "missing_appearance" | "missing_signature_fields" | "unfilled_fields" | "rate_limited" | "internal_error" | "not_implemented" | "sign_failed" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "plan_required" | "insufficient_scope" | "feature_disabled" | "mandate_required" | "mandate_inactive" | "confirmation_required" | "principal_not_signer" | "mandate_scope" | "not_found" | "method_not_allowed" | "already_signed" | "strict_order" | "invalid_state" | "pending_exists" | "document_changed" | "idempotency_mismatch" | "idempotency_in_progress" | "conflict" | "expired" | "payload_too_large" | "unsupported_media_type" | "invalid_pdf" | "missing_appearance" | "missing_signature_fields" | "unfilled_fields" | "rate_limited" | "internal_error" | "not_implemented" | "sign_failed" | "service_unavailable";
                 details?: {
                     message: string;
                     path: string;
@@ -7157,6 +7177,127 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or e-mailed codes per subject and per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 26214400 bytes (413 `payload_too_large` past it). */
+        requestBody: {
+            content: {
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description It is the completed document (certified, with the certificate of completion) */
+                        completed: boolean;
+                        document_id: string | null;
+                        /** @description The file is byte for byte a revision this service issued */
+                        issued_by_this_service: boolean;
+                        modified_after_seal: boolean;
+                        /** @description Why it is not valid, in words */
+                        problems: string[];
+                        revision: number | null;
+                        sha256: string;
+                        signatures: {
+                            covers_whole_document: boolean;
+                            /**
+                             * @description `approval`: a seal; `certification`: the completion seal (DocMDP); `timestamp`: a document timestamp (RFC 3161)
+                             * @enum {string}
+                             */
+                            kind: "approval" | "certification" | "timestamp";
+                            problem: string | null;
+                            /** @description Its timestamp’s time when it has a valid one, else the time its dictionary claims */
+                            signed_at: string | null;
+                            /** @description Subject of the signing certificate (for a document timestamp, the authority) */
+                            signer: string | null;
+                            /** @description e.g. `ETSI.CAdES.detached`, `ETSI.RFC3161` */
+                            subfilter: string;
+                            /** @description The RFC 3161 timestamp: the signature’s own, or the document timestamp itself */
+                            timestamp: {
+                                /** Format: date-time */
+                                time: string;
+                                tsa: string;
+                                valid: boolean;
+                            } | null;
+                            valid: boolean;
+                        }[];
+                        /** @description Who had signed by that revision and how: only for a byte-exact match */
+                        signers: {
+                            email: string;
+                            /** @enum {string} */
+                            how: "browser" | "l1" | "l2" | "offer";
+                            level: ("L1" | "L2") | null;
+                            mandate_id: string | null;
+                            name: string;
+                            /** Format: date-time */
+                            signed_at: string;
+                        }[];
+                        /** @description Every signature and timestamp verifies, and nothing was added after the last one */
+                        valid: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_pdf`: The PDF cannot be taken: encrypted, already signed, unreadable, with hidden optional content, or past a limit of the safe intake (time, memory, inflated size, objects, pages), which the message names. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

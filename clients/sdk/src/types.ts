@@ -44,6 +44,7 @@ export type OfferedTransfer = Result<'offerTransfer'>;
 export type Claim = Result<'claimTransfer'>;
 export type PublicTransfer = Result<'getPublicTransfer'>;
 export type Downloads = Result<'mintTransferDownloads'>;
+export type VerifyReport = Result<'verifyPdf'>;
 
 /** One page of a list: its items and the cursor of the next page (null on the last). */
 export interface Page<T> {
