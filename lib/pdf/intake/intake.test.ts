@@ -5,19 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import {
-  degrees,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  type PDFObject,
-  type PDFRef,
-  PDFString,
-  StandardFonts,
-} from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import { pdfText, qpdfCheck, run, tempDir, writeTemp } from '../../../test/pdf-tools';
 import { PdfError } from '../errors';
 import { displayedSize } from '../geometry';
