@@ -75,8 +75,10 @@ export async function emitEvent(
   contactId?: string,
 ): Promise<Event> {
   // One statement (insert … returning), not insertAndFetch's insert then select: events are written
-  // in the transactions of the changes they report, applies among them.
+  // in the transactions of the changes they report, applies among them. Stamped when written, not when
+  // the transaction began (now()): a transaction that began earlier and waited on a lock (a completion
+  // waiting for the last apply) writes its event after the one it waited for, and is ordered after it.
   return Event.query(trx)
-    .insert({ id: newId('evt'), tenant_id: tenantId, event, data, contact_id: contactId ?? null })
+    .insert({ id: newId('evt'), tenant_id: tenantId, event, data, contact_id: contactId ?? null, created_at: trx.raw('clock_timestamp()') })
     .returning('*');
 }
