@@ -3,82 +3,112 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/connect';
 import { knexLimiterStore } from '../db/limiter-store';
 import { errors } from './errors';
+import { addressKey } from './request-limits';
 
-/** How many e-mailed codes may be guessed, by subject and by client address (README: SVC_CODE_*). */
+/** How e-mailed codes may be asked for and guessed, by subject and client address (README: SVC_CODE_*). */
 export interface CodeLimitSettings {
-  /** Wrong codes within `lockMs` that lock a subject. */
+  /** Wrong codes from one client for one subject within `lockMs` after which the subject's owner is told. */
   wrongLimit: number;
-  /** The window the wrong codes are counted in, and how long the lock then lasts. */
+  /** The window a client's wrong codes are counted in. */
   lockMs: number;
   /** Code requests and checks per client address within `ipWindowMs`. */
   ipLimit: number;
   ipWindowMs: number;
 }
 
+/**
+ * Guessing is slowed per subject *and client*: a client's wrong codes make that client wait, longer
+ * each time, and never anyone else, so a stranger cannot lock the mailbox owner out. A client is its
+ * address (an IPv6 client its /64).
+ */
 export interface CodeLimits {
-  /** Milliseconds until the subject's lock ends; 0 when it is not locked. */
-  lockedFor(purpose: string, subject: string): Promise<number>;
-  /** Counts a wrong code; says whether the subject is now locked and whether this code locked it. */
-  countWrong(purpose: string, subject: string): Promise<{ lockedMs: number; lockedNow: boolean }>;
+  /** Milliseconds this client must still wait before its next code for the subject is checked; 0 when none. */
+  waitFor(purpose: string, subject: string, client: string): Promise<number>;
+  /** Counts a wrong code from this client: how long it must now wait, and whether this one reached the owner's threshold. */
+  countWrong(purpose: string, subject: string, client: string): Promise<{ waitMs: number; thresholdReached: boolean }>;
+  /** Counts one code sent to the subject at this client's request; 429 past `perWindow` within `windowMs`. */
+  consumeIssue(purpose: string, subject: string, client: string, perWindow: number, windowMs: number): Promise<void>;
   /** Counts one code request or check from a client address; 429 past the limit. */
   consumeIp(ip: string): Promise<void>;
 }
 
 /** Counters are shared by every API process: the table is in the project's database (DESIGN: reliability). */
 const TABLE = 'rate_limits';
+/** Wrong codes a client may make for a subject before each further one costs a wait. */
+export const FREE_WRONG_CODES = 3;
+/** The longest wait between two tries of one client (the waits double up to it). */
+export const LONGEST_WAIT_MS = 15 * 60_000;
 
-// A long subject (an e-mail address as typed) is hashed to fit the limiter's key column.
-function keyOf(purpose: string, subject: string): string {
-  return subject.length <= 100 ? `${purpose}:${subject}` : `${purpose}:#${createHash('sha256').update(subject).digest('hex')}`;
+/** How long a client waits after its `wrong`-th wrong code: nothing for the first few, then 1 s, 2 s, 4 s … up to 15 minutes. */
+export function waitAfter(wrong: number): number {
+  if (wrong <= FREE_WRONG_CODES) return 0;
+  return Math.min(LONGEST_WAIT_MS, 1000 * 2 ** (wrong - FREE_WRONG_CODES - 1));
+}
+
+// A long key (an e-mail address as typed, a client) is hashed to fit the limiter's key column.
+function keyOf(...parts: string[]): string {
+  const key = parts.join(':');
+  return key.length <= 100 ? key : `#${createHash('sha256').update(key).digest('hex')}`;
 }
 
 export function retryAfter(ms: number): Record<string, string> {
   return { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
+/** The client key of an address: the address itself, an IPv6 one by its /64. */
+export function codeClient(ip: string | null | undefined): string {
+  return ip ? addressKey(ip) : 'unknown';
+}
+
 export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimits {
   const storeClient = knexLimiterStore(db);
-  // Points are one below the limit: the library blocks on the first point past them, so the limit-th wrong code locks.
-  const wrong = new RateLimiterPostgres({
-    storeClient,
-    storeType: 'client',
-    tableName: TABLE,
-    tableCreated: true,
-    keyPrefix: 'code-wrong',
-    points: settings.wrongLimit - 1,
-    duration: settings.lockMs / 1000,
-    blockDuration: settings.lockMs / 1000,
-  });
-  const perIp = new RateLimiterPostgres({
-    storeClient,
-    storeType: 'client',
-    tableName: TABLE,
-    tableCreated: true,
-    keyPrefix: 'code-ip',
-    points: settings.ipLimit,
-    duration: settings.ipWindowMs / 1000,
-  });
+  const limiter = (keyPrefix: string, points: number, durationMs: number) =>
+    new RateLimiterPostgres({
+      storeClient,
+      storeType: 'client',
+      tableName: TABLE,
+      tableCreated: true,
+      keyPrefix,
+      points,
+      duration: durationMs / 1000,
+    });
+  // Counts each client's wrong codes per subject over the window; never blocks by itself.
+  const wrong = limiter('code-wrong', Number.MAX_SAFE_INTEGER, settings.lockMs);
+  // Holds the wait a client owes after its last wrong code (block() sets it).
+  const waits = limiter('code-wait', 1, LONGEST_WAIT_MS);
+  const perIp = limiter('code-ip', settings.ipLimit, settings.ipWindowMs);
 
   return {
-    async lockedFor(purpose, subject) {
-      const state = await wrong.get(keyOf(purpose, subject));
-      return state && state.consumedPoints >= settings.wrongLimit ? Math.max(1, state.msBeforeNext) : 0;
+    async waitFor(purpose, subject, client) {
+      const state = await waits.get(keyOf(purpose, subject, client));
+      return state && state.consumedPoints > 1 ? Math.max(1, state.msBeforeNext) : 0;
     },
 
-    async countWrong(purpose, subject) {
+    async countWrong(purpose, subject, client) {
+      const key = keyOf(purpose, subject, client);
+      const counted = await wrong.consume(key);
+      const waitMs = waitAfter(counted.consumedPoints);
+      if (waitMs > 0) await waits.block(key, waitMs / 1000);
+      // The store adds points atomically, so exactly one request sees the count reach the threshold.
+      return { waitMs, thresholdReached: counted.consumedPoints === settings.wrongLimit };
+    },
+
+    async consumeIssue(purpose, subject, client, perWindow, windowMs) {
       try {
-        await wrong.consume(keyOf(purpose, subject));
-        return { lockedMs: 0, lockedNow: false };
+        await limiter('code-issue', perWindow, windowMs).consume(keyOf(purpose, subject, client));
       } catch (outcome) {
         if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        // The store adds points atomically, so exactly one request sees the count reach the limit.
-        return { lockedMs: Math.max(1, outcome.msBeforeNext), lockedNow: outcome.consumedPoints === settings.wrongLimit };
+        throw errors.rateLimited(
+          'Too many codes were requested; wait a few minutes and try again.',
+          undefined,
+          retryAfter(outcome.msBeforeNext),
+        );
       }
     },
 
     async consumeIp(ip) {
       try {
-        await perIp.consume(ip || 'unknown');
+        await perIp.consume(codeClient(ip));
       } catch (outcome) {
         if (!(outcome instanceof RateLimiterRes)) throw outcome;
         throw errors.rateLimited(

@@ -99,7 +99,7 @@ export class SignerSession {
     const response = await fetch(`${this.stack.url}${this.path}/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code }),
+      body: JSON.stringify({ code, challenge: sent.body.challenge }),
     });
     if (response.status !== 200) throw new Error(`verify: ${response.status} ${await response.text()}`);
     this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];

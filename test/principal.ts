@@ -13,6 +13,13 @@ function codeIn(text: string | undefined): string {
   return code;
 }
 
+/** The challenge a code page carries (its hidden field): a code works only with the page that asked for it. */
+export function challengeIn(html: string): string {
+  const challenge = /name="challenge" value="([^"]+)"/.exec(html)?.[1];
+  if (!challenge) throw new Error('no code challenge in the page');
+  return challenge;
+}
+
 export async function principalOf(stack: Stack, account: Account): Promise<Principal> {
   return (await Principal.query(stack.deps.db).findById(account.principalId))!;
 }
@@ -90,9 +97,10 @@ export class AppClient {
   }
 
   async login(): Promise<this> {
-    await this.post(`${this.appPath}/login`, { email: this.email });
+    const asked = await this.post(`${this.appPath}/login`, { email: this.email });
+    const challenge = challengeIn(await asked.text());
     const code = codeIn((await latestMail(this.stack, this.email, 'login-code'))?.text);
-    const response = await this.post(`${this.appPath}/login/verify`, { email: this.email, code });
+    const response = await this.post(`${this.appPath}/login/verify`, { email: this.email, code, challenge });
     if (response.status !== 302) throw new Error(`login failed: ${response.status} ${await response.text()}`);
     return this;
   }

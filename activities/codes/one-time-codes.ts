@@ -11,7 +11,7 @@ import { sendNow } from '../mail/send';
 
 /** DESIGN: 6 digits, 10 minutes (an input), 5 tries, stored only as a keyed hash. */
 export const CODE_ATTEMPTS = 5;
-/** At most this many codes per purpose and subject in one lifetime window, so a mailbox is not flooded. */
+/** At most this many codes per purpose, subject and client in one lifetime window, so a mailbox is not flooded. */
 const CODES_PER_WINDOW = 5;
 
 export type CodeCheck = 'ok' | 'invalid' | 'expired' | 'exhausted';
@@ -22,130 +22,156 @@ export interface CodeDeps {
   codeLimits: CodeLimits;
 }
 
-/** What a code opens: `purpose` and `subject` name the codes and their wrong-code budget together. */
+/** What a code opens: `purpose` and `subject` name the codes together. */
 export interface CodeSubject {
   purpose: string;
   subject: string;
 }
 
-/** Whom to tell when the subject is locked (none for an address without an account). */
+/** Whom to tell when one client keeps entering wrong codes (none for an address without an account). */
 export interface LockOwner {
   email: string;
   tenantId: string;
-  /** What the codes are for, as the lock e-mail says it: "sign in to the app". */
+  /** What the codes are for, as the e-mail says it: "sign in to the app". */
   what: string;
+}
+
+/**
+ * A code as it was sent: the code (mailed) and its challenge (kept by the page that asked for it). A
+ * code is checked only together with its challenge, so nobody but the client that asked for it can
+ * spend its tries: a stranger's wrong codes never touch the owner's.
+ */
+export interface IssuedCode {
+  code: string;
+  challenge: string;
 }
 
 function message(purpose: string, subject: string, code: string) {
   return `${purpose}:${subject}:${code}`;
 }
 
+/** The challenge of a code: its id, signed, so only the service can make one. */
+export function challengeOf(secret: Buffer, codeId: string): string {
+  return `${codeId}.${mac(secret, 'code-challenge', codeId)}`;
+}
+
+function codeIdOf(secret: Buffer, challenge: string | undefined): string | undefined {
+  const [id, signature] = (challenge ?? '').split('.');
+  return id && signature && /^otc_[0-9A-Za-z]{20}$/.test(id) && verifyMac(secret, 'code-challenge', id, signature) ? id : undefined;
+}
+
 /** The one answer to a refused code, for login, the sign page and the mandate grant alike. */
-export function codeRefusal(result: Exclude<CodeCheck, 'ok'> | 'locked', lockedMs = 0): ServiceError {
+export function codeRefusal(result: Exclude<CodeCheck, 'ok'> | 'slowed', waitMs = 0): ServiceError {
   if (result === 'expired') return errors.expired('The code has expired; ask for a new one.');
   if (result === 'exhausted') return errors.rateLimited('Too many wrong codes; ask for a new one.');
-  if (result === 'locked') {
+  if (result === 'slowed') {
     return errors.rateLimited(
-      'Too many wrong codes were entered, so no code is sent or accepted here for now; try again later.',
+      `Too many wrong codes were entered from your address: wait ${waitWords(waitMs)} before the next try.`,
       undefined,
-      retryAfter(lockedMs),
+      retryAfter(waitMs),
     );
   }
   return errors.invalidRequest('That code is not right.', [{ path: 'code', message: 'wrong code' }]);
 }
 
-/** Refuses (429) while the subject is locked: no code is sent or accepted then. */
-export async function assertCodesOpen(deps: Pick<CodeDeps, 'codeLimits'>, input: CodeSubject): Promise<void> {
-  const lockedMs = await deps.codeLimits.lockedFor(input.purpose, input.subject);
-  if (lockedMs > 0) throw codeRefusal('locked', lockedMs);
+function waitWords(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  return seconds < 120 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
-/** A new code for the subject, unless it is locked or asked for too often. */
-export async function issueCode(deps: CodeDeps, input: CodeSubject & { ttlMs: number; now?: Date }): Promise<string> {
-  await assertCodesOpen(deps, input);
+/**
+ * A new code for the subject at this client's request: at most five per client in a code's
+ * lifetime (the per-address limit bounds the rest). Asking never waits on another client's wrong codes.
+ */
+export async function issueCode(deps: CodeDeps, input: CodeSubject & { client: string; ttlMs: number; now?: Date }): Promise<IssuedCode> {
+  await deps.codeLimits.consumeIssue(input.purpose, input.subject, input.client, CODES_PER_WINDOW, input.ttlMs);
   const now = input.now ?? new Date();
-  const recent = await OneTimeCode.query(deps.db)
-    .where({ purpose: input.purpose, subject: input.subject })
-    .where('created_at', '>', new Date(now.getTime() - input.ttlMs))
-    .resultSize();
-  if (recent >= CODES_PER_WINDOW) {
-    throw errors.rateLimited('Too many codes were requested; wait a few minutes and try again.', undefined, retryAfter(input.ttlMs));
-  }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  const id = newId('otc');
   await OneTimeCode.query(deps.db).insert({
-    id: newId('otc'),
+    id,
     purpose: input.purpose,
     subject: input.subject,
     code_hash: mac(deps.secret, 'one-time-code', message(input.purpose, input.subject, code)),
     expires_at: new Date(now.getTime() + input.ttlMs),
   });
-  return code;
+  return { code, challenge: challengeOf(deps.secret, id) };
+}
+
+/** A challenge that names no code: what a page gets when no code was sent (an address without an account). */
+export function decoyChallenge(secret: Buffer): string {
+  return challengeOf(secret, newId('otc'));
 }
 
 /**
- * Checks a code against the newest one issued for the purpose and subject. Each wrong try counts
- * (atomically); after five the code is spent. A right code is consumed, so it works once.
+ * Checks a code against the one its challenge names (of this purpose and subject), or with `latest`
+ * the subject's newest one: only for codes a stranger cannot ask for (a mandate grant's, asked for
+ * within the principal's session). Each wrong try counts on that code (atomically); after five it is
+ * spent. A right code is consumed: it works once.
  */
-export async function checkCode(db: Db, secret: Buffer, input: CodeSubject & { code: string; now?: Date }): Promise<CodeCheck> {
+export async function checkCode(
+  db: Db,
+  secret: Buffer,
+  input: CodeSubject & { code: string; challenge?: string; latest?: boolean; now?: Date },
+): Promise<CodeCheck> {
   const now = input.now ?? new Date();
-  const latest = await OneTimeCode.query(db)
-    .where({ purpose: input.purpose, subject: input.subject })
-    .whereNull('consumed_at')
-    .orderBy('created_at', 'desc')
-    .first();
-  if (!latest) return 'invalid';
-  if (latest.expires_at.getTime() <= now.getTime()) return 'expired';
-  if (latest.attempts >= CODE_ATTEMPTS) return 'exhausted';
+  const subject = { purpose: input.purpose, subject: input.subject };
+  const id = codeIdOf(secret, input.challenge);
+  const issued = input.latest
+    ? await OneTimeCode.query(db).where(subject).whereNull('consumed_at').orderBy('created_at', 'desc').first()
+    : id && (await OneTimeCode.query(db).findById(id).where(subject));
+  if (!issued || issued.consumed_at) return 'invalid';
+  if (issued.expires_at.getTime() <= now.getTime()) return 'expired';
+  if (issued.attempts >= CODE_ATTEMPTS) return 'exhausted';
   const candidate = /^\d{6}$/.test(input.code.trim()) ? input.code.trim() : '';
-  if (candidate && verifyMac(secret, 'one-time-code', message(input.purpose, input.subject, candidate), latest.code_hash)) {
+  if (candidate && verifyMac(secret, 'one-time-code', message(input.purpose, input.subject, candidate), issued.code_hash)) {
     const consumed = await OneTimeCode.query(db)
-      .findById(latest.id)
+      .findById(issued.id)
       .whereNull('consumed_at')
       .where('attempts', '<', CODE_ATTEMPTS)
       .patch({ consumed_at: now });
     return consumed === 1 ? 'ok' : 'invalid';
   }
-  await OneTimeCode.query(db).findById(latest.id).increment('attempts', 1);
-  return latest.attempts + 1 >= CODE_ATTEMPTS ? 'exhausted' : 'invalid';
+  await OneTimeCode.query(db).findById(issued.id).increment('attempts', 1);
+  return issued.attempts + 1 >= CODE_ATTEMPTS ? 'exhausted' : 'invalid';
 }
 
 /**
- * Accepts the subject's code or throws its refusal. Every refused code but an expired one spends the
- * subject's wrong-code budget, whatever code it was tried against, so asking for new codes buys no
- * new guesses; the code that uses the budget up locks the subject and its owner is told once.
+ * Accepts the code with its challenge or throws its refusal. A client that keeps entering wrong
+ * codes for a subject waits longer each time (its own wait, never anyone else's); when one client's
+ * wrong codes reach the threshold, the subject's owner is told once.
  */
 export async function verifyCode(
   deps: CodeDeps & { mailer: Mailer },
-  input: CodeSubject & { code: string; owner?: LockOwner },
+  input: CodeSubject & { code: string; challenge?: string; latest?: boolean; client: string; owner?: LockOwner },
 ): Promise<void> {
-  await assertCodesOpen(deps, input);
+  const waitMs = await deps.codeLimits.waitFor(input.purpose, input.subject, input.client);
+  if (waitMs > 0) throw codeRefusal('slowed', waitMs);
   const result = await checkCode(deps.db, deps.secret, input);
   if (result === 'ok') return;
   if (result !== 'expired') {
-    const { lockedMs, lockedNow } = await deps.codeLimits.countWrong(input.purpose, input.subject);
-    if (lockedNow && input.owner) await tellOwner(deps, input, input.owner, lockedMs);
-    if (lockedMs > 0) throw codeRefusal('locked', lockedMs);
+    const { thresholdReached } = await deps.codeLimits.countWrong(input.purpose, input.subject, input.client);
+    if (thresholdReached && input.owner) await tellOwner(deps, input, input.owner);
   }
   throw codeRefusal(result);
 }
 
-async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject, owner: LockOwner, lockedMs: number): Promise<void> {
-  const until = new Date(Date.now() + lockedMs).toISOString().slice(0, 16).replace('T', ' ');
+async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject & { client: string }, owner: LockOwner): Promise<void> {
   await recordObservation(deps.db, {
     tenantId: owner.tenantId,
     actor: { type: 'system' },
     action: 'code.locked',
-    data: { purpose: input.purpose, subject: input.subject, until },
+    data: { purpose: input.purpose, subject: input.subject, client: input.client },
   });
-  // The lock holds whether or not this mail gets out; a failed delivery is recorded by sendNow.
+  // The wait holds whether or not this mail gets out; a failed delivery is recorded by sendNow.
   await sendNow(deps, {
     to: owner.email,
-    subject: `Too many wrong codes: no code works until ${until} UTC`,
+    subject: 'Many wrong codes were entered for your account',
     text: [
-      `Too many wrong codes were entered to ${owner.what}.`,
+      `Many wrong codes were entered to ${owner.what}, from one address (${input.client}).`,
       '',
-      `To protect you, no new code is sent and no code is accepted for this until ${until} UTC.`,
-      'If this was you, wait until then and ask for a new code. If it was not, someone may be trying to get in: nothing was opened with a wrong code, and you need do nothing else.',
+      'That address now has to wait longer and longer between tries. Your own codes are not affected: ask for a new code and it works as usual.',
+      'If this was not you, someone may be trying to get in: nothing was opened with a wrong code, and a code only works in the window that asked for it.',
     ].join('\n'),
     purpose: 'code-locked',
     tenantId: owner.tenantId,

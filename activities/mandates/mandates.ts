@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type Principal, Tenant } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
+import { codeClient } from '../../lib/code-limits';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -107,7 +108,8 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
 
 export async function sendGrantCode(deps: MandateDeps, principal: Principal, mandate: Mandate, key?: ApiKey): Promise<void> {
   const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
-  const code = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, ttlMs: deps.codeTtlMs });
+  // Only the principal's session reaches this: the code is checked as the mandate's newest, with no challenge.
+  const { code } = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, client: 'session', ttlMs: deps.codeTtlMs });
   await sendNow(deps, {
     to: principal.email,
     subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
@@ -138,6 +140,8 @@ export async function confirmGrant(
     purpose: 'mandate-grant',
     subject: mandate.id,
     code,
+    latest: true,
+    client: codeClient(actor.ip),
     owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` },
   });
   return deps.db.transaction(async (trx) => {

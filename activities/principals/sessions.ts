@@ -1,11 +1,11 @@
 import type { Db } from '../../db/connect';
 import { AppSession, Principal } from '../../db/models';
-import type { CodeLimits } from '../../lib/code-limits';
+import { type CodeLimits, codeClient } from '../../lib/code-limits';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
-import { assertCodesOpen, codeRefusal, issueCode, verifyCode } from '../codes/one-time-codes';
+import { codeRefusal, decoyChallenge, issueCode, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 
 export interface LoginDeps {
@@ -20,19 +20,24 @@ export interface LoginDeps {
 const loginSubject = (email: string) => ({ purpose: 'login', subject: normalizeEmail(email) });
 
 /**
- * Sends a sign-in code when the e-mail belongs to a principal. The answer is the same either way,
- * so the login form does not reveal who has an account.
+ * Sends a sign-in code when the e-mail belongs to a principal, and answers the code's challenge for
+ * the page that asked (a decoy when there is no such principal, so the login form does not reveal who
+ * has an account). Asking is counted per address and client alike either way.
  */
-export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<void> {
+export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<string> {
+  const client = codeClient(actor.ip);
   const principal = await Principal.query(deps.db)
     .whereRaw('lower(email) = ?', [normalizeEmail(email)])
     .first();
-  if (!principal) return assertCodesOpen(deps, loginSubject(email));
-  const code = await issueCode(deps, { ...loginSubject(email), ttlMs: deps.codeTtlMs });
+  if (!principal) {
+    await deps.codeLimits.consumeIssue('login', normalizeEmail(email), client, 5, deps.codeTtlMs);
+    return decoyChallenge(deps.secret);
+  }
+  const { code, challenge } = await issueCode(deps, { ...loginSubject(email), client, ttlMs: deps.codeTtlMs });
   await sendNow(deps, {
     to: principal.email,
     subject: `Your sign-in code: ${code}`,
-    text: `Your sign-in code is ${code}\n\nIt works once, for ${Math.max(1, Math.round(deps.codeTtlMs / 60_000))} minute(s). If you did not try to sign in, ignore this message.`,
+    text: `Your sign-in code is ${code}\n\nIt works once, for ${Math.max(1, Math.round(deps.codeTtlMs / 60_000))} minute(s), in the window that asked for it. If you did not try to sign in, ignore this message.`,
     purpose: 'login-code',
     tenantId: principal.tenant_id,
     secrets: [code],
@@ -42,20 +47,21 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     actor: { ...actor, type: 'principal', id: principal.id },
     action: 'login.code_sent',
   });
+  return challenge;
 }
 
-/** Checks the code and opens an app session; the same refusal whether the e-mail or the code is wrong. */
+/** Checks the code (with the challenge of the page that asked for it) and opens an app session; one refusal whether the e-mail or the code is wrong. */
 export async function signIn(
   deps: LoginDeps & { sessionTtlMs: number },
-  email: string,
-  code: string,
+  input: { email: string; code: string; challenge?: string },
   actor: Actor,
 ): Promise<{ principal: Principal; session: AppSession }> {
+  const { email, code, challenge } = input;
   const principal = await Principal.query(deps.db)
     .whereRaw('lower(email) = ?', [normalizeEmail(email)])
     .first();
   const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
-  await verifyCode(deps, { ...loginSubject(email), code, owner });
+  await verifyCode(deps, { ...loginSubject(email), code, challenge, client: codeClient(actor.ip), owner });
   if (!principal) throw codeRefusal('invalid');
   const session = await deps.db.transaction(async (trx) => {
     const opened = await AppSession.query(trx).insertAndFetch({

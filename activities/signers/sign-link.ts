@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import { Document, DocumentSigner } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
+import { codeClient } from '../../lib/code-limits';
 import { errors } from '../../lib/errors';
 import type { Mailer } from '../../lib/mail';
 import { type Actor, recordObservation } from '../audit/audit';
@@ -53,14 +54,23 @@ export async function resolveSignLink(deps: { db: Db; secret: Buffer }, token: s
  * E-mails the signer a code that opens the link. Reading or signing needs it, so whoever else holds
  * the link (the sending agent among them) cannot sign with it.
  */
-export async function requestSignCode(deps: SignCodeDeps, view: SignerView, client: SignerClient): Promise<{ sentTo: string }> {
+export async function requestSignCode(
+  deps: SignCodeDeps,
+  view: SignerView,
+  client: SignerClient,
+): Promise<{ sentTo: string; challenge: string }> {
   const { signer, document } = view;
-  const code = await issueCode(deps, { purpose: 'sign', subject: signer.id, ttlMs: deps.codeTtlMs });
+  const { code, challenge } = await issueCode(deps, {
+    purpose: 'sign',
+    subject: signer.id,
+    client: codeClient(client.ip),
+    ttlMs: deps.codeTtlMs,
+  });
   const minutes = Math.max(1, Math.round(deps.codeTtlMs / 60_000));
   await sendNow(deps, {
     to: signer.email,
     subject: `Your code to open "${document.name}": ${code}`,
-    text: `Your code is ${code}\n\nEnter it on the sign page to open "${document.name}". It works once, for ${minutes} minute(s).\nIf you did not ask for it, ignore this message.`,
+    text: `Your code is ${code}\n\nEnter it on the sign page that asked for it to open "${document.name}". It works once, for ${minutes} minute(s).\nIf you did not ask for it, ignore this message.`,
     purpose: 'sign-code',
     tenantId: document.tenant_id,
     secrets: [code],
@@ -72,16 +82,23 @@ export async function requestSignCode(deps: SignCodeDeps, view: SignerView, clie
     action: 'sign.code_sent',
     data: { signer_id: signer.id },
   });
-  return { sentTo: maskEmail(signer.email) };
+  return { sentTo: maskEmail(signer.email), challenge };
 }
 
 /** Accepts the signer's code (or throws its refusal); the caller then opens a session bound to the signer. */
-export async function verifySignCode(deps: SignCodeDeps, view: SignerView, code: string, client: SignerClient): Promise<void> {
+export async function verifySignCode(
+  deps: SignCodeDeps,
+  view: SignerView,
+  input: { code: string; challenge?: string },
+  client: SignerClient,
+): Promise<void> {
   const { signer, document } = view;
   await verifyCode(deps, {
     purpose: 'sign',
     subject: signer.id,
-    code,
+    code: input.code,
+    challenge: input.challenge,
+    client: codeClient(client.ip),
     owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` },
   });
   await recordObservation(deps.db, {

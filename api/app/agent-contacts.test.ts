@@ -5,7 +5,7 @@ import { acceptToken, connect } from '../../test/contacts';
 import { latestMail } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
-import { AppClient } from '../../test/principal';
+import { AppClient, challengeIn } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
 // Text that would run a script or add an event handler if the page placed it unescaped.
@@ -147,9 +147,14 @@ describe('accepting', () => {
     assert.equal(login, `${appPath()}/login?next=${encodeURIComponent(target)}`);
     const form = await (await visitor.get(login)).text();
     assert.ok(form.includes(`name="next" value="${target.replace(/&/g, '&amp;')}"`), form);
-    await visitor.post(`${appPath()}/login`, { email: invitee.email, next: target });
+    const asked = await visitor.post(`${appPath()}/login`, { email: invitee.email, next: target });
     const code = /\b(\d{6})\b/.exec((await latestMail(stack, invitee.email, 'login-code'))!.text)![1];
-    const verified = await visitor.post(`${appPath()}/login/verify`, { email: invitee.email, code, next: target });
+    const verified = await visitor.post(`${appPath()}/login/verify`, {
+      email: invitee.email,
+      code,
+      next: target,
+      challenge: challengeIn(await asked.text()),
+    });
     assert.equal(verified.status, 302);
     assert.equal(verified.headers.get('location'), target, 'back to the invitation');
 

@@ -5,7 +5,7 @@ import { randomBase62 } from '../../lib/ids';
 import { latestMail, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
-import { AppClient, giveAppearance, grantMandate, principalOf } from '../../test/principal';
+import { AppClient, challengeIn, giveAppearance, grantMandate, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { mandateDeps } from './pages/common';
 
@@ -73,10 +73,12 @@ async function crawl(view: Stack, secure: boolean): Promise<void> {
 
   // Sign in: the session cookie is Secure whenever the app's address is https.
   const app = new AppClient(view, account.email);
-  assert.equal((await app.post(`${appPath}/login`, { email: account.email })).status, 200);
+  const asked = await app.post(`${appPath}/login`, { email: account.email });
+  assert.equal(asked.status, 200);
   const verified = await app.post(`${appPath}/login/verify`, {
     email: account.email,
     code: codeOf((await latestMail(stack, account.email, 'login-code'))?.text),
+    challenge: challengeIn(await asked.text()),
   });
   assert.equal(verified.status, 302);
   const cookie = verified.headers.get('set-cookie') ?? '';
@@ -135,9 +137,10 @@ async function crawl(view: Stack, secure: boolean): Promise<void> {
   const page = await fetch(`${view.url}${signPath}`);
   assert.equal(page.status, 200);
   assert.ok((await page.text()).includes(`data-base="${signPath}"`));
-  assert.equal((await call(view.url, 'POST', `${signPath}/code`)).status, 200);
+  const sent = await call(view.url, 'POST', `${signPath}/code`);
+  assert.equal(sent.status, 200);
   const verify = await call(view.url, 'POST', `${signPath}/verify`, {
-    body: { code: codeOf((await latestMail(stack, guest, 'sign-code'))?.text) },
+    body: { code: codeOf((await latestMail(stack, guest, 'sign-code'))?.text), challenge: sent.body.challenge },
   });
   assert.equal(verify.status, 200, verify.text);
   const signCookie = verify.headers.get('set-cookie') ?? '';

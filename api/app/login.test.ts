@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { latestMail } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
+import { challengeIn } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
 let stack: Stack;
@@ -31,13 +32,15 @@ describe('sign-in forms check the Origin like every other form', () => {
   });
 
   it('a verify from another origin is refused even with the right code, which then still works from this origin', async () => {
-    assert.equal((await post('/login', { email: account.email }, stack.url)).status, 200);
+    const asked = await post('/login', { email: account.email }, stack.url);
+    assert.equal(asked.status, 200);
+    const challenge = challengeIn(await asked.text());
     const code = /\b(\d{6})\b/.exec((await latestMail(stack, account.email, 'login-code'))!.text)![1];
-    const refused = await post('/login/verify', { email: account.email, code }, 'https://evil.example');
+    const refused = await post('/login/verify', { email: account.email, code, challenge }, 'https://evil.example');
     assert.equal(refused.status, 400);
     assert.equal(refused.headers.get('set-cookie'), null, 'no session');
     assert.match(await refused.text(), /did not come from this app/);
-    const signedIn = await post('/login/verify', { email: account.email, code }, stack.url);
+    const signedIn = await post('/login/verify', { email: account.email, code, challenge }, stack.url);
     assert.equal(signedIn.status, 302);
     assert.match(signedIn.headers.get('set-cookie') ?? '', /^svc_app=/);
   });

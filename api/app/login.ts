@@ -17,10 +17,10 @@ function emailForm(appPath: string, next: string, email = ''): SafeHtml {
 <button type="submit" data-testid="login-send">Send me a code</button></form>`;
 }
 
-function codeForm(appPath: string, next: string, email: string): SafeHtml {
-  return html`<p>If <strong>${email}</strong> has an account, a 6-digit code is on its way.</p>
+function codeForm(appPath: string, next: string, email: string, challenge: string): SafeHtml {
+  return html`<p>If <strong>${email}</strong> has an account, a 6-digit code is on its way. Enter it here: it works in this window only.</p>
 <form method="post" action="${appPath}/login/verify" class="stack">
-<input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}">
+<input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><input type="hidden" name="challenge" value="${challenge}">
 <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="login-code"></label>
 <button type="submit" data-testid="login-verify">Sign in</button></form>
 <form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><button type="submit" class="link">Send a new code</button></form>`;
@@ -46,6 +46,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
   router.post(`${appPath}/login`, async (ctx) => {
     let email = '';
     let next = `${appPath}/`;
+    let challenge = '';
     try {
       await guard(ctx);
       const { fields } = await readForm(ctx);
@@ -53,25 +54,26 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       next = safeNext(fields.next, appPath);
       if (!/^[^\s@]+@[^\s@]+$/.test(email))
         return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
-      await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }));
+      challenge = await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }));
     } catch (error) {
       return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
     }
-    page(ctx, codeForm(appPath, next, email));
+    page(ctx, codeForm(appPath, next, email, challenge));
   });
 
   router.post(`${appPath}/login/verify`, async (ctx) => {
     let email = '';
     let next = `${appPath}/`;
+    let challenge = '';
     try {
       await guard(ctx);
       const { fields } = await readForm(ctx);
       email = (fields.email ?? '').trim();
       next = safeNext(fields.next, appPath);
+      challenge = fields.challenge ?? '';
       const { session } = await signIn(
         { ...codes, sessionTtlMs: deps.config.durations.appSessionMs },
-        email,
-        fields.code ?? '',
+        { email, code: fields.code ?? '', challenge },
         actorFrom(ctx, { type: 'principal' }),
       );
       startAppSession(ctx, deps, session.id);
@@ -79,7 +81,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       ctx.set(error.headers);
-      page(ctx, codeForm(appPath, next, email), { kind: 'error', text: error.message }, error.status);
+      page(ctx, codeForm(appPath, next, email, challenge), { kind: 'error', text: error.message }, error.status);
     }
   });
 

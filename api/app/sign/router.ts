@@ -73,15 +73,15 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.post(`${base}/code`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
-    const { sentTo } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
-    ctx.body = { sent_to: sentTo };
+    const { sentTo, challenge } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
+    ctx.body = { sent_to: sentTo, challenge };
   });
 
   router.post(`${base}/verify`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
     const view = await resolve(ctx);
-    const { code } = parseOrThrow(SignVerifySchema, await readJsonBody(ctx, 4096));
-    await verifySignCode(codes, view, code, clientOf(ctx));
+    const { code, challenge } = parseOrThrow(SignVerifySchema, await readJsonBody(ctx, 4096));
+    await verifySignCode(codes, view, { code, challenge }, clientOf(ctx));
     setSignedCookie(ctx, deps.secret, {
       name: cookieName(view.signer.id),
       purpose: 'sign-session',

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 const MAX_IMAGE_CHARS = 3_000_000;
 
-export const SignVerifySchema = z.strictObject({ code: z.string().trim().min(1).max(20) });
+/** The code, and the challenge `POST …/code` answered: a code works only with the page that asked for it. */
+export const SignVerifySchema = z.strictObject({ code: z.string().trim().min(1).max(20), challenge: z.string().max(200).optional() });
 
 export const SignSubmitSchema = z.strictObject({
   consent: z.literal(true, { error: 'You must agree to sign electronically.' }),

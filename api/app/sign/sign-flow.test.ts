@@ -62,24 +62,38 @@ describe('signing at a sign link', () => {
       assertErrorCode(await first.request('POST', '/decline', {}), 401, 'unauthorized');
     });
 
-    it('is sent to the signer’s address, works once, and is spent after five wrong tries', async () => {
+    it('is sent to the signer’s address, works once and only with the challenge of the page that asked, and is spent after five wrong tries', async () => {
       const { first } = await sentNda();
       const sent = await first.request('POST', '/code');
       assert.equal(sent.status, 200);
       assert.match(sent.body.sent_to, /^a•+@example\.test$/);
+      assert.match(sent.body.challenge, /^otc_\w+\.\S+$/);
       const code = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
       const wrong = code === '000000' ? '111111' : '000000';
-      assertErrorCode(await first.request('POST', '/verify', { code: wrong }), 400, 'invalid_request');
-      const ok = await first.request('POST', '/verify', { code });
-      assert.equal(ok.status, 200);
+      assertErrorCode(await first.request('POST', '/verify', { code: wrong, challenge: sent.body.challenge }), 400, 'invalid_request');
+      // The right code without its challenge, or with a forged one, opens nothing.
       assertErrorCode(await first.request('POST', '/verify', { code }), 400, 'invalid_request');
+      assertErrorCode(await first.request('POST', '/verify', { code, challenge: `${sent.body.challenge}x` }), 400, 'invalid_request');
+      const ok = await first.request('POST', '/verify', { code, challenge: sent.body.challenge });
+      assert.equal(ok.status, 200);
+      // Spent: it works once. That is this client's fourth wrong try, so from here each one makes it wait (Retry-After).
+      assertErrorCode(await first.request('POST', '/verify', { code, challenge: sent.body.challenge }), 400, 'invalid_request');
 
-      await first.request('POST', '/code');
+      const again = await first.request('POST', '/code');
       const fresh = /\b(\d{6})\b/.exec((await latestMail(stack, first.email, 'sign-code'))!.text)![1];
-      for (let i = 0; i < 4; i += 1)
-        assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 400, 'invalid_request');
-      assertErrorCode(await first.request('POST', '/verify', { code: fresh === '222222' ? '333333' : '222222' }), 429, 'rate_limited');
-      assertErrorCode(await first.request('POST', '/verify', { code: fresh }), 429, 'rate_limited');
+      const guess = fresh === '222222' ? '333333' : '222222';
+      const tryCode = async (candidate: string) => {
+        for (;;) {
+          const reply = await first.request('POST', '/verify', { code: candidate, challenge: again.body.challenge });
+          if (reply.status !== 429 || !/wait/.test(reply.body.error.message)) return reply;
+          await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after')) * 1000));
+        }
+      };
+      for (let i = 0; i < 4; i += 1) assertErrorCode(await tryCode(guess), 400, 'invalid_request');
+      const spent = await tryCode(guess);
+      assertErrorCode(spent, 429, 'rate_limited');
+      assert.match(spent.body.error.message, /ask for a new one/);
+      assertErrorCode(await tryCode(fresh), 429, 'rate_limited');
     });
 
     it('binds the session to one signer: another signer’s link needs its own code', async () => {

@@ -37,11 +37,15 @@ export function renderVerify(onVerified) {
   );
   const sendButton = h('button', { type: 'button', class: 'primary', testid: 'send-code', onclick: () => send(sendButton) }, 'Send code');
 
+  // The code works only with the challenge of the request that sent it: this page's.
+  let challenge;
+
   async function send(button) {
     clearError();
     button.disabled = true;
     try {
       const { body } = await api('POST', '/code');
+      challenge = body.challenge;
       say(`We sent a code to ${body.sent_to}. It can take a minute to arrive.`);
       sendButton.hidden = true;
       form.hidden = false;
@@ -65,7 +69,7 @@ export function renderVerify(onVerified) {
     }
     confirm.disabled = true;
     try {
-      await api('POST', '/verify', { code });
+      await api('POST', '/verify', { code, challenge });
       root.dataset.verified = 'true';
       say('Thank you, your e-mail address is confirmed.');
       await onVerified();
