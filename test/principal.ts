@@ -20,6 +20,16 @@ export function challengeIn(html: string): string {
   return challenge;
 }
 
+/** The hidden fields of the page's form that posts to `action`, as a browser submits them. */
+export function hiddenFields(html: string, action: string): Record<string, string> {
+  const form = [...html.matchAll(/<form\b[^>]*>[\s\S]*?<\/form>/g)]
+    .map((match) => match[0])
+    .find((markup) => markup.includes(`action="${action}"`));
+  const fields: Record<string, string> = {};
+  for (const input of (form ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1]] = input[2];
+  return fields;
+}
+
 export async function principalOf(stack: Stack, account: Account): Promise<Principal> {
   return (await Principal.query(stack.deps.db).findById(account.principalId))!;
 }
@@ -109,12 +119,16 @@ export class AppClient {
     return fetch(`${this.stack.url}${path}`, { headers: this.cookie ? { cookie: this.cookie } : {}, redirect: 'manual' });
   }
 
-  /** Posts a form; `_csrf` is taken from `csrfFrom` (a page of this session) unless given. */
+  /**
+   * Posts a form; with `csrfFrom` (a page of this session) the hidden fields of that page's form for
+   * `path` are sent too, as a browser would (`_csrf` from any form of the page when none posts there).
+   */
   async post(path: string, fields: Record<string, string>, csrfFrom?: string): Promise<Response> {
     const form = new URLSearchParams(fields);
-    if (csrfFrom && !fields._csrf) {
+    if (csrfFrom) {
       const html = await (await this.get(csrfFrom)).text();
-      form.set('_csrf', /name="_csrf" value="([^"]*)"/.exec(html)?.[1] ?? '');
+      for (const [name, value] of Object.entries(hiddenFields(html, path))) if (!form.has(name)) form.set(name, value);
+      if (!form.has('_csrf')) form.set('_csrf', /name="_csrf" value="([^"]*)"/.exec(html)?.[1] ?? '');
     }
     const response = await fetch(`${this.stack.url}${path}`, {
       method: 'POST',

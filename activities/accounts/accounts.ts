@@ -4,6 +4,7 @@ import { ApiKey, PLANS, type Plan, Principal, Tenant } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { type Actor, recordAudit } from '../audit/audit';
+import { revokeKeyWithMandates, type Stopped } from '../mandates/stop';
 import { authorize } from './authorize';
 
 /** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
@@ -94,11 +95,9 @@ export async function createKey(db: Db, input: { email?: string; principalId?: s
   return { apiKey, secret };
 }
 
+/** An operator revokes a key (admin revoke-key): its mandates with it, as the principal's revocation does. */
 export async function revokeKey(db: Db, keyId: string): Promise<ApiKey> {
-  const apiKey = await ApiKey.query(db).findById(keyId);
-  if (!apiKey) throw errors.notFound(`No API key ${keyId}.`);
-  if (apiKey.revoked_at) return apiKey;
-  return apiKey.$query(db).patchAndFetch({ revoked_at: new Date() });
+  return (await revokeKeyWithMandates(db, keyId, { type: 'operator' }, 'operator')).key!;
 }
 
 export async function setPlan(db: Db, input: { tenantId: string; plan: Plan }): Promise<Tenant> {
@@ -162,13 +161,12 @@ export async function createOwnKey(db: Db, principal: Principal, label: string, 
   });
 }
 
-/** The principal revokes one of their own keys; another principal's key is 404. */
-export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<ApiKey> {
+/**
+ * The principal revokes one of their own keys, and with it every mandate it holds, in one
+ * transaction; another principal's key is 404.
+ */
+export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<Stopped> {
   const key = await ApiKey.query(db).findById(keyId).where({ principal_id: principal.id });
   if (!key) throw errors.notFound('No such API key of yours.');
-  return db.transaction(async (trx) => {
-    const revoked = await revokeKey(trx, key.id);
-    await recordAudit(trx, { tenantId: principal.tenant_id, actor, action: 'key.revoked', data: { api_key_id: key.id, label: key.label } });
-    return revoked;
-  });
+  return revokeKeyWithMandates(db, key.id, actor, 'app');
 }

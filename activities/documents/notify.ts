@@ -1,13 +1,14 @@
 import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, DocumentSigner, Mandate, Principal } from '../../db/models';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
+import { stopSection } from '../mandates/stop';
 import { documentDownloadUrl, signerToken, signUrl } from './links';
 
 /**
  * SPEC apply step 9: after an L2 apply the principal is told by e-mail what was signed, by which
  * key, under which mandate. L1 applies were confirmed by the principal, so they get no mail.
  */
-export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db }, applyId: string): Promise<boolean> {
+export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db; secret: Buffer }, applyId: string): Promise<boolean> {
   const apply = await Apply.query(deps.db).findById(applyId);
   if (apply?.status !== 'applied' || apply.kind !== 'mandate' || apply.confirmation_level !== 'l2') return false;
   const [document, mandate, key] = await Promise.all([
@@ -16,6 +17,7 @@ export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db }, a
     ApiKey.query(deps.db).findById(apply.api_key_id!),
   ]);
   const principal = (await Principal.query(deps.db).findById(mandate!.principal_id))!;
+  const stop = stopSection(deps.config.appUrl, deps.secret, mandate!.id);
   await queueMail(deps, {
     to: principal.email,
     subject: `Your signature was applied to "${document!.name}"`,
@@ -27,10 +29,12 @@ export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db }, a
       `Document SHA-256 before: ${apply.pre_sign_hash}`,
       `Document SHA-256 after: ${apply.document_hash}`,
       '',
-      'If you did not expect this, revoke the mandate in the app: it stops further signatures at once.',
+      'If you did not expect this, stop the agent: revoking the mandate stops further signatures at once.',
+      ...stop.lines,
     ].join('\n'),
     purpose: 'l2-notice',
     tenantId: principal.tenant_id,
+    secrets: [stop.secret],
     dedupeKey: `l2-notice:${apply.id}`,
     documentId: apply.document_id,
   });
@@ -54,6 +58,7 @@ export async function notifyRejectedApply(deps: MailQueueDeps & { db: Db; secret
     const mandate = (await Mandate.query(deps.db).findById(apply.mandate_id))!;
     const principal = (await Principal.query(deps.db).findById(mandate.principal_id))!;
     const level = (apply.confirmation_level ?? 'l2').toUpperCase();
+    const stop = stopSection(deps.config.appUrl, deps.secret, mandate.id);
     await queueMail(deps, {
       to: principal.email,
       subject: `Your signature could not be applied to "${document!.name}"`,
@@ -64,9 +69,11 @@ export async function notifyRejectedApply(deps: MailQueueDeps & { db: Db; secret
         `Why: ${reason}`,
         '',
         'Nothing was signed. Your agent was told; it may ask again once the cause is fixed.',
+        ...stop.lines,
       ].join('\n'),
       purpose: 'apply-rejected',
       tenantId: principal.tenant_id,
+      secrets: [stop.secret],
       dedupeKey: `apply-rejected:${apply.id}`,
       documentId: apply.document_id,
     });

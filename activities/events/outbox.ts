@@ -4,8 +4,8 @@ import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
 /**
- * Event names of SPEC's Events table (plus document.declined, document.sign_failed and
- * offer.expired), the only ones the service emits.
+ * Event names of SPEC's Events table (plus document.declined, document.sign_failed, offer.expired
+ * and mandate.revoked), the only ones the service emits.
  */
 export const EVENT_NAMES = [
   'contact.invited',
@@ -23,6 +23,7 @@ export const EVENT_NAMES = [
   'document.declined',
   'document.sign_failed',
   'transfer.released',
+  'mandate.revoked',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 

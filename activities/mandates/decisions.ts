@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { Document, type Principal, SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
@@ -16,29 +17,52 @@ export async function principalsSignRequest(
 }
 
 /**
- * The principal's confirm click: open → confirming, once, before the deadline. A second click (or a
- * second tab) finds it no longer open, so one confirmation makes at most one apply.
+ * What the confirm page showed of a request, as one short value its form carries back: the offer it
+ * escalates, the hash that offer binds and the agent's reason. An open request can be taken over by
+ * an offer after the page was opened (the agent escalates it); the click then confirms only what was seen.
  */
-export async function beginConfirm(db: Db, principal: Principal, id: string, actor: Actor): Promise<SignRequest> {
+export function requestVersion(request: Pick<SignRequest, 'offer_id' | 'expected_sha256' | 'reason'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([request.offer_id ?? null, request.expected_sha256 ?? null, request.reason]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/**
+ * The principal's confirm click: open → confirming, once, before the deadline. A second click (or a
+ * second tab) finds it no longer open, so one confirmation makes at most one apply. The click carries
+ * the version of what the page showed: a request that changed since is not confirmed (409), the
+ * principal reviews it again.
+ */
+export async function beginConfirm(
+  db: Db,
+  principal: Principal,
+  id: string,
+  actor: Actor,
+  version: string | undefined,
+): Promise<SignRequest> {
   const { request } = await principalsSignRequest(db, principal, id);
   const now = new Date();
   return db.transaction(async (trx) => {
+    const current = (await SignRequest.query(trx).findById(id).forUpdate())!;
+    if (current.status === 'open' && version !== requestVersion(current))
+      throw errors.invalidState('This request changed since you opened it: review it again before you confirm.');
     const claimed = await SignRequest.query(trx)
       .findById(id)
       .where({ status: 'open' })
       .where('expires_at', '>', now)
       .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
     if (claimed === 0) {
-      const current = (await SignRequest.query(trx).findById(id))!;
-      if (current.status === 'open') throw errors.expired('This sign request has expired.');
-      throw errors.invalidState(`This sign request is already ${current.status === 'confirming' ? 'being applied' : current.status}.`);
+      const latest = (await SignRequest.query(trx).findById(id))!;
+      if (latest.status === 'open') throw errors.expired('This sign request has expired.');
+      throw errors.invalidState(`This sign request is already ${latest.status === 'confirming' ? 'being applied' : latest.status}.`);
     }
     await recordAudit(trx, {
       tenantId: request.tenant_id,
       documentId: request.document_id,
       actor,
       action: 'sign_request.confirmed',
-      data: { sign_request_id: id, mandate_id: request.mandate_id },
+      data: { sign_request_id: id, mandate_id: request.mandate_id, offer_id: current.offer_id ?? undefined, version },
     });
     return (await SignRequest.query(trx).findById(id))!;
   });

@@ -13,6 +13,7 @@ import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
+import { revokeMandateIn, stopSection } from './stop';
 
 /** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
 export const CONSENT_VERSION = 'mandate-consent-v2';
@@ -45,6 +46,8 @@ export interface MandateDeps {
   codeLimits: CodeLimits;
   flags: FlagSnapshot;
   codeTtlMs: number;
+  /** SVC_APP_URL: the grant mail's stop link points there. */
+  appUrl: string;
 }
 
 export function mandateStatus(mandate: Mandate, now = new Date()): 'pending' | 'active' | 'revoked' | 'expired' {
@@ -110,6 +113,7 @@ export async function sendGrantCode(deps: MandateDeps, principal: Principal, man
   const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
   // Only the principal's session reaches this: the code is checked as the mandate's newest, with no challenge.
   const { code } = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, client: 'session', ttlMs: deps.codeTtlMs });
+  const stop = stopSection(deps.appUrl, deps.secret, mandate.id);
   await sendNow(deps, {
     to: principal.email,
     subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
@@ -118,10 +122,11 @@ export async function sendGrantCode(deps: MandateDeps, principal: Principal, man
       '',
       `Enter it in the app to grant the ${mandate.confirmation_level} mandate "${mandate.name}" to the API key "${apiKey.label}" (${apiKey.prefix}…).`,
       'If you did not start this, do not enter the code; nothing is granted without it.',
+      ...stop.lines,
     ].join('\n'),
     purpose: 'mandate-code',
     tenantId: principal.tenant_id,
-    secrets: [code],
+    secrets: [code, stop.secret],
   });
 }
 
@@ -174,29 +179,9 @@ export async function confirmGrant(
  * Nothing already signed is touched (SPEC Guarantee 5).
  */
 export async function revokeMandate(db: Db, principal: Principal, mandateId: string, actor: Actor): Promise<Mandate> {
-  return db.transaction(async (trx) => {
-    const mandate = await Mandate.query(trx).findById(mandateId).where({ principal_id: principal.id }).forUpdate();
-    if (!mandate) throw errors.notFound('No such mandate.');
-    if (mandate.status === 'revoked') return mandate;
-    const revoked = await mandate.$query(trx).patchAndFetch({ status: 'revoked', revoked_at: new Date(), revoked_ip: actor.ip ?? null });
-    const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
-    const othersInForce = (await Mandate.query(trx).where({ api_key_id: key.id, status: 'active' })).filter((other) => other.isInForce());
-    if (othersInForce.length === 0 && key.scopes.includes(SIGN_SCOPE))
-      await key.$query(trx).patch({ scopes: key.scopes.filter((scope) => scope !== SIGN_SCOPE) });
-    await recordAudit(trx, {
-      tenantId: principal.tenant_id,
-      actor,
-      action: 'mandate.revoked',
-      data: {
-        mandate_id: mandate.id,
-        api_key_id: mandate.api_key_id,
-        level: mandate.confirmation_level,
-        consent_version: mandate.consent_version,
-        scope_removed: othersInForce.length === 0,
-      },
-    });
-    return revoked;
-  });
+  const mandate = await Mandate.query(db).findById(mandateId).where({ principal_id: principal.id });
+  if (!mandate) throw errors.notFound('No such mandate.');
+  return db.transaction((trx) => revokeMandateIn(trx, mandate.id, actor, 'app'));
 }
 
 /** Every mandate of the principal, pending ones included (the app shows them to finish or drop). */

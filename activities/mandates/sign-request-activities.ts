@@ -10,6 +10,7 @@ import { queueMail } from '../mail/queue';
 import { checkEscalationStillValid } from '../offers/offers';
 import { wakeOffer } from '../offers/orchestration';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
+import { stopSection } from './stop';
 
 /** What the sign-request workflow's activities work with: the signing rules and the mail queue. */
 export type SignRequestDeps = SigningDeps & MailQueueDeps;
@@ -122,6 +123,7 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
         Principal.query(deps.db).findById(request.principal_id),
         Document.query(deps.db).findById(request.document_id),
       ]);
+      const stop = stopSection(deps.config.appUrl, deps.secret, request.mandate_id);
       await queueMail(deps, {
         to: principal!.email,
         subject: `Confirm your signature on "${document!.name}"`,
@@ -133,10 +135,11 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
           '',
           `Review and confirm or decline (sign in to the app first): ${confirmUrl(deps.config.appUrl, deps.secret, id)}`,
           `The request expires at ${request.expires_at.toISOString()}. Nothing is signed unless you confirm.`,
+          ...stop.lines,
         ].join('\n'),
         purpose: 'sign-request',
         tenantId: request.tenant_id,
-        secrets: [signRequestToken(deps.secret, id)],
+        secrets: [signRequestToken(deps.secret, id), stop.secret],
         dedupeKey: confirmMailKey(id),
         documentId: request.document_id,
       });

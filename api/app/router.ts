@@ -8,6 +8,7 @@ import { keyRoutes } from './pages/keys';
 import { mandateRoutes } from './pages/mandates';
 import { overviewRoutes } from './pages/overview';
 import { signatureRoutes } from './pages/signature';
+import { stopRoutes } from './pages/stop';
 import { templateRoutes } from './pages/templates';
 import { verifyRoutes } from './pages/verify';
 import { signRequestRoutes } from './sign-request';
@@ -25,4 +26,5 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   templateRoutes(router, deps, appPath);
   claimRoutes(router, deps, appPath);
   verifyRoutes(router, deps, appPath);
+  stopRoutes(router, deps, appPath);
 }

@@ -1,10 +1,17 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { signalSignRequest } from '../../activities/documents/orchestration';
-import { beginConfirm, declineRequest, principalsSignRequest, reopenConfirm, waitForDecision } from '../../activities/mandates/decisions';
+import {
+  beginConfirm,
+  declineRequest,
+  principalsSignRequest,
+  reopenConfirm,
+  requestVersion,
+  waitForDecision,
+} from '../../activities/mandates/decisions';
 import { signRequestIdFromToken } from '../../activities/mandates/signing';
 import { ApiKey, Mandate, Offer } from '../../db/models';
-import { errors } from '../../lib/errors';
+import { errors, ServiceError } from '../../lib/errors';
 import type { Services } from '../../lib/services';
 import { html } from '../http/html';
 import { sendPdf } from './files';
@@ -57,7 +64,7 @@ ${
   open &&
   html`${noAppearance && html`<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>`}
 <p>Confirming applies your stored signature to this document now, as you, with the line “Signer (via authorized agent)” and this mandate on its certificate.</p>
-<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>Confirm and sign</button></form>
+<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="version" value="${requestVersion(request)}"><button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>Confirm and sign</button></form>
 <form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">Decline</button></form></div>`
 }`;
     sendPage(
@@ -85,10 +92,17 @@ ${
   router.post(
     `${base}/confirm`,
     guarded(async (ctx) => {
-      await postedForm(ctx, deps);
+      const { fields } = await postedForm(ctx, deps);
       const { request } = await load(ctx);
       const actor = principalActor(ctx, appState(ctx).principal!);
-      await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor);
+      try {
+        await beginConfirm(deps.db, appState(ctx).principal!, request.id, actor, fields.version);
+      } catch (error) {
+        // What changed is shown at once: the page as it is now, with the refusal above it.
+        if (!(error instanceof ServiceError) || error.code !== 'invalid_state') throw error;
+        await render(ctx, { kind: 'error', text: error.message }, error.status);
+        return;
+      }
       try {
         await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
       } catch {

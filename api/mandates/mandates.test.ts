@@ -25,6 +25,7 @@ describe('mandates', () => {
     codeLimits: stack.deps.codeLimits,
     flags,
     codeTtlMs: 60_000,
+    appUrl: 'http://localhost:3000/app',
   });
   const actor = (account: Account) => ({ type: 'principal' as const, id: account.principalId, ip: '203.0.113.7' });
 

@@ -10,7 +10,7 @@ import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfAttachments, pdfsig, pdfText } from '../../test/pdf-tools';
-import { AppClient, mandatedAccount } from '../../test/principal';
+import { AppClient, hiddenFields, mandatedAccount } from '../../test/principal';
 import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
@@ -413,6 +413,61 @@ describe('agent contacts and offers: the protocol between two tenants', () => {
     assert.equal(failed.error.code, 'invalid_state');
     const signed = await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: alice.key });
     assert.equal(signed.body.signers[0].status, 'pending', 'nothing was signed');
+  });
+
+  it('an offer made by a key revoked since cannot be accepted or escalated: 403 mandate_inactive', async () => {
+    const { account: olga, principal: olgaPrincipal } = await mandatedAccount(stack, { level: 'L2', name: 'Olga Offeror' });
+    const { fromContact } = await connect(stack, olga, bob);
+    const { nda: olgasNda } = await seedSamples(stack, olga);
+    const document = await sentNda(stack, olga, olgasNda, bobPrincipal, { name: 'Offer of a revoked key', other: { name: 'Carl Browser' } });
+    const made = await offer(olga, document.document_id, { contact_id: fromContact });
+    assert.equal(made.status, 201, made.text);
+
+    const app = await new AppClient(stack, olgaPrincipal.email).login();
+    const revokePage = `${app.appPath}/keys/${olga.keyId}/revoke`;
+    assert.equal((await app.post(revokePage, {}, revokePage)).status, 302);
+
+    assertErrorCode(await act(bob, made.body.offer_id, 'accept'), 403, 'mandate_inactive');
+    assertErrorCode(await act(bob, made.body.offer_id, 'escalate'), 403, 'mandate_inactive');
+    const seen = await call(stack.url, 'GET', `/v1/documents/${document.document_id}`, { key: bob.key });
+    assert.equal(seen.body.signers[0].status, 'pending', 'nothing was signed');
+  });
+
+  it('a confirm page opened before an offer took its request over confirms nothing: the principal reviews the changed request', async () => {
+    const { account: lee, principal: leePrincipal } = await mandatedAccount(stack, { level: 'L1', name: 'Lee Stale Page' });
+    const { fromContact } = await connect(stack, alice, lee);
+    const document = await offeredNda(leePrincipal, 'Taken over by an offer');
+    // Lee's agent asks Lee to sign; Lee opens the confirm page.
+    const asked = await call(stack.url, 'POST', `/v1/documents/${document.document_id}/sign-requests`, {
+      key: lee.key,
+      body: { reason: 'Routine countersignature' },
+    });
+    assert.equal(asked.status, 201, asked.text);
+    const app = await new AppClient(stack, lee.email).login();
+    const link = new URL(asked.body.confirm_url).pathname;
+    const seenForm = hiddenFields(await (await app.get(link)).text(), `${link}/confirm`);
+    assert.match(seenForm.version, /^[0-9a-f]{32}$/);
+
+    // Meanwhile Alice offers terms and Lee's agent escalates the offer: the open request now carries them.
+    const made = await offer(alice, document.document_id, { contact_id: fromContact, terms: 'Net 90 and exclusivity' });
+    const escalated = await act(lee, made.body.offer_id, 'escalate');
+    assert.equal(escalated.body.status, 'escalated', escalated.text);
+    assert.equal(escalated.body.confirm_url, asked.body.confirm_url, 'the open request was taken over');
+
+    const stale = await app.post(`${link}/confirm`, seenForm);
+    assert.equal(stale.status, 409);
+    const refusal = await stale.text();
+    assert.match(refusal, /This request changed since you opened it: review it again/);
+    assert.match(refusal, /Net 90 and exclusivity/, 'the page shows the request as it is now');
+    const request = await call(stack.url, 'GET', `/v1/documents/${document.document_id}/sign-requests`, { key: lee.key });
+    assert.equal(request.body.data[0].status, 'open', 'nothing was confirmed');
+
+    // Reviewed again, the confirm goes through and accepts the offer it now shows.
+    assert.equal((await app.post(`${link}/confirm`, {}, link)).status, 200);
+    await waitFor('the offer to be accepted', async () => {
+      const reply = await call(stack.url, 'GET', `/v1/offers/${made.body.offer_id}`, { key: lee.key });
+      return reply.body.status === 'accepted' ? reply.body : undefined;
+    });
   });
 
   it('expires at expires_at: expired, with offer.expired to both sides; acting on it answers 410 expired', async () => {

@@ -8,7 +8,7 @@ import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { pdfsig, pdfText } from '../../test/pdf-tools';
-import { AppClient, mandatedAccount, principalOf } from '../../test/principal';
+import { AppClient, hiddenFields, mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
@@ -206,10 +206,9 @@ describe('L1: sign requests the principal confirms in the app', () => {
     const created = await requestSign(account, document.document_id);
     const link = linkPath(created.body.confirm_url);
     const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
-    const page = await (await app.get(link)).text();
-    const csrf = /name="_csrf" value="([^"]*)"/.exec(page)![1];
+    const form = hiddenFields(await (await app.get(link)).text(), `${link}/confirm`);
 
-    const [first, second] = await Promise.all([app.post(`${link}/confirm`, { _csrf: csrf }), app.post(`${link}/confirm`, { _csrf: csrf })]);
+    const [first, second] = await Promise.all([app.post(`${link}/confirm`, form), app.post(`${link}/confirm`, form)]);
     const statuses = [first.status, second.status].sort();
     assert.deepEqual(statuses, [200, 409], `statuses ${statuses}`);
 

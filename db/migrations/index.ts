@@ -13,6 +13,7 @@ import * as idempotency from './20261126000011_idempotency';
 import * as paging from './20261127000012_paging';
 import * as requestLimits from './20261128000013_request_limits';
 import * as applyState from './20261129000014_apply_state';
+import * as revokedKeys from './20261130000015_revoked_keys';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261127000012_paging', paging],
   ['20261128000013_request_limits', requestLimits],
   ['20261129000014_apply_state', applyState],
+  ['20261130000015_revoked_keys', revokedKeys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,4 +1,5 @@
 import { BaseModel } from './base';
+import type { RevokedVia } from './mandate';
 import { Principal } from './principal';
 import { Tenant } from './tenant';
 
@@ -15,6 +16,7 @@ export class ApiKey extends BaseModel {
   declare scopes: string[];
   declare last_used_at: Date | null;
   declare revoked_at: Date | null;
+  declare revoked_via: RevokedVia | null;
   declare created_at: Date;
   /** Joined by the key lookup (one query for the key, its principal and its tenant). */
   declare principal?: Principal;

@@ -19,6 +19,7 @@ export {
   Mandate,
   type MandateMode,
   type MandateStatus,
+  type RevokedVia,
   SignRequest,
   type SignRequestStatus,
 } from './mandate';

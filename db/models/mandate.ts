@@ -3,6 +3,8 @@ import { BaseModel } from './base';
 export type ConfirmationLevel = 'L1' | 'L2';
 export type MandateMode = 'outbound' | 'inbound' | 'both';
 export type MandateStatus = 'pending' | 'active' | 'revoked';
+/** How a mandate or a key was revoked: in the app, by a mail's stop link, with its key, or by an operator. */
+export type RevokedVia = 'app' | 'stop-link' | 'key' | 'operator';
 
 export class Mandate extends BaseModel {
   static override tableName = 'mandates';
@@ -23,6 +25,7 @@ export class Mandate extends BaseModel {
   declare confirmed_ip: string | null;
   declare revoked_at: Date | null;
   declare revoked_ip: string | null;
+  declare revoked_via: RevokedVia | null;
   declare created_at: Date;
 
   /** Active and not past its expiry: the only mandate that may apply a mark. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Actor } from '../../../activities/audit/audit';
 import type { MandateDeps } from '../../../activities/mandates/mandates';
-import type { Principal } from '../../../db/models';
+import type { Principal, RevokedVia } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
 import { type HtmlValue, html, type SafeHtml } from '../../http/html';
@@ -75,7 +75,20 @@ export function codeDeps(deps: Services) {
 }
 
 export function mandateDeps(deps: Services): MandateDeps {
-  return { ...codeDeps(deps), flags: deps.config.flags.values };
+  return { ...codeDeps(deps), flags: deps.config.flags.values, appUrl: deps.config.appUrl };
+}
+
+/** How a mandate or key was revoked, as the mandates and keys pages say it. */
+export const REVOKED_VIA: Record<RevokedVia, string> = {
+  app: 'in the app',
+  'stop-link': 'by the “Stop this agent” link of an e-mail',
+  key: 'with its API key',
+  operator: 'by an operator',
+};
+
+/** When and how something was revoked: "revoked 2026-… by the “Stop this agent” link of an e-mail". */
+export function revokedWords(at: Date | null, via: RevokedVia | null): SafeHtml {
+  return html`${when(at)}${via && html` <span data-testid="revoked-via">${REVOKED_VIA[via]}</span>`}`;
 }
 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */

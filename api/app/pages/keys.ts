@@ -7,7 +7,7 @@ import { errors, type ServiceError } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
 import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
-import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
+import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal, revokedWords, when } from './common';
 
 const TITLE = 'API keys';
 
@@ -19,7 +19,7 @@ function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
       ' ',
     );
     const status = key.revoked_at
-      ? html`<span class="badge revoked">revoked</span> ${when(key.revoked_at)}`
+      ? html`<span class="badge revoked">revoked</span> ${revokedWords(key.revoked_at, key.revoked_via)}`
       : html`<span class="badge active">active</span>`;
     const action =
       !key.revoked_at && html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
@@ -82,7 +82,9 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
     `${appPath}/keys`,
     pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
       await send(ctx, principal, csrf, {
-        notice: noticeFrom(ctx, { revoked: 'The key is revoked: it answers 401 from now on, and its mandates can no longer sign.' }),
+        notice: noticeFrom(ctx, {
+          revoked: 'The key is revoked: it answers 401 from now on, and every mandate it held is revoked with it.',
+        }),
       });
     }),
   );
@@ -131,9 +133,9 @@ ${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label
     pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal, csrf }) => {
       const key = await ownKey(principal, ctx.params.id);
       const body = key.revoked_at
-        ? html`<p>The key “${key.label}” was revoked ${when(key.revoked_at)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
+        ? html`<p>The key “${key.label}” was revoked ${revokedWords(key.revoked_at, key.revoked_via)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
         : html`<p>Revoke the key “<strong>${key.label}</strong>” (<code>${key.prefix}…</code>)?</p>
-<ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Mandates granted to it can no longer sign. Documents already signed stay signed.</li></ul>
+<ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Every mandate granted to it is revoked with it, and offers it made can no longer be accepted. Documents already signed stay signed.</li></ul>
 <form method="post" action="${appPath}/keys/${key.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
       sendPage(
         ctx,

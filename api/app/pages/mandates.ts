@@ -7,7 +7,7 @@ import { errors } from '../../../lib/errors';
 import type { Services } from '../../../lib/services';
 import { html, joinHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
-import { dataTable, pageHandler, postedForm, principalActor, when } from './common';
+import { dataTable, pageHandler, postedForm, principalActor, revokedWords, when } from './common';
 import { grantRoutes } from './mandate-grant';
 
 export const MODE_WORDS: Record<MandateMode, string> = {
@@ -58,7 +58,7 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
               html`<abbr title="${LEVEL_WORDS[mandate.confirmation_level]}">${mandate.confirmation_level}</abbr>`,
               MODE_WORDS[mandate.mode],
               when(mandate.expires_at, 'no expiry'),
-              html`<span class="badge ${status}" data-testid="mandate-status">${status}</span>`,
+              html`<span class="badge ${status}" data-testid="mandate-status">${status}</span>${status === 'revoked' && html` ${revokedWords(mandate.revoked_at, mandate.revoked_via)}`}`,
               today,
               joinHtml(actions, ' '),
             ],
@@ -94,7 +94,7 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
       const status = mandateStatus(mandate);
       const body =
         status === 'revoked'
-          ? html`<p>The mandate “${mandate.name}” was revoked ${when(mandate.revoked_at)}.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`
+          ? html`<p>The mandate “${mandate.name}” was revoked ${revokedWords(mandate.revoked_at, mandate.revoked_via)}.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`
           : html`<p>Revoke the ${mandate.confirmation_level} mandate “<strong>${mandate.name}</strong>”?</p>
 <ul><li>Its key can no longer sign for you, from this moment; open confirmation requests under it can no longer be applied.</li>
 <li>When it is the key’s last active mandate, the scope <code>documents:sign</code> is removed from the key.</li>

@@ -7410,7 +7410,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.sign_failed, transfer.released. */
+                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.sign_failed, transfer.released, mandate.revoked. */
                     events?: string[];
                     /** @description https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4). */
                     url: string;
