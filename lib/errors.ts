@@ -20,6 +20,11 @@ export const ERROR_CATALOGUE = {
   },
   principal_not_signer: { status: 403, description: 'The principal is not a signer on the document.' },
   mandate_scope: { status: 403, description: 'The mandate mode (outbound or inbound only) does not cover this document.' },
+  cross_origin: {
+    status: 403,
+    description:
+      'A browser sent this from another site’s page (its Origin or Sec-Fetch-Site says so). The sign page and the claim binding take posts only from this service’s own pages.',
+  },
   not_found: { status: 404, description: 'No such resource for this account.' },
   method_not_allowed: { status: 405, description: 'The path exists but does not take this HTTP method.' },
   already_signed: { status: 409, description: 'The principal already signed this document.' },
@@ -53,7 +58,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: {
     status: 429,
     description:
-      'A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or e-mailed codes per subject and per address; see Retry-After.',
+      'A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After.',
   },
   internal_error: { status: 500, description: 'An unexpected failure on our side; it is logged and treated as a bug.' },
   not_implemented: { status: 501, description: 'The operation is reserved and not implemented yet.' },

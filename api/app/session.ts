@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { sessionPrincipal } from '../../activities/principals/sessions';
 import type { Principal } from '../../db/models';
 import type { FlagSnapshot } from '../../lib/config/flags';
+import { errors } from '../../lib/errors';
 import { mac, verifyMac } from '../../lib/secrets/signed';
 import type { Services } from '../../lib/services';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
@@ -65,14 +66,26 @@ export function appSession(deps: Services, appPath: string) {
   };
 }
 
-/** A form posted from this app's own origin (or with no Origin header, as some clients send none). */
+/**
+ * A post from this app's own pages: its Origin is this site's (or absent, as clients other than
+ * browsers send none), and Sec-Fetch-Site, which no page can set, does not say another site, not even
+ * one on the same registrable domain (`same-site`: a sibling subdomain could otherwise post here
+ * under SameSite=Lax cookies).
+ */
 export function checkOrigin(ctx: Context, deps: Services): boolean {
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return false;
   // Koa 3's ctx.origin is the Origin header itself, so this site's own origin is built here.
   const origin = ctx.get('origin');
   // A page under Referrer-Policy no-referrer (the claim page) makes the browser send `Origin: null` on
-  // its own form posts; Sec-Fetch-Site, which no page can set, then says whether the post came from here.
-  if (origin === 'null') return ctx.get('sec-fetch-site') === 'same-origin';
+  // its own form posts; Sec-Fetch-Site then says whether the post came from here.
+  if (origin === 'null') return site === 'same-origin';
   return !origin || origin === new URL(deps.config.appUrl).origin || origin === `${ctx.protocol}://${ctx.host}`;
+}
+
+/** The same check for the sign page's and the claim binding's JSON posts: 403 `cross_origin` otherwise. */
+export function requireSameOrigin(ctx: Context, deps: Services): void {
+  if (!checkOrigin(ctx, deps)) throw errors.crossOrigin('This request came from another site’s page; use the page of this service.');
 }
 
 /** A form post of this session (the token is a MAC of the session id) from this origin. */

@@ -41,12 +41,16 @@ export async function readLimitedBody(ctx: Context, limit: number, what = 'reque
 
 /**
  * Reads a JSON request body under a byte limit (see readLimitedBody): 415 for another content type,
- * 400 for malformed JSON or for text PostgreSQL refuses (NUL), naming its path. An empty body is {}.
+ * 400 for malformed JSON or for text PostgreSQL refuses (NUL), naming its path. An empty body is {},
+ * unless `required` (a route whose body is not optional by design): then 400.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit: number, options: { required?: boolean } = {}): Promise<unknown> {
   const raw = await readLimitedBody(ctx, limit);
   ctx.state.rawBody = raw;
-  if (raw.length === 0 || raw.toString('utf8').trim() === '') return {};
+  if (raw.length === 0 || raw.toString('utf8').trim() === '') {
+    if (options.required) throw errors.invalidRequest('Send a JSON body (application/json); this request needs one.');
+    return {};
+  }
   const type = ctx.get('content-type');
   if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType('Send the body as application/json.');
   let parsed: unknown;

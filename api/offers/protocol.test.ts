@@ -419,7 +419,10 @@ describe('agent contacts and offers: the protocol between two tenants', () => {
     const { account: olga, principal: olgaPrincipal } = await mandatedAccount(stack, { level: 'L2', name: 'Olga Offeror' });
     const { fromContact } = await connect(stack, olga, bob);
     const { nda: olgasNda } = await seedSamples(stack, olga);
-    const document = await sentNda(stack, olga, olgasNda, bobPrincipal, { name: 'Offer of a revoked key', other: { name: 'Carl Browser' } });
+    const document = await sentNda(stack, olga, olgasNda, bobPrincipal, {
+      name: 'Offer of a revoked key',
+      other: { name: 'Carl Browser' },
+    });
     const made = await offer(olga, document.document_id, { contact_id: fromContact });
     assert.equal(made.status, 201, made.text);
 

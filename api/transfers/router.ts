@@ -21,7 +21,7 @@ import {
 import { Document } from '../../db/models';
 import { errors } from '../../lib/errors';
 import type { Services } from '../../lib/services';
-import { sessionOf } from '../app/session';
+import { requireSameOrigin, sessionOf } from '../app/session';
 import { actorFrom, requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, EmptyBodySchema, IdParamsSchema, TokenBodySchema, TokenParamsSchema } from '../shared/schema';
@@ -240,9 +240,11 @@ export function transferRoutes(routes: Routes, deps: Services): void {
       params: TokenParamsSchema,
       body: EmptyBodySchema,
       response: ClaimResponseSchema,
-      errors: ['not_found', 'unauthorized', 'invalid_state'],
+      errors: ['not_found', 'unauthorized', 'cross_origin', 'invalid_state'],
     },
     async (ctx, { params }) => {
+      // Authenticated by a cookie, so only this service's own pages may post it (not another site's, not a sibling subdomain's).
+      requireSameOrigin(ctx, deps);
       const principal = await sessionOf(ctx, deps);
       if (!principal) throw errors.unauthorized('Sign in to the app as the recipient first.');
       return presentClaim(await bindBySession(rules, params.token, principal, actorFrom(ctx, { type: 'principal', id: principal.id })));

@@ -277,6 +277,17 @@ describe('transfers: share, sign-to-unlock and accept-to-unlock packages, claims
     const refused = await fetch(`${stack.url}/v1/public/transfers/${token}/bind`, { method: 'POST', headers: { cookie: other.cookie } });
     assert.equal(refused.status, 404);
     const app = await new AppClient(stack, bea.email).login();
+    // Another site's page (or a sibling subdomain's, which SameSite=Lax lets carry the cookie) cannot bind it.
+    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site' }];
+    for (const headers of foreign) {
+      const forged = await fetch(`${stack.url}/v1/public/transfers/${token}/bind`, {
+        method: 'POST',
+        headers: { cookie: app.cookie, ...headers },
+      });
+      assert.equal(forged.status, 403, JSON.stringify(headers));
+      assert.equal(((await forged.json()) as { error: { code: string } }).error.code, 'cross_origin');
+    }
+    assertErrorCode(await call(stack.url, 'POST', `/v1/transfers/${body.transfer_id}/downloads`, { key: bea.key }), 404, 'not_found');
     const bound = await fetch(`${stack.url}/v1/public/transfers/${token}/bind`, { method: 'POST', headers: { cookie: app.cookie } });
     assert.equal(bound.status, 200);
     assert.equal(((await bound.json()) as { bound: boolean }).bound, true);

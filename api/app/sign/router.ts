@@ -18,6 +18,7 @@ import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/coo
 import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
 import { codeDeps } from '../pages/common';
+import { requireSameOrigin } from '../session';
 import { renderSignPage } from './page';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from './schema';
 
@@ -71,6 +72,13 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     }
   });
 
+  // Every post of the sign page comes from the page itself: another site's page (even a sibling
+  // subdomain, which SameSite=Lax lets carry the cookie) gets 403 cross_origin.
+  router.post(`${base}/:action`, async (ctx, next) => {
+    requireSameOrigin(ctx, deps);
+    await next();
+  });
+
   router.post(`${base}/code`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
     const { sentTo, challenge } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
@@ -120,7 +128,8 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.post(`${base}/decline`, async (ctx) => {
     const view = await resolveVerified(ctx);
-    const { reason } = parseOrThrow(SignDeclineSchema, await readJsonBody(ctx, 16 * 1024));
+    // A body is required (the page always sends one): an empty post declines nothing.
+    const { reason } = parseOrThrow(SignDeclineSchema, await readJsonBody(ctx, 16 * 1024, { required: true }));
     const { documentStatus } = await declineAtLink(deps, view, reason, clientOf(ctx));
     ctx.body = { status: 'declined', document_status: documentStatus };
   });

@@ -291,6 +291,37 @@ describe('signing at a sign link', () => {
       );
     });
 
+    it('cross_origin: another site’s page cannot decline, sign or ask for codes with the signer’s cookie; an empty decline declines nothing', async () => {
+      const { id, first } = await sentNda();
+      await first.verify();
+      const post = (suffix: string, headers: Record<string, string>, body = '{"reason":"forged"}') =>
+        fetch(`${stack.url}${first.path}${suffix}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: first.cookie, ...headers },
+          body,
+        });
+      const foreign: Record<string, string>[] = [
+        { origin: 'https://evil.example' },
+        // A sibling subdomain is same-site: SameSite=Lax sends the cookie, Sec-Fetch-Site tells it apart.
+        { origin: 'https://pages.example.test', 'sec-fetch-site': 'same-site' },
+        { 'sec-fetch-site': 'cross-site' },
+      ];
+      for (const headers of foreign) {
+        for (const suffix of ['/decline', '/sign', '/code', '/verify']) {
+          const refused = await post(suffix, headers);
+          assert.equal(refused.status, 403, `${suffix} ${JSON.stringify(headers)}`);
+          assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'cross_origin');
+        }
+      }
+      const empty = await post('/decline', {}, '');
+      assert.equal(empty.status, 400);
+      assert.equal((await documentOf(id)).status, 'sent', 'nothing was declined');
+      // The page's own post (same origin) goes through.
+      const own = await post('/decline', { origin: new URL(stack.config.appUrl).origin, 'sec-fetch-site': 'same-origin' }, '{}');
+      assert.equal(own.status, 200);
+      assert.equal((await documentOf(id)).status, 'declined');
+    });
+
     it('invalid_state: nobody can sign a declined document', async () => {
       const { id, first, second } = await sentNda();
       await first.verify();
