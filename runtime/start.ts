@@ -2,6 +2,7 @@
 // when TEMPORAL_ADDRESS is unset, a Temporal dev server (with its Web UI) as a child process.
 import fs from 'node:fs';
 import path from 'node:path';
+import { devMailUrl, servesDevMail } from '../api/app/dev-mail';
 import { startHttpServer } from '../api/server';
 import { pgliteDirectory } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
@@ -156,6 +157,8 @@ async function run(config: Config, started: Started, stopFor: (reason: string) =
   say(`  Database     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${pgliteDirectory(config.dataDir)}`}`);
   say(`  Data         ${config.dataDir}`);
   say(`  Blobs        ${describeBlobLocation(config.blobs)}`);
+  if (servesDevMail(config))
+    say(`  Outbox       ${devMailUrl(config.publicUrl, deps.secret)}   (mail as stored; keep this link to yourself)`);
   say('Create an account: npm run -s admin -- create-principal --email you@example.com --name "You"');
   say('Press Ctrl-C to stop.');
 }

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureCompose } from '../runtime/compose';
 import { startDevServer } from '../runtime/dev-server';
 import { ensureMinio, type RunningMinio, startMinio } from '../runtime/minio';
 import { ensurePdfcpu } from '../runtime/pdfcpu';
@@ -83,10 +84,13 @@ async function main(): Promise<number> {
   const needsS3 = !process.env.TEST_S3_ENDPOINT && all.some(usesS3);
   // Files that validate sealed PDFs with pdfcpu (test/pdf-validators.ts) get it built once the same way.
   const usesPdfcpu = (file: string) => /\b(ensurePdfcpu|pdfcpuValidate)\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8'));
-  const [binary, minioBinary, pdfcpuBinary] = await Promise.all([
+  // Files that check docker-compose.yml with `docker compose config` get Compose built once the same way.
+  const usesCompose = (file: string) => /\bensureCompose\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+  const [binary, minioBinary, pdfcpuBinary, composeBinary] = await Promise.all([
     ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI }),
     needsS3 ? ensureMinio({ explicit: process.env.MINIO_BINARY }) : undefined,
     all.some(usesPdfcpu) ? ensurePdfcpu({ explicit: process.env.PDFCPU_BINARY }) : undefined,
+    all.some(usesCompose) ? ensureCompose({ explicit: process.env.COMPOSE_BINARY }) : undefined,
   ]);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const devServer = process.env.TEMPORAL_ADDRESS
@@ -107,6 +111,7 @@ async function main(): Promise<number> {
       SVC_WORKFLOW_BUNDLE: bundlePath,
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       ...(pdfcpuBinary ? { PDFCPU_BINARY: pdfcpuBinary } : {}),
+      ...(composeBinary ? { COMPOSE_BINARY: composeBinary } : {}),
       ...(minio ? { TEST_S3_ENDPOINT: minio.endpoint, TEST_S3_ACCESS_KEY: minio.accessKey, TEST_S3_SECRET_KEY: minio.secretKey } : {}),
     };
     const concurrency = process.env.TEST_CONCURRENCY ?? '2';

@@ -1,5 +1,7 @@
 import type Router from '@koa/router';
 import { MailMessage } from '../../db/models';
+import type { Config } from '../../lib/config/config';
+import { mac, verifyMac } from '../../lib/secrets/signed';
 import type { Services } from '../../lib/services';
 import { html, joinHtml } from '../http/html';
 
@@ -9,13 +11,29 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
+/** Whether this API serves /dev/mail at all: only in development, only bound to loopback. */
+export function servesDevMail(config: Pick<Config, 'env' | 'host'>): boolean {
+  return config.env === 'development' && isLoopbackHost(config.host);
+}
+
+const DEV_MAIL = 'dev-mail';
+
+/** The outbox's address with its token, as `npm start` prints it on its console (the only place it appears). */
+export function devMailUrl(publicUrl: string, secret: Buffer): string {
+  return `${publicUrl}/dev/mail?token=${mac(secret, DEV_MAIL, 'outbox')}`;
+}
+
 /**
- * The embedded outbox, readable in a browser: only in development and only on a loopback-bound API,
- * since it shows every sign-in and signing code (fails closed: test, production or 0.0.0.0 get 404).
+ * The embedded outbox, readable in a browser: only in development and only on a loopback-bound API
+ * (fails closed: test, production or 0.0.0.0 get 404). Even there it answers only a request whose
+ * Host is a loopback name (a DNS-rebound page's Host is its own name) and that carries the token
+ * `npm start` printed, so another local user's process or a web page cannot list the mail.
  */
 export function devMailRoutes(router: Router, deps: Services): void {
-  if (deps.config.env !== 'development' || !isLoopbackHost(deps.config.host)) return;
-  router.get('/dev/mail', async (ctx) => {
+  if (!servesDevMail(deps.config)) return;
+  router.get('/dev/mail', async (ctx, next) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    if (!isLoopbackHost(ctx.hostname) || !verifyMac(deps.secret, DEV_MAIL, 'outbox', token)) return next();
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);
     const rows = mails.map(
       (mail) =>
