@@ -76,6 +76,8 @@ export interface ErrorDetail {
 export class ServiceError extends Error {
   override name = 'ServiceError';
   readonly status: number;
+  /** What only the server log may say about the refusal (never sent to the client), e.g. the private address a webhook host resolved to. */
+  logDetail?: Record<string, unknown>;
 
   constructor(
     readonly code: ErrorCode,

@@ -30,7 +30,8 @@ export interface Stack {
    */
   sharedDb?: Db;
   /** Another API process on the same database and task queue, with its own environment. */
-  withEnv(env: Record<string, string | undefined>): Promise<{ url: string; close(): Promise<void> }>;
+  /** Another API on this stack's database and Temporal with these settings (and, given, its own logger). */
+  withEnv(env: Record<string, string | undefined>, options?: { log?: Logger }): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -119,9 +120,9 @@ export async function startStack(
     sharedDb: pglite ? deps.db : undefined,
     smtp,
     worker,
-    async withEnv(overrides) {
+    async withEnv(overrides, options = {}) {
       // PGlite allows one process on its files: the other API shares this process's connection.
-      const extra = await startApi({ ...env, ...overrides }, { sharedDb: pglite ? deps.db : undefined });
+      const extra = await startApi({ ...env, ...overrides }, { sharedDb: pglite ? deps.db : undefined, log: options.log });
       const close = async () => {
         await extra.http.stop();
         await closeServices(extra.deps);

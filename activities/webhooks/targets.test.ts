@@ -77,7 +77,14 @@ describe('webhook target addresses', () => {
     ];
     await assert.rejects(
       resolveTarget('https://hooks.example.com/x', [], resolve),
-      (error: ServiceError) => error.code === 'invalid_request' && /64:ff9b::a00:1 \(NAT64 private/.test(error.message),
+      (error: ServiceError) => {
+        assert.equal(error.code, 'invalid_request');
+        assert.match(error.message, /not a public https URL/);
+        assert.doesNotMatch(error.message, /64:ff9b/, 'the address is not told to the client');
+        assert.deepEqual(error.logDetail, { host: 'hooks.example.com', address: '64:ff9b::a00:1', reason: error.logDetail?.reason });
+        assert.match(String(error.logDetail?.reason), /NAT64 private/);
+        return true;
+      },
     );
     assert.equal((await resolveTarget('https://hooks.example.com/x', ['hooks.example.com'], resolve)).address, '8.8.8.8');
     assert.equal((await resolveTarget('https://[2606:4700::1111]/x', [])).address, '2606:4700::1111');

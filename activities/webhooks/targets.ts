@@ -73,9 +73,14 @@ export interface Target {
   family: 4 | 6;
 }
 
-function refuse(message: string): never {
-  throw errors.invalidRequest(message, [{ path: 'url', message }]);
+function refuse(message: string, logDetail?: Record<string, unknown>): never {
+  const error = errors.invalidRequest(message, [{ path: 'url', message }]);
+  error.logDetail = logDetail;
+  throw error;
 }
+
+/** The one answer to a host that resolves to a non-public address: which address, and why, only in the server log. */
+export const NOT_PUBLIC = 'The URL is not a public https URL: webhooks and inboxes are delivered to public addresses only.';
 
 /** Only https, no credentials in the URL; the host must resolve to public addresses unless allow-listed. */
 export function parseTargetUrl(raw: string): URL {
@@ -111,8 +116,7 @@ export async function resolveTarget(
   if (!allowed) {
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
-      if (!verdict.public)
-        refuse(`The URL resolves to a non-public address, ${address} (${verdict.reason}); webhooks go to public addresses only.`);
+      if (!verdict.public) refuse(NOT_PUBLIC, { host, address, reason: verdict.reason });
     }
   }
   return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };

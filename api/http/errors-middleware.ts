@@ -40,6 +40,14 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
         });
         error = errors.internalError('Something went wrong on our side. It has been logged.');
       }
+      if (error.logDetail)
+        options.log.info('request refused', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: loggablePath(ctx.path),
+          code: error.code,
+          ...error.logDetail,
+        });
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.body = errorBody(error, options.docsUrl);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type EventName, emitEvent } from '../../activities/events/outbox';
 import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
 import { newId } from '../../lib/ids';
+import { createLogger } from '../../lib/log';
 import { waitFor } from '../../test/cli';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
@@ -93,8 +94,9 @@ describe('webhooks', () => {
       }
     });
 
-    it('refuses loopback, private and link-local targets, including a name that resolves to loopback', async () => {
-      const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' });
+    it('refuses loopback, private and link-local targets, including a name that resolves to loopback (its address only in the server log)', async () => {
+      const lines: string[] = [];
+      const strict = await stack.withEnv({ SVC_WEBHOOK_ALLOWED_HOSTS: '' }, { log: createLogger('info', {}, (line) => lines.push(line)) });
       try {
         for (const url of [
           'https://127.0.0.1/hooks',
@@ -108,8 +110,13 @@ describe('webhooks', () => {
         ]) {
           const reply = await call(strict.url, 'POST', '/v1/webhooks', { key: account.key, body: { url } });
           assert.equal(reply.status, 400, `${url}: ${reply.text}`);
-          assert.match(reply.body.error.message, /non-public address|does not resolve/, url);
+          assert.match(reply.body.error.message, /not a public https URL|does not resolve/, url);
+          // Which private address a name resolves to is for the server log only.
+          assert.doesNotMatch(reply.body.error.message, /127\.0\.0\.1|::1|loopback/, url);
         }
+        const refused = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'request refused' && line.host === 'localhost');
+        assert.match(String(refused?.address), /^(127\.0\.0\.1|::1)$/, 'the server log names the address localhost resolved to');
+        assert.match(String(refused?.reason), /loopback/);
       } finally {
         await strict.close();
       }
@@ -130,7 +137,7 @@ describe('webhooks', () => {
           assert.equal(reply.status, 400, `${url}: ${reply.text}`);
           assert.equal(reply.body.error.code, 'invalid_request');
           assert.equal(reply.body.error.details[0].path, 'url');
-          assert.match(reply.body.error.message, /non-public address/, url);
+          assert.match(reply.body.error.message, /not a public https URL/, url);
         }
       } finally {
         await strict.close();
@@ -342,7 +349,8 @@ describe('webhooks', () => {
         },
         15_000,
       );
-      assert.match(log.body.data[0].attempts[0].error, /refused: .*non-public address, .* \(loopback\)/);
+      assert.match(log.body.data[0].attempts[0].error, /^refused: The URL is not a public https URL/);
+      assert.doesNotMatch(log.body.data[0].attempts[0].error, /127\.0\.0\.1|loopback/);
       assert.equal(target.received.length, 0);
     });
 
