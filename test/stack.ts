@@ -52,6 +52,7 @@ export function baseEnv(databaseUrl: string | undefined, taskQueue: string, data
     // api/http/rate-limit.test.ts turns them on for its own stacks.
     SVC_RATE_LIMIT_PER_KEY: '0',
     SVC_RATE_LIMIT_PER_IP: '0',
+    SVC_HEALTH_LIMIT_PER_IP: '0',
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Event } from '../../db/models';
 import { createAccount } from '../../test/factories';
 import { type Stack, startStack } from '../../test/stack';

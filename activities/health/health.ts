@@ -56,6 +56,32 @@ async function workflowPollers(temporal: TemporalDeps): Promise<number> {
 }
 
 /**
+ * The health report at most once per `ttlMs` per process: callers within a second share one check
+ * (and one in flight), so however often /v1/health is called it costs at most one database query
+ * and one Temporal call a second.
+ */
+export function cachedHealth(deps: Pick<Services, 'db' | 'dbDriver' | 'temporal' | 'log'>, ttlMs = 1000): () => Promise<HealthReport> {
+  let current: { report: Promise<HealthReport>; until: number } | undefined;
+  return () => {
+    const now = Date.now();
+    if (current && now < current.until) return current.report;
+    const report = checkHealth(deps);
+    // Fresh for ttlMs from when it is answered (until then, callers join the check in flight).
+    const entry = { report, until: Number.POSITIVE_INFINITY };
+    current = entry;
+    report.then(
+      () => {
+        entry.until = Date.now() + ttlMs;
+      },
+      () => {
+        if (current === entry) current = undefined;
+      },
+    );
+    return report;
+  };
+}
+
+/**
  * Reachability of the database and Temporal, and whether any worker polls the task queue. Only
  * yes/no and timings are reported: the endpoint is open, so no addresses or error texts leave it.
  */

@@ -75,17 +75,14 @@ describe('webhook target addresses', () => {
       { address: '8.8.8.8', family: 4 },
       { address: '64:ff9b::a00:1', family: 6 },
     ];
-    await assert.rejects(
-      resolveTarget('https://hooks.example.com/x', [], resolve),
-      (error: ServiceError) => {
-        assert.equal(error.code, 'invalid_request');
-        assert.match(error.message, /not a public https URL/);
-        assert.doesNotMatch(error.message, /64:ff9b/, 'the address is not told to the client');
-        assert.deepEqual(error.logDetail, { host: 'hooks.example.com', address: '64:ff9b::a00:1', reason: error.logDetail?.reason });
-        assert.match(String(error.logDetail?.reason), /NAT64 private/);
-        return true;
-      },
-    );
+    await assert.rejects(resolveTarget('https://hooks.example.com/x', [], resolve), (error: ServiceError) => {
+      assert.equal(error.code, 'invalid_request');
+      assert.match(error.message, /not a public https URL/);
+      assert.doesNotMatch(error.message, /64:ff9b/, 'the address is not told to the client');
+      assert.deepEqual(error.logDetail, { host: 'hooks.example.com', address: '64:ff9b::a00:1', reason: error.logDetail?.reason });
+      assert.match(String(error.logDetail?.reason), /NAT64 private/);
+      return true;
+    });
     assert.equal((await resolveTarget('https://hooks.example.com/x', ['hooks.example.com'], resolve)).address, '8.8.8.8');
     assert.equal((await resolveTarget('https://[2606:4700::1111]/x', [])).address, '2606:4700::1111');
   });

@@ -223,13 +223,14 @@ describe('general request limits: 3 per key, 2 per address, per minute', () => {
     assert.match(writes[0], /insert into "request_limits"/i);
   });
 
-  it('documents 429 rate_limited and the X-RateLimit-* headers in OpenAPI, except for health', async () => {
+  it('documents 429 rate_limited and the X-RateLimit-* headers in OpenAPI; health’s own 429 has Retry-After only', async () => {
     const document = (await call(stack.url, 'GET', '/v1/openapi.json')).body;
     const me = document.paths['/v1/me'].get.responses['429'];
     assert.match(me.description, /`rate_limited`/);
     assert.deepEqual(Object.keys(me.headers), ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
     assert.ok(document.components.headers['X-RateLimit-Reset']);
-    assert.equal(document.paths['/v1/health'].get.responses['429'], undefined);
+    assert.deepEqual(Object.keys(document.paths['/v1/health'].get.responses['429'].headers), ['Retry-After']);
+    assert.equal(document.paths['/v1/health'].get.responses['200'].headers, undefined);
   });
 });
 

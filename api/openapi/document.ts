@@ -37,7 +37,7 @@ const ERROR_SCHEMA = {
   },
 };
 
-/** The general request limits' headers (api/http/rate-limit.ts), on every answer but health's. */
+/** The general request limits' headers (api/http/rate-limit.ts), on every answer but health's, and Retry-After. */
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
     description: 'Requests allowed in the current window: per API key, or per client address without a valid key.',
@@ -45,14 +45,28 @@ const RATE_LIMIT_HEADERS = {
   },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the current window ends, in Unix seconds.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'On a 429: seconds to wait before trying again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'On a 429 or a 503: seconds to wait before trying again.', schema: { type: 'integer' } },
 };
 
-function errorResponse(codes: ErrorCode[], status: number) {
-  const headers = status === 429 ? Object.keys(RATE_LIMIT_HEADERS) : [];
+const COUNTED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+
+/**
+ * The headers an answer with this status may carry: the counters on every answer of a route the
+ * general limits count (while they are on), Retry-After on a 429 and a 503. What is sent is checked
+ * against this in api/openapi/headers.test.ts.
+ */
+export function declaredHeaders(counted: boolean, status: number): string[] {
+  return [...(counted ? COUNTED : []), ...(status === 429 || status === 503 ? ['Retry-After'] : [])];
+}
+
+function headerRefs(names: string[]) {
+  return names.length ? { headers: Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) } : {};
+}
+
+function errorResponse(codes: ErrorCode[], status: number, counted: boolean) {
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].description}`).join('\n\n'),
-    ...(headers.length ? { headers: Object.fromEntries(headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])) } : {}),
+    ...headerRefs(declaredHeaders(counted, status)),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
 }
@@ -106,7 +120,8 @@ function operation(route: RegisteredRoute) {
   if (spec.flag) codes.add('feature_disabled');
   if (spec.body || spec.stream) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   if (!route.implemented) codes.add('not_implemented');
-  if (!exemptFromRateLimits(`/v1${spec.path}`)) codes.add('rate_limited');
+  const counted = !exemptFromRateLimits(`/v1${spec.path}`);
+  if (counted) codes.add('rate_limited');
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -117,17 +132,19 @@ function operation(route: RegisteredRoute) {
   const responses: Record<string, unknown> = {
     [String(success)]: {
       description: route.implemented ? 'Success' : 'Success (once implemented)',
+      ...headerRefs(declaredHeaders(counted, success)),
       ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
     },
   };
   if (spec.accepted) {
     responses['202'] = {
       description: spec.accepted,
+      ...headerRefs(declaredHeaders(counted, 202)),
       ...(spec.response ? { content: { 'application/json': { schema: jsonSchema(spec.response, 'output') } } } : {}),
     };
   }
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b))
-    responses[String(status)] = errorResponse(statusCodes, status);
+    responses[String(status)] = errorResponse(statusCodes, status, counted);
 
   return {
     operationId: spec.operationId,

@@ -39,6 +39,27 @@ describe('GET /v1/health and the worker', () => {
     assert.equal(reply.body.worker.task_queue, stack.config.temporal.taskQueue);
   });
 
+  it('shares one check a second however often it is asked: one database query for a burst', async () => {
+    const pings: string[] = [];
+    const listener = (query: { sql: string }) => {
+      if (/select now\(\) as now/.test(query.sql)) pings.push(query.sql);
+    };
+    stack.deps.db.on('query', listener);
+    try {
+      const before = pings.length;
+      const burst = await Promise.all(Array.from({ length: 20 }, () => call(stack.url, 'GET', '/v1/health')));
+      assert.ok(burst.every((reply) => reply.status === 200));
+      for (let i = 0; i < 5; i += 1) assert.equal((await call(stack.url, 'GET', '/v1/health')).status, 200);
+      assert.ok(pings.length - before <= 2, `${pings.length - before} database checks for 25 answers within a second or so`);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const later = pings.length;
+      await call(stack.url, 'GET', '/v1/health');
+      assert.equal(pings.length - later, 1, 'a second later the check runs again');
+    } finally {
+      stack.deps.db.removeListener('query', listener);
+    }
+  });
+
   it('reports degraded when no worker polls the task queue', async () => {
     const api = await stack.withEnv({ TEMPORAL_TASK_QUEUE: `idle-${randomBase62(8)}` });
     try {

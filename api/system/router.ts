@@ -1,4 +1,7 @@
-import { checkHealth } from '../../activities/health/health';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { cachedHealth } from '../../activities/health/health';
+import { errors } from '../../lib/errors';
+import { addressKey } from '../../lib/request-limits';
 import type { Services } from '../../lib/services';
 import type { Routes } from '../http/route';
 import { buildOpenApi } from '../openapi/document';
@@ -8,6 +11,11 @@ import { HealthResponseSchema, OpenApiResponseSchema } from './schema';
 export const VERSION = '0.3.0';
 
 export function systemRoutes(routes: Routes, deps: Services): void {
+  // Health is open and probed often: its answer is shared for a second (one database query and one
+  // Temporal call a second at most), and each address may ask SVC_HEALTH_LIMIT_PER_IP times a minute,
+  // counted in this process (a count in the database would cost what the cache saves).
+  const health = cachedHealth(deps);
+  const perAddress = deps.config.healthPerIp > 0 ? new RateLimiterMemory({ points: deps.config.healthPerIp, duration: 60 }) : undefined;
   routes.add(
     {
       method: 'get',
@@ -17,10 +25,29 @@ export function systemRoutes(routes: Routes, deps: Services): void {
       tag: 'System',
       auth: 'none',
       response: HealthResponseSchema,
-      errors: ['service_unavailable'],
+      errors: ['rate_limited', 'service_unavailable'],
     },
     async (ctx) => {
-      const report = await checkHealth(deps);
+      if (perAddress) {
+        const refused = await perAddress.consume(addressKey(ctx.ip)).then(
+          () => undefined,
+          (outcome: unknown) => {
+            if (outcome instanceof RateLimiterRes) return outcome;
+            throw outcome;
+          },
+        );
+        if (refused) {
+          const rate = `${deps.config.healthPerIp} health checks per minute`;
+          throw errors.rateLimited(
+            `Too many health checks from your address: at most ${rate}.`,
+            [{ path: 'health_per_address', message: `at most ${rate}` }],
+            {
+              'Retry-After': String(Math.max(1, Math.ceil(refused.msBeforeNext / 1000))),
+            },
+          );
+        }
+      }
+      const report = await health();
       if (report.status === 'unavailable') ctx.status = 503;
       return presentHealth(report);
     },

@@ -75,6 +75,8 @@ export interface Config {
   codeLimits: CodeLimitSettings;
   /** Requests per window per API key and per client address, shared by every API process (0: off). */
   rateLimits: RequestLimitSettings;
+  /** GET /v1/health per client address per minute, counted in each process (0: off). */
+  healthPerIp: number;
   /** Fault injection for crash-recovery tests; zero unless SVC_ENV=test. */
   faults: Faults;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -289,6 +291,7 @@ const EnvSchema = z.object({
   SVC_RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(600),
   SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
   SVC_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  SVC_HEALTH_LIMIT_PER_IP: z.coerce.number().int().min(0).default(600),
   SVC_WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).default(10_000),
   SVC_WEBHOOK_RETRY_MAX_MS: z.coerce
     .number()
@@ -481,6 +484,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
       perIp: e.SVC_RATE_LIMIT_PER_IP,
       windowMs: e.SVC_RATE_LIMIT_WINDOW_MS,
     },
+    healthPerIp: e.SVC_HEALTH_LIMIT_PER_IP,
     faults: {
       applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
