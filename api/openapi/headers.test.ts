@@ -40,7 +40,10 @@ describe('the OpenAPI document declares the headers each answer carries', () => 
 
   let address = 0;
   /** A fresh client address for each request, so no counter runs out but the ones a test means to. */
-  const from = () => ({ 'x-forwarded-for': `198.51.100.${(address += 1) % 250}` });
+  const from = () => {
+    address += 1;
+    return { 'x-forwarded-for': `198.51.100.${address % 250}` };
+  };
 
   it('on every GET without path parameters, with the key where one is needed', async () => {
     let checked = 0;
@@ -55,7 +58,11 @@ describe('the OpenAPI document declares the headers each answer carries', () => 
   });
 
   it('on refusals: 400, 401, 404 and 429', async () => {
-    matches('post', '/v1/documents', await call(stack.url, 'POST', '/v1/documents', { key: account.key, body: { name: 1 }, headers: from() }));
+    matches(
+      'post',
+      '/v1/documents',
+      await call(stack.url, 'POST', '/v1/documents', { key: account.key, body: { name: 1 }, headers: from() }),
+    );
     matches('get', '/v1/me', await call(stack.url, 'GET', '/v1/me', { headers: from() }));
     matches('get', '/v1/documents/{id}', await call(stack.url, 'GET', '/v1/documents/doc_unknown', { key: account.key, headers: from() }));
     const tight = await stack.withEnv({ SVC_RATE_LIMIT_PER_IP: '1', SVC_TRUST_PROXY: 'true' });
