@@ -4,20 +4,41 @@ import { AUTO_FILLED, type Widget } from '../../lib/pdf/widgets';
 
 export type SignerValues = Record<string, string | boolean>;
 
-/** Values may only name the signer's own fillable widgets, each with a value of its kind. */
+/** At most this many problems are named in a refusal; the rest are counted. */
+const MAX_NAMED = 20;
+
+/**
+ * Values may only name the signer's own fillable widgets, each with a value of its kind. A body with
+ * more values than the signer has fields is refused at once (nothing echoed); otherwise each value is
+ * looked up once, and at most MAX_NAMED problems are named.
+ */
 export function checkValues(widgets: Widget[], values: SignerValues): void {
+  const ids = Object.keys(values);
+  if (ids.length > widgets.length)
+    throw errors.invalidRequest(`Too many field values: ${ids.length} given, you have ${widgets.length} fields.`, [
+      { path: 'values', message: `at most ${widgets.length} values` },
+    ]);
+  const byId = new Map(widgets.map((widget) => [widget.id, widget]));
   const details: ErrorDetail[] = [];
-  for (const [id, value] of Object.entries(values)) {
-    const widget = widgets.find((candidate) => candidate.id === id);
-    const path = `values.${id}`;
-    if (!widget || AUTO_FILLED.has(widget.type)) details.push({ path, message: 'not a field you fill' });
-    else if (widget.type === 'checkbox' && typeof value !== 'boolean') details.push({ path, message: 'expected true or false' });
-    else if (widget.type !== 'checkbox' && typeof value !== 'string') details.push({ path, message: 'expected text' });
-    else if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value as string))
-      details.push({ path, message: `expected one of ${widget.options?.join(', ')}` });
+  let more = 0;
+  for (const id of ids) {
+    const problem = valueProblem(byId.get(id), values[id]);
+    if (!problem) continue;
+    if (details.length < MAX_NAMED) details.push({ path: `values.${id}`, message: problem });
+    else more += 1;
   }
+  if (more > 0) details.push({ path: 'values', message: `and ${more} more` });
   if (details.length > 0)
     throw errors.invalidRequest(`Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+}
+
+function valueProblem(widget: Widget | undefined, value: string | boolean): string | undefined {
+  if (!widget || AUTO_FILLED.has(widget.type)) return 'not a field you fill';
+  if (widget.type === 'checkbox') return typeof value === 'boolean' ? undefined : 'expected true or false';
+  if (typeof value !== 'string') return 'expected text';
+  if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value))
+    return `expected one of ${widget.options?.join(', ')}`;
+  return undefined;
 }
 
 const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;

@@ -12,7 +12,8 @@ export const SignSubmitSchema = z.strictObject({
     image: z.string().max(MAX_IMAGE_CHARS),
   }),
   initials: z.strictObject({ image: z.string().max(MAX_IMAGE_CHARS) }).optional(),
-  values: z.record(z.string(), z.union([z.string().max(1000), z.boolean()])).default({}),
+  /** Keyed by widget id (at most 64 characters); checkValues then allows no more values than the signer has fields. */
+  values: z.record(z.string().max(64), z.union([z.string().max(1000), z.boolean()])).default({}),
 });
 
 export const SignDeclineSchema = z.strictObject({ reason: z.string().trim().max(1000).optional() });

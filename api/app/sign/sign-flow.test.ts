@@ -364,6 +364,31 @@ describe('signing at a sign link', () => {
       );
       assertErrorCode(await first.request('POST', '/sign', { consent: false, signature, values: {} }), 400, 'invalid_request');
     });
+
+    it('refuses a body of many thousand values or fields at once, naming at most 20 of them', async () => {
+      const { first } = await sentNda();
+      await first.verify();
+      const many = (count: number, prefix: string) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, 'x']));
+      // 150,000 values (about 3 MB) for a signer with a few fields: refused whole, nothing echoed.
+      const values = await first.request('POST', '/sign', { consent: true, signature, values: many(150_000, 'w') });
+      assertErrorCode(values, 400, 'invalid_request');
+      assert.deepEqual(
+        values.body.error.details.map((detail: { path: string }) => detail.path),
+        ['values'],
+      );
+      assert.match(values.body.error.message, /Too many field values: 150000 given/);
+      assert.ok(JSON.stringify(values.body).length < 2000, `the refusal is short, not ${JSON.stringify(values.body).length} characters`);
+      // 100,000 unknown fields: 20 named, the rest counted.
+      const fields = await first.request('POST', '/sign', { consent: true, signature, values: {}, ...many(100_000, 'f') });
+      assertErrorCode(fields, 400, 'invalid_request');
+      const details = fields.body.error.details as { path: string; message: string }[];
+      assert.equal(details.length, 21);
+      assert.deepEqual(details[0], { path: 'f0', message: 'Unknown field' });
+      assert.deepEqual(details[20], { path: '', message: 'and 99980 more' });
+      assert.ok(JSON.stringify(fields.body).length < 4000, `the refusal is short, not ${JSON.stringify(fields.body).length} characters`);
+      // Nothing was signed: the signer can still sign.
+      assert.equal((await first.request('POST', '/sign', { consent: true, signature, values: {} })).status, 200);
+    });
   });
 
   describe('a completed signing', () => {
