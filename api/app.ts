@@ -15,6 +15,7 @@ import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
+import { bearerCaller } from './http/auth';
 import { readJsonBody } from './http/body';
 import { errorMiddleware } from './http/errors-middleware';
 import { metricsEndpoint, observeRequest } from './http/metrics';
@@ -80,15 +81,25 @@ function unmatched(router: Router) {
  */
 export interface MountedSurface {
   path: string;
+  /** Only for a valid API key: anything else (tools/list included) is answered 401 with a Bearer challenge here. */
+  requiresKey?: boolean;
   handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
 }
 
-function mountSurfaces(surfaces: MountedSurface[], limit: number) {
+function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
   return async (ctx: Context, next: Next) => {
     const surface = surfaces.find((candidate) => candidate.path === ctx.path);
     if (!surface) return next();
     ctx.state.route = surface.path;
-    const body = ctx.method === 'POST' ? await readJsonBody(ctx, limit) : undefined;
+    if (surface.requiresKey && !(await bearerCaller(ctx, deps))) {
+      const given = Boolean(ctx.get('authorization'));
+      throw errors.unauthorized(
+        given ? 'The API key is unknown or revoked.' : 'Send the API key as Authorization: Bearer <key>.',
+        undefined,
+        { 'WWW-Authenticate': given ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' },
+      );
+    }
+    const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.jsonLimitBytes) : undefined;
     ctx.respond = false;
     await surface.handle(ctx.req, ctx.res, body);
   };
@@ -153,7 +164,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
   app.use(rateLimit(deps));
-  if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps.config.jsonLimitBytes));
+  if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps));
   app.use(unmatched(v1));
   app.use(v1.routes());
   app.use(pages.routes());

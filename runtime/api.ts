@@ -17,7 +17,7 @@ async function main() {
   await requireFreePorts([api, ...metrics]);
   const deps = await startServices(config, 'svc-api');
   await requireMigrated(deps);
-  const http = await startHttpServer(deps, { surfaces: serviceSurfaces() }).catch((error: unknown) => {
+  const http = await startHttpServer(deps, { surfaces: serviceSurfaces(config) }).catch((error: unknown) => {
     throw explainListenError(error, api);
   });
   deps.log.info('api listening', { url: http.url, public_url: config.publicUrl });

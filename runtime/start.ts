@@ -127,7 +127,7 @@ async function run(config: Config, started: Started, stopFor: (reason: string) =
   const worker = await startWorker(deps);
   started.add(() => worker.stop());
   started.check();
-  const http = await startHttpServer(deps, { surfaces: serviceSurfaces() }).catch((error: unknown) => {
+  const http = await startHttpServer(deps, { surfaces: serviceSurfaces(config) }).catch((error: unknown) => {
     throw explainListenError(error, api);
   });
   started.add(() => http.stop());

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MountedSurface } from '../api/app';
 import { handleMcpRequest } from '../clients/mcp/src/http';
+import type { Config } from '../lib/config/config';
 
 /** The REST API as this listener serves it, on the address the request came in on (the MCP tools call it). */
 function selfUrl(request: IncomingMessage): string {
@@ -9,7 +10,16 @@ function selfUrl(request: IncomingMessage): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
 }
 
-/** The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp. */
-export function serviceSurfaces(): MountedSurface[] {
-  return [{ path: '/mcp', handle: (request, response, body) => handleMcpRequest(request, response, body, { selfUrl }) }];
+/**
+ * The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp,
+ * for a valid API key only; its own refusals point at the service's error documentation.
+ */
+export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface[] {
+  return [
+    {
+      path: '/mcp',
+      requiresKey: true,
+      handle: (request, response, body) => handleMcpRequest(request, response, body, { selfUrl, docsUrl: config.docsUrl }),
+    },
+  ];
 }

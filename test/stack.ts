@@ -65,7 +65,7 @@ async function startApi(
   const deps = await startServices(config, 'svc', { log: log ?? createLogger(config.logLevel), sharedDb });
   // A fresh PGlite is migrated as `npm start` migrates it, before anything is served.
   if (options.migrate) await migrateLatest(deps.db);
-  const http = await startHttpServer(deps, { port, host: '127.0.0.1', surfaces: serviceSurfaces() });
+  const http = await startHttpServer(deps, { port, host: '127.0.0.1', surfaces: serviceSurfaces(deps.config) });
   return { deps, config, http };
 }
 

@@ -46,6 +46,8 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
       }),
     );
   });
+  /** Where refusals point: the service's SVC_DOCS_URL on the HTTP mount; over stdio, the service's own page at SVC_BASE_URL. */
+  const docsOf = (transport: 'stdio' | 'HTTP') => (transport === 'HTTP' ? stack.config.docsUrl : `${stack.url}/docs/errors`);
   after(async () => {
     await stdio?.close();
     await overHttp?.close();
@@ -132,6 +134,7 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
       })) as ToolResult;
       assert.equal(refused.isError, true);
       assert.equal(json(refused).error.code, 'unsupported_media_type');
+      assert.equal(json(refused).error.docs_url, `${docsOf(transport)}#unsupported_media_type`);
       const asset = json(
         await client().callTool({ name: 'upload_asset', arguments: { content_base64: zip.toString('base64'), filename: 'b.zip' } }),
       );
@@ -141,6 +144,26 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
         arguments: { content_base64: executable().toString('base64'), filename: 'x.pdf' },
       })) as ToolResult;
       assert.equal(json(exe).error.code, 'unsupported_media_type');
+    });
+
+    it(`${transport}: every refusal the MCP server makes itself carries SPEC's code and docs_url`, async () => {
+      const refusal = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client().callTool({ name, arguments: args })) as ToolResult;
+        assert.equal(result.isError, true, `${name} is refused`);
+        return json(result).error as { code: string; message: string; docs_url: string };
+      };
+      const png = (await driveSamples())[1].bytes;
+      const notPdf = await refusal('upload_file', { content_base64: png.toString('base64') });
+      assert.deepEqual([notPdf.code, notPdf.docs_url], ['unsupported_media_type', `${docsOf(transport)}#unsupported_media_type`]);
+      const noFile = await refusal('upload_file', {});
+      assert.deepEqual([noFile.code, noFile.docs_url], ['invalid_request', `${docsOf(transport)}#invalid_request`]);
+      const badArguments = await refusal('get_document', { document_id: 42 });
+      assert.deepEqual([badArguments.code, badArguments.docs_url], ['invalid_request', `${docsOf(transport)}#invalid_request`]);
+      assert.match(badArguments.message, /get_document/);
+      const unknownTool = await refusal('sign_document', {});
+      assert.deepEqual([unknownTool.code, unknownTool.docs_url], ['not_found', `${docsOf(transport)}#not_found`]);
+      const transfer = await refusal('download_transfer', {});
+      assert.deepEqual([transfer.code, transfer.docs_url], ['invalid_request', `${docsOf(transport)}#invalid_request`]);
     });
 
     it(`${transport}: verify_pdf answers the report of a PDF (read-only); a changed copy is not valid; a non-PDF is refused with invalid_pdf`, async () => {
@@ -205,23 +228,33 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('the HTTP mount needs the bearer API key (401 without one) and takes only POST', async () => {
-    const bare = await fetch(`${stack.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    assert.equal(bare.status, 401);
-    assert.equal(((await bare.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  it('the HTTP mount answers 401 with a Bearer challenge to anything without a valid key, tools/list included, and takes only POST', async () => {
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const [authorization, challenge] of [
+      [undefined, 'Bearer realm="svc"'],
+      ['Bearer svc_wrongkey', 'Bearer realm="svc", error="invalid_token"'],
+      ['Basic dXNlcjpwYXNz', 'Bearer realm="svc", error="invalid_token"'],
+    ] as const) {
+      const reply = await fetch(`${stack.url}/mcp`, {
+        method: 'POST',
+        headers: authorization ? { ...headers, authorization } : headers,
+        body: list,
+      });
+      assert.equal(reply.status, 401, `${authorization ?? 'no key'}: 401`);
+      assert.equal(reply.headers.get('www-authenticate'), challenge);
+      const { error } = (await reply.json()) as { error: { code: string; docs_url: string } };
+      assert.deepEqual([error.code, error.docs_url], ['unauthorized', `${stack.config.docsUrl}#unauthorized`]);
+    }
     const wrong = new Client({ name: 'test', version: '1.0.0' });
-    await wrong.connect(
-      new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
-        requestInit: { headers: { authorization: 'Bearer svc_wrongkey' } },
-      }),
+    await assert.rejects(
+      wrong.connect(
+        new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+          requestInit: { headers: { authorization: 'Bearer svc_wrongkey' } },
+        }),
+      ),
+      /401|Unauthorized|unauthorized/,
     );
-    const refused = (await wrong.callTool({ name: 'me', arguments: {} })) as ToolResult;
-    assert.equal(json(refused).error.code, 'unauthorized');
-    await wrong.close();
     const get = await fetch(`${stack.url}/mcp`, { headers: { authorization: `Bearer ${account.key}` } });
     assert.equal(get.status, 405);
   });

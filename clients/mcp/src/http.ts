@@ -6,6 +6,8 @@ import { createMcpServer } from './server';
 export interface McpHttpOptions {
   /** The REST API of this same service, as the tools call it (its own listener, on loopback). */
   selfUrl(request: IncomingMessage): string;
+  /** The service's error documentation, for the refusals the MCP server makes itself. */
+  docsUrl?: string;
 }
 
 function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -44,7 +46,7 @@ export async function handleMcpRequest(
     return;
   }
   const client = new SvcClient({ baseUrl: options.selfUrl(request), apiKey: key });
-  const server = createMcpServer(client, { localFiles: false });
+  const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();

@@ -9,6 +9,11 @@ import { z } from 'zod';
 export interface McpOptions {
   /** Tools may read and write local files (paths): only the stdio server, never the HTTP mount. */
   localFiles: boolean;
+  /**
+   * The service's error documentation (SVC_DOCS_URL), for the refusals this server makes itself: each
+   * carries `docs_url` like the API's. Default: `<baseUrl>/docs/errors`, the service's own page.
+   */
+  docsUrl?: string;
 }
 
 const NOT_INTENT = 'An API key is never intent to sign: possession of this tool does not let you sign for anyone.';
@@ -35,13 +40,34 @@ function ok(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value ?? null, null, 2) }] };
 }
 
-/** A refusal as a tool error carrying SPEC's code (never a crash of the server). */
-function failure(error: unknown): CallToolResult {
-  const body =
-    error instanceof SvcError
-      ? { error: { code: error.code, message: error.message, status: error.status, docs_url: error.docsUrl, details: error.details } }
-      : { error: { code: 'tool_error', message: (error as Error).message } };
+/** A refusal as a tool error carrying SPEC's code and its `docs_url` (never a crash of the server). */
+function failure(error: unknown, docsUrl: string): CallToolResult {
+  const refusal = error instanceof SvcError ? error : new SvcError('internal_error', (error as Error).message, 500);
+  const body = {
+    error: {
+      code: refusal.code,
+      message: refusal.message,
+      status: refusal.status,
+      docs_url: refusal.docsUrl ?? `${docsUrl}#${refusal.code}`,
+      details: refusal.details,
+    },
+  };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body, null, 2) }] };
+}
+
+/**
+ * What the MCP SDK refuses before a tool runs (an unknown tool, arguments that fail the input schema)
+ * as the same tool error: SPEC's code and `docs_url`, not bare text. The SDK makes those results in
+ * its (TypeScript-private) createToolError; this server's own refusals come through `failure`.
+ */
+function refuseLikeTheApi(server: McpServer, docsUrl: string): void {
+  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (raw: string) => {
+    const message = raw.replace(/^MCP error -?\d+: /, '');
+    const refusal = /^Tool \S+ (not found|disabled)$/.test(message)
+      ? new SvcError('not_found', message, 404)
+      : new SvcError('invalid_request', message, 400);
+    return failure(refusal, docsUrl);
+  };
 }
 
 /** Reads the bytes of an upload: base64 content (any transport) or a local path (stdio only). */
@@ -53,7 +79,12 @@ async function uploadBytes(
   if (input.path !== undefined) {
     if (!options.localFiles)
       throw new SvcError('invalid_request', 'This server runs on the service, not on your machine: send the file as content_base64.', 400);
-    return { bytes: await fs.readFile(input.path), name: path.basename(input.path) };
+    const bytes = await fs.readFile(input.path).catch((error: NodeJS.ErrnoException) => {
+      throw new SvcError('invalid_request', `Cannot read ${input.path}: ${error.code ?? error.message}.`, 400, undefined, [
+        { path: 'path', message: error.code ?? error.message },
+      ]);
+    });
+    return { bytes, name: path.basename(input.path) };
   }
   throw new SvcError('invalid_request', 'Give the file as path or content_base64.', 400);
 }
@@ -66,6 +97,8 @@ async function uploadBytes(
  */
 export function createMcpServer(client: SvcClient, options: McpOptions): McpServer {
   const server = new McpServer({ name: 'svc', version: VERSION, title: 'Agents API' });
+  const docsUrl = options.docsUrl ?? `${client.http.baseUrl}/docs/errors`;
+  refuseLikeTheApi(server, docsUrl);
   const tool = <S extends z.ZodRawShape>(
     name: string,
     description: string,
@@ -77,7 +110,7 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
       try {
         return ok(await run(input));
       } catch (error) {
-        return failure(error);
+        return failure(error, docsUrl);
       }
     }) as never);
 

@@ -10,4 +10,4 @@ if (!apiKey) {
   process.exit(2);
 }
 const client = new SvcClient({ baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000', apiKey });
-await createMcpServer(client, { localFiles: true }).connect(new StdioServerTransport());
+await createMcpServer(client, { localFiles: true, docsUrl: process.env.SVC_DOCS_URL }).connect(new StdioServerTransport());
