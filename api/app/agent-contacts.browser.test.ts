@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, watchProblems } from '../../test/browser';
+import { assertAccessible, launchBrowser, watchProblems } from '../../test/browser';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { codeIn, type SmtpListener, startSmtpListener } from '../../test/smtp';
@@ -84,6 +84,7 @@ it('B opens the accept_url, signs in with the e-mailed code, accepts the invitat
   assert.equal(await page.getByTestId('invitation-from').innerText(), 'Ada Inviter');
   assert.equal(await page.getByTestId('invitation-email').innerText(), inviter.email);
   assert.match(await page.getByTestId('invitation').innerText(), /It signs nothing/);
+  await assertAccessible(page, 'the invitation page');
 
   // Accept: the contact is active on the page and on both sides through the API.
   await page.getByTestId('invitation-accept').click();
@@ -95,6 +96,7 @@ it('B opens the accept_url, signs in with the e-mailed code, accepts the invitat
   assert.ok(mine);
   assert.equal((await contact(invitee, mine)).status, 'active');
   assert.equal((await contact(inviter, invited.body.contact_id)).status, 'active');
+  await assertAccessible(page, 'the agent contacts page with an active contact');
 
   // Later, from the navigation: B revokes, and A's side is revoked too.
   await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Agent contacts' }).click();

@@ -5,7 +5,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
-import { launchBrowser, watchProblems } from '../../test/browser';
+import { assertAccessible, launchBrowser, watchProblems } from '../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { driveSamples } from '../../test/files';
@@ -156,6 +156,7 @@ it('sign-to-unlock: the recipient sees the package wait while the NDA is signed 
   assert.match(await row.innerText(), new RegExp(`${file.name}[\\s\\S]*zip[\\s\\S]*${sha256(file.bytes)}`));
   assert.equal(await claim.getByTestId('claim-download').count(), 0, 'no Download while it waits');
   assert.ok(!new RegExp(['esc', 'row'].join(''), 'i').test(await claim.content()), 'the word SPEC Guarantee 7 forbids is absent');
+  await assertAccessible(claim, 'the claim page while the package waits');
 
   // Both signers sign at their sign links; the Receiving Party fills the required title.
   const first = await openSignPage(dana);
@@ -191,6 +192,7 @@ it('sign-to-unlock: the recipient sees the package wait while the NDA is signed 
     return /Ready to download/.test(await claim.getByTestId('claim-state').innerText());
   });
   assert.ok(!(await claim.content()).includes('/files/transfers/'), 'the page holds no file URL');
+  await assertAccessible(claim, 'the claim page ready to download');
   const [download] = await Promise.all([claim.waitForEvent('download'), claim.getByTestId('claim-download').click()]);
   assert.equal(download.suggestedFilename(), file.name);
   const received = fs.readFileSync((await download.path())!);
@@ -218,6 +220,7 @@ it('accept-to-unlock: each recipient clicks Accept on their claim page; the seco
   assert.equal(await annPage.getByTestId('claim-mode').innerText(), 'The files unlock when every recipient has accepted them.');
   assert.equal(await annPage.getByTestId('claim-accepted').innerText(), '0 of 2 recipients');
   await stateOf(annPage, /Waiting/);
+  await assertAccessible(annPage, 'the claim page asking to accept, on a phone');
   await annPage.getByTestId('claim-accept').click();
   await annPage
     .getByTestId('notice')

@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
-import { launchBrowser, watchProblems } from '../../test/browser';
+import { assertAccessible, launchBrowser, watchProblems } from '../../test/browser';
 import { createDocument, seedSamples, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
@@ -24,6 +24,9 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let appPath: string;
+/** Set by the walk: the L2 notice's "Stop this agent" link and the L1 key's id, for the page checks after it. */
+let stopLink: string | undefined;
+let l1KeyId: string | undefined;
 /** Uncaught page errors and CSP violations: every page must run clean under its CSP. */
 const problems: string[] = [];
 
@@ -64,6 +67,7 @@ async function createKey(label: string): Promise<{ key: string; id: string }> {
   await page.getByTestId('create-key').click();
   await page.getByText('Copy this key now').waitFor();
   const key = (await page.getByTestId('new-key').innerText()).trim();
+  await assertAccessible(page, 'the keys page showing a new key');
   assert.match(key, /^svc_[0-9A-Za-z]{32}$/);
   const me = await call(stack.url, 'GET', '/v1/me', { key });
   assert.equal(me.status, 200, me.text);
@@ -87,8 +91,10 @@ async function startGrant(options: {
   if (options.expiresOn) await page.getByTestId('grant-expiry').fill(options.expiresOn);
   assert.equal(await page.getByTestId('consent-version').innerText(), 'mandate-consent-v2');
   await page.getByTestId('grant-consent').check();
+  await assertAccessible(page, 'the mandate grant form');
   await page.getByTestId('grant-submit').click();
   await page.getByTestId('grant-code').waitFor();
+  await assertAccessible(page, 'the mandate code page');
   const id = /\/mandates\/(mdt_[0-9A-Za-z]{20})\/confirm$/.exec(page.url())?.[1];
   assert.ok(id, page.url());
   return id;
@@ -133,17 +139,21 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   // Sign in with the code e-mailed over SMTP.
   await page.goto(app('/'));
   assert.match(page.url(), /\/login\?next=/);
+  await assertAccessible(page, 'the sign-in page');
   await page.getByTestId('login-email').fill(principal.email);
   await page.getByTestId('login-send').click();
   await page.getByTestId('login-code').waitFor();
+  await assertAccessible(page, 'the sign-in code page');
   await page.getByTestId('login-code').fill(codeIn(await smtp.nextMail(principal.email, { subject: /sign-in code/ })));
   await page.getByTestId('login-verify').click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   assert.match(await page.getByTestId('signature-status').innerText(), /Not stored yet/);
+  await assertAccessible(page, 'the overview');
 
   // The signature: drawn on the pad first, then replaced by an uploaded PNG.
   await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Signature' }).click();
   const pad = page.getByTestId('draw-canvas');
+  await assertAccessible(page, 'the signature page');
   await page.getByTestId('signature-draw-save').click();
   assert.match(await page.getByTestId('draw-problem').innerText(), /Draw your signature/);
   const box = (await pad.boundingBox())!;
@@ -216,8 +226,10 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   }
   await page.goto(app('/'));
   assert.equal(await page.getByTestId('sign-request-link').count(), 2);
+  await assertAccessible(page, 'the overview with two sign requests');
 
   await page.goto(onServer(requests[confirmed].confirm_url));
+  await assertAccessible(page, 'the confirm page of a sign request');
   await page.getByTestId('confirm').click();
   // The page waits for the apply (SVC_APPLY_WAIT_MS); on a slow machine it may still say "Confirmed".
   await page
@@ -232,6 +244,7 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
     .getByTestId('sign-request-status')
     .filter({ hasText: /^Declined/ })
     .waitFor();
+  await assertAccessible(page, 'the confirm page of a declined sign request');
   const request = await call(stack.url, 'GET', `/v1/sign-requests/${requests[declined].sign_request_id}`, { key: l1.key });
   assert.equal(request.body.status, 'declined', request.text);
   await principalSignerStatus(declined, 'pending');
@@ -241,15 +254,19 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   assert.ok(signed.status === 200 || signed.status === 202, signed.text);
   const noticeMail = await smtp.nextMail(principal.email, { subject: /Your signature was applied to "NDA by L2"/, timeoutMs: 40_000 });
   assert.ok(noticeMail.text.includes(l2MandateId), noticeMail.text);
+  stopLink = /Stop this agent: (\S+)/.exec(noticeMail.text)?.[1];
+  l1KeyId = l1.id;
   await principalSignerStatus(l2Signed, 'signed');
 
   // Revoking the L2 mandate in the app takes documents:sign off its key.
   await page.goto(app('/mandates'));
   await l2Row.getByTestId('mandate-revoke').click();
   await page.getByText('Documents already completed stay signed').waitFor();
+  await assertAccessible(page, 'the mandate revoke page');
   await page.getByTestId('mandate-revoke-confirm').click();
   await notice(/“Routine NDAs” is revoked/);
   assert.equal(await l2Row.getByTestId('mandate-status').innerText(), 'revoked');
+  await assertAccessible(page, 'the mandates page');
   const me = await call(stack.url, 'GET', '/v1/me', { key: l2.key });
   assert.equal(me.status, 200, me.text);
   assert.equal(me.body.signing_mandate, undefined);
@@ -259,6 +276,32 @@ it('a principal signs in, stores a signature, grants L1 and L2 mandates, confirm
   assert.equal(refused.body.error.code, 'mandate_inactive');
   // The L1 key's own mandate is untouched.
   assert.ok((await call(stack.url, 'GET', '/v1/me', { key: l1.key })).body.scopes.includes('documents:sign'));
+});
+
+it('the app’s other pages have no serious or critical accessibility violation (axe-core)', async () => {
+  assert.ok(stopLink && l1KeyId, 'the walk above ran');
+  for (const [what, suffix] of [
+    ['the documents page', '/documents'],
+    ['the templates page', '/templates'],
+    ['the agent contacts page', '/agent-contacts'],
+    ['the verify page', '/verify'],
+    ['the key revoke page', `/keys/${l1KeyId}/revoke`],
+  ]) {
+    const opened = await page.goto(app(suffix));
+    assert.equal(opened?.status(), 200, `${what}: ${suffix}`);
+    await assertAccessible(page, what);
+  }
+  // The stop page of the L2 notice's link (signed out, as a phone's mail app opens it).
+  const stop = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const stopPage = await stop.newPage();
+    watchProblems(stopPage, problems, 'stop page');
+    const opened = await stopPage.goto(onServer(stopLink!));
+    assert.equal(opened?.status(), 200);
+    await assertAccessible(stopPage, 'the stop page');
+  } finally {
+    await stop.close();
+  }
 });
 
 it('no page broke its CSP or threw', () => {

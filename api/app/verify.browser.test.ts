@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, watchProblems } from '../../test/browser';
+import { assertAccessible, launchBrowser, watchProblems } from '../../test/browser';
 import { type Stack, startStack } from '../../test/stack';
 import { type CompletedPdf, completedPdf, tampered } from '../../test/verify';
 
@@ -47,6 +47,7 @@ it('picks a completed PDF, submits the form and reads the verdict, the document 
   assert.match(await signers.nth(0).innerText(), new RegExp(`${completed.signers[0].email}[\\s\\S]*${completed.mandate.id}[\\s\\S]*L2`));
   assert.match(await signers.nth(1).innerText(), /In the browser, at their sign link/);
   assert.equal(await page.locator('[data-testid="verify-signature"][data-valid="true"]').count(), 2);
+  await assertAccessible(page, 'the verify page with a valid verdict');
 
   // A drop on the zone puts the file in the form's input, as a person dragging it from their desktop.
   const changed = tampered(completed.pdf).toString('base64');
@@ -63,5 +64,6 @@ it('picks a completed PDF, submits the form and reads the verdict, the document 
   await page.getByTestId('verdict').filter({ hasText: 'Not valid' }).waitFor();
   assert.match(await page.getByTestId('problems').innerText(), /changed after it was signed|changed since it was timestamped/);
   assert.equal(await page.getByTestId('issued').innerText(), 'No');
+  await assertAccessible(page, 'the verify page with a not-valid verdict');
   assert.deepEqual(problems, []);
 });

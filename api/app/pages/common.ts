@@ -129,7 +129,7 @@ export interface TableRow {
   cells: HtmlValue[];
 }
 
-/** A table that becomes one card per row on a phone: each cell names its column (data-label). */
+/** A table that becomes one card per row on a phone: each cell names its column (data-label); its scrolling wrapper is keyboard-reachable. */
 export function dataTable(testid: string, columns: string[], rows: TableRow[]): SafeHtml {
   const head = columns.map((column) => html`<th scope="col">${column || html`<span class="visually-hidden">Actions</span>`}</th>`);
   const body = rows.map(({ attrs = {}, cells }) => {
@@ -140,5 +140,7 @@ export function dataTable(testid: string, columns: string[], rows: TableRow[]): 
     const attributes = Object.entries(attrs).map(([name, value]) => html` ${name}="${value}"`);
     return html`<tr${attributes}><th scope="row">${first}</th>${tds}</tr>`;
   });
-  return html`<div class="table-wrap"><table class="stacked" data-testid="${testid}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+  // The wrapper scrolls sideways on narrow screens: focusable and named, so a keyboard can scroll it too.
+  const label = columns.filter(Boolean).join(', ');
+  return html`<div class="table-wrap" role="region" tabindex="0" aria-label="${label}"><table class="stacked" data-testid="${testid}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }

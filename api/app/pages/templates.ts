@@ -104,7 +104,7 @@ ${list}
 <li><code>options</code>: the choices of a <code>dropdown</code> (and only of a dropdown).</li>
 </ul>
 <p>Signature, initials, date, name and e-mail fill themselves when the signer signs; text, checkbox and dropdown are filled by the signer. For example (the <code>//</code> comments explain; leave them out of your JSON):</p>
-<pre>${EXAMPLE}</pre></div>
+<pre tabindex="0" aria-label="Example of a template’s JSON">${EXAMPLE}</pre></div>
 <div><button type="submit" class="primary" data-testid="template-create">Add template</button></div></form></section>`;
 }
 

@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DocumentRevision, Event, type Template } from '../../../db/models';
 import { randomBase62 } from '../../../lib/ids';
-import { launchBrowser, watchProblems } from '../../../test/browser';
+import { assertAccessible, launchBrowser, watchProblems } from '../../../test/browser';
 import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
 import { type Account, createAccount } from '../../../test/factories';
 import { call } from '../../../test/http';
@@ -144,7 +144,9 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   const first = await openSignPage(dana);
   await first.getByText('we e-mail a 6-digit code to').waitFor();
   assert.match(await first.locator('main').innerText(), /d•+@example\.test/);
+  await assertAccessible(first, 'the sign page asking for a code');
   await verify(first, dana.email);
+  await assertAccessible(first, 'the sign page with the document and its fields');
   assert.match(await first.getByTestId('signer').innerText(), /Dana Discloser, Disclosing Party/);
   // Own widgets are editable and highlighted; the other party's are muted and inert.
   assert.equal(await first.locator('[data-testid="widget-disclosing-signature"].mine').count(), 1);
@@ -167,6 +169,7 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   await verify(second, rey.email);
   await second.getByTestId('signature-open').click();
   await second.getByTestId('tab-type').click();
+  await assertAccessible(second, 'the signature dialog');
   assert.equal(await second.getByTestId('typed-name').inputValue(), 'Rey Receiver');
   await second.getByTestId('signature-apply').click();
   await second.getByTestId('signature-preview').locator('img').waitFor();
@@ -177,6 +180,7 @@ it('two signers sign the NDA in the browser (drawn, then typed with fields) and 
   await second.getByTestId('widget-receiving-copy').check();
   await second.getByTestId('widget-receiving-term').selectOption('2 years');
   await consentAndSign(second);
+  await assertAccessible(second, 'the sign page once signed');
 
   const final = await documentStatus(doc.id, 'completed');
   assert.deepEqual(
