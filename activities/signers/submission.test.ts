@@ -35,16 +35,35 @@ describe('what a signer may submit', () => {
 
   it('refuses values for other widgets, auto-filled ones, and values of the wrong kind, naming each', () => {
     assert.deepEqual(
-      refusal(() => checkValues(widgets, { theirs: 'x', sig: 'x', date: '2020-01-01', title: true, agree: 'yes', term: '3 years' })),
+      refusal(() => checkValues(widgets, { theirs: 'x', sig: 'x', title: true, agree: 'yes', term: '3 years' })),
       [
         { path: 'values.theirs', message: 'not a field you fill' },
         { path: 'values.sig', message: 'not a field you fill' },
-        { path: 'values.date', message: 'not a field you fill' },
         { path: 'values.title', message: 'expected text' },
         { path: 'values.agree', message: 'expected true or false' },
         { path: 'values.term', message: 'expected one of 1 year, 2 years' },
       ],
     );
+    assert.deepEqual(
+      refusal(() => checkValues(widgets, { date: '2020-01-01' })),
+      [{ path: 'values.date', message: 'not a field you fill' }],
+    );
+  });
+
+  it('refuses more values than the signer has fields at once, naming none of them', () => {
+    const values = Object.fromEntries(Array.from({ length: widgets.length + 1 }, (_, i) => [`f${i}`, 'x']));
+    assert.deepEqual(
+      refusal(() => checkValues(widgets, values)),
+      [{ path: 'values', message: `at most ${widgets.length} values` }],
+    );
+  });
+
+  it('names at most 20 problems and counts the rest', () => {
+    const many: Widget[] = Array.from({ length: 30 }, (_, i) => ({ ...base, id: `t${i}`, type: 'text' }));
+    const details = refusal(() => checkValues(many, Object.fromEntries(many.map((widget) => [widget.id, true]))));
+    assert.equal(details.length, 21);
+    assert.deepEqual(details[0], { path: 'values.t0', message: 'expected text' });
+    assert.deepEqual(details[20], { path: 'values', message: 'and 10 more' });
   });
 
   it('decodes a PNG or JPEG data URL within the image limits, and names the field otherwise', () => {
