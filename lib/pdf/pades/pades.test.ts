@@ -13,7 +13,7 @@ import { sha256 } from './cms';
 import { inspectSignatures } from './inspect';
 import { openSigningKey } from './pki';
 import { httpRevocationProvider } from './revocation';
-import { httpTimestampAuthority } from './timestamps';
+import { httpTimestampAuthority, timestampNonce } from './timestamps';
 
 // Seals made with a test CA's certificate, a real RFC 3161 authority (openssl ts) and real OCSP and CRL
 // services (openssl ocsp, openssl ca -gencrl) on loopback, checked by pdfsig, pdfcpu and openssl.
@@ -69,6 +69,20 @@ describe('PAdES seals against a real test PKI: timestamp authority, OCSP respond
       untrustedPem: pki.chainPem,
     });
     assert.ok(verified.ok, verified.output);
+  });
+
+  it('a nonce whose random first byte is 0x00 or 0x80 is still minimal DER, and the authority (openssl ts) grants it', async () => {
+    const digest = sha256(Buffer.from('the bytes a seal covers'));
+    for (const first of [0x00, 0x80]) {
+      const random = (size: number) => Buffer.concat([Buffer.from([first]), Buffer.alloc(size - 1, 0x05)]);
+      // Before: 0x00 0x05 … was padded DER that openssl ts refused as "Bad request format".
+      const tsa = httpTimestampAuthority({ url: pki.tsaUrl, timeoutMs: 10_000, random });
+      const token = Buffer.from(await tsa.timestamp(digest, 'SHA-256'));
+      const verified = await opensslTsVerify({ token, digest, caPem: pki.rootCaPem, untrustedPem: pki.chainPem });
+      assert.equal(verified.ok, true, verified.output);
+      const nonce = timestampNonce(random);
+      assert.ok(nonce[0] >= 0x01 && nonce[0] <= 0x7f, `first byte ${nonce[0]}`);
+    }
   });
 
   it('the completion seal (B-LTA): certified with no change allowed, a DSS holding the chains and the OCSP answers of the seal and the authority, then a document timestamp over the whole file that pdfcpu and openssl accept', async () => {

@@ -123,6 +123,18 @@ function signerOf(signed: pkijs.SignedData): pkijs.Certificate | undefined {
 }
 
 /**
+ * A request's nonce: 8 random bytes read as a positive INTEGER in minimal DER. Its first byte is
+ * 0x01 to 0x7f: with the high bit set the INTEGER would be negative, and a 0x00 first byte is padding
+ * DER forbids there (OpenSSL's authority then refuses the whole request, "Bad request format"), which
+ * a plain `& 0x7f` left to one request in 256.
+ */
+export function timestampNonce(random: (size: number) => Buffer = randomBytes): Buffer {
+  const nonce = Buffer.from(random(8));
+  nonce[0] = nonce[0] & 0x7f || 0x01;
+  return nonce;
+}
+
+/**
  * An RFC 3161 authority over HTTP (SVC_TSA_URL), with optional basic credentials. Each token is
  * checked before it is used: granted, over our digest, with our nonce, and signed by the certificate
  * it carries; anything else is TimestampUnavailable, never a seal without a trusted time.
@@ -132,6 +144,8 @@ export function httpTimestampAuthority(options: {
   username?: string;
   password?: string;
   timeoutMs: number;
+  /** Where the nonce's bytes come from (tests give edge cases); crypto's randomBytes. */
+  random?: (size: number) => Buffer;
 }): TimestampAuthority {
   const headers: Record<string, string> = {
     'content-type': 'application/timestamp-query',
@@ -144,8 +158,7 @@ export function httpTimestampAuthority(options: {
     name,
     async timestamp(digest, algorithm) {
       onlySha256(algorithm);
-      const nonce = randomBytes(8);
-      nonce[0] &= 0x7f; // a positive INTEGER
+      const nonce = timestampNonce(options.random);
       const request = new pkijs.TimeStampReq({
         version: 1,
         messageImprint: messageImprint(digest),
