@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: installs what is missing, starts PostgreSQL if it is down, then runs every test
+# `npm test`: installs what is missing, starts PostgreSQL if it is down, typechecks (tsc --noEmit), then runs every test
 # (test/run.ts builds or reuses the Temporal CLI and starts one dev server for the run), the files
 # under test/reliability/ last and one at a time; `npm run test:reliability` (--reliability) runs
 # only those.

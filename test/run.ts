@@ -61,6 +61,19 @@ function runFiles(files: string[], concurrency: string, env: NodeJS.ProcessEnv):
   });
 }
 
+/** `tsc --noEmit` over the whole project (npm run typecheck), its output passed through: one test that passes or fails. */
+function typecheck(): Promise<{ code: number; passed: number; failed: number }> {
+  process.stdout.write('=== typecheck: tsc --noEmit (npm run typecheck)\n');
+  return new Promise((resolve) => {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--pretty', 'false'], { cwd: ROOT, stdio: 'inherit' });
+    child.on('exit', (exitCode) => {
+      const ok = exitCode === 0;
+      process.stdout.write(ok ? '✔ the TypeScript compiler finds no error\n' : '✖ the TypeScript compiler finds errors (above)\n');
+      resolve({ code: ok ? 0 : 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1 });
+    });
+  });
+}
+
 async function main(): Promise<number> {
   // test/reliability/ kills and restarts processes (workers, Temporal, a private PostgreSQL): its
   // files run one at a time after the others, never beside them. --reliability (npm run
@@ -123,6 +136,9 @@ async function main(): Promise<number> {
     let code = 0;
     let passed = 0;
     let failed = 0;
+    // The whole suite (no filters) starts with the typecheck: tsx runs the tests without checking types.
+    const checked = filters.length === 0 && !onlyPglite && !onlyReliability ? await typecheck() : undefined;
+    if (checked) ({ code, passed, failed } = checked);
     for (const phase of phases) {
       if (phase.title) process.stdout.write(`\n=== ${phase.title}: ${phase.files.length} file(s)\n`);
       const result = await runFiles(phase.files, phase.concurrency, phase.env);
@@ -131,7 +147,8 @@ async function main(): Promise<number> {
       failed += result.failed;
     }
     // Several parts ran: the closing line counts them together.
-    if (phases.length > 1) process.stdout.write(`\nevery part of the run together:\n${passed} passed, ${failed} failed\n`);
+    if (phases.length + (checked ? 1 : 0) > 1)
+      process.stdout.write(`\nevery part of the run together:\n${passed} passed, ${failed} failed\n`);
     return code;
   } finally {
     await minio?.stop();
