@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type Principal, Tenant } from '../../db/models';
+import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type MandateState, type Principal, Tenant } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
 import { codeClient } from '../../lib/code-limits';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
@@ -50,9 +50,9 @@ export interface MandateDeps {
   appUrl: string;
 }
 
-export function mandateStatus(mandate: Mandate, now = new Date()): 'pending' | 'active' | 'revoked' | 'expired' {
-  if (mandate.status === 'active' && mandate.expires_at && mandate.expires_at.getTime() <= now.getTime()) return 'expired';
-  return mandate.status;
+/** The mandate's state at `now` (Mandate.statusAt: the one rule, also behind isInForce). */
+export function mandateStatus(mandate: Mandate, now = new Date()): MandateState {
+  return mandate.statusAt(now);
 }
 
 async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId: string): Promise<ApiKey> {

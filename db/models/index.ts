@@ -18,6 +18,7 @@ export {
   type ConfirmationLevel,
   Mandate,
   type MandateMode,
+  type MandateState,
   type MandateStatus,
   type RevokedVia,
   SignRequest,

@@ -3,6 +3,8 @@ import { BaseModel } from './base';
 export type ConfirmationLevel = 'L1' | 'L2';
 export type MandateMode = 'outbound' | 'inbound' | 'both';
 export type MandateStatus = 'pending' | 'active' | 'revoked';
+/** What a mandate is at a moment: its stored status, or `expired` once an active one is past its expiry. */
+export type MandateState = MandateStatus | 'expired';
 /** How a mandate or a key was revoked: in the app, by a mail's stop link, with its key, or by an operator. */
 export type RevokedVia = 'app' | 'stop-link' | 'key' | 'operator';
 
@@ -28,9 +30,18 @@ export class Mandate extends BaseModel {
   declare revoked_via: RevokedVia | null;
   declare created_at: Date;
 
-  /** Active and not past its expiry: the only mandate that may apply a mark. */
+  /**
+   * The mandate's state at `now`, SPEC's words: the stored status, except that an active mandate past
+   * its expiry is `expired`. The one rule every check, page and answer reads.
+   */
+  statusAt(now = new Date()): MandateState {
+    if (this.status === 'active' && this.expires_at && this.expires_at.getTime() <= now.getTime()) return 'expired';
+    return this.status;
+  }
+
+  /** In force: active and not past its expiry (statusAt), the only mandate that may apply a mark. */
   isInForce(now = new Date()): boolean {
-    return this.status === 'active' && (!this.expires_at || this.expires_at.getTime() > now.getTime());
+    return this.statusAt(now) === 'active';
   }
 }
 
