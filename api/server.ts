@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Services } from '../lib/services';
-import { createApp, type MountedSurface } from './app';
+import { createApp, type MountedSurface } from './koa-app';
 
 export interface RunningServer {
   server: http.Server;

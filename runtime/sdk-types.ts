@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createApp } from '../api/app';
+import { createApp } from '../api/koa-app';
 import { buildOpenApi } from '../api/openapi/document';
 import { VERSION } from '../api/system/router';
 import { loadConfig } from '../lib/config/config';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { MountedSurface } from '../api/app';
+import type { MountedSurface } from '../api/koa-app';
 import { handleMcpRequest } from '../clients/mcp/src/http';
 import type { Config } from '../lib/config/config';
 

@@ -7,8 +7,8 @@ import { Arbitraries, type PageRoute, pageRequests, segments } from '../../test/
 import { describeFailures, type FuzzRequest, isFailure, isNotImplemented, sendAll } from '../../test/fuzz/send';
 import { hostileString, RAW_SEGMENTS, seededRandom, segment } from '../../test/fuzz/values';
 import { type Stack, startStack } from '../../test/stack';
-import { createApp } from '../app';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from '../app/sign/schema';
+import { createApp } from '../koa-app';
 
 // Thousands of malformed requests against every /v1 route of the registry, the app's pages and forms, the
 // sign page, downloads, static files and paths nobody routes, with real keys, ids, links and sessions mixed

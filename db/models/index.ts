@@ -1,4 +1,5 @@
 export { ApiKey } from './api-key';
+export { AppSession } from './app-session';
 export { type ActorType, AuditEvent, MailMessage, OneTimeCode } from './audit';
 export { Contact, type ContactDirection, type ContactStatus } from './contact';
 export {
@@ -12,21 +13,21 @@ export {
   type DocumentStatus,
   type SignerStatus,
 } from './document';
+export { DriveFile } from './drive-file';
 export { Event } from './event';
 export {
-  AppSession,
   type ConfirmationLevel,
   Mandate,
   type MandateMode,
   type MandateState,
   type MandateStatus,
   type RevokedVia,
-  SignRequest,
-  type SignRequestStatus,
 } from './mandate';
-export { Offer, type OfferStatus, ReceiptKey } from './offer';
+export { Offer, type OfferStatus } from './offer';
 export { Principal } from './principal';
+export { ReceiptKey } from './receipt-key';
+export { SignRequest, type SignRequestStatus } from './sign-request';
 export { Template } from './template';
 export { PLANS, type Plan, Tenant } from './tenant';
-export { DriveFile, Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
+export { Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
 export { Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';
