@@ -1,6 +1,7 @@
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Config } from './config/config';
 import { errors } from './errors';
+import type { Logger } from './log';
 import { workflowStarts } from './metrics';
 import type { Tracing } from './tracing';
 
@@ -12,6 +13,8 @@ export interface TemporalDeps {
   client: Client;
   /** For health checks: no retry interceptor, so an unreachable server answers at once, not after retries. */
   probe: Connection;
+  /** Where bestEffort says why a wake-up failed. */
+  log?: Logger;
 }
 
 async function countedStart<T>(workflow: string, start: () => Promise<T>): Promise<T> {
@@ -35,7 +38,7 @@ const countStarts: WorkflowClientInterceptor = {
  * A lazy client connection: the API starts even while Temporal is down, and health reports it.
  * With tracing on, starts, signals and updates carry the caller's trace into the workflow's headers.
  */
-export function connectTemporal(config: Config, address: string, tracing?: Tracing): TemporalDeps {
+export function connectTemporal(config: Config, address: string, tracing?: Tracing, log?: Logger): TemporalDeps {
   const connection = Connection.lazy({ address });
   return {
     address,
@@ -48,6 +51,7 @@ export function connectTemporal(config: Config, address: string, tracing?: Traci
       interceptors: { workflow: tracing ? [tracing.clientInterceptor, countStarts] : [countStarts] },
     }),
     probe: Connection.lazy({ address, interceptors: [], connectTimeout: 3000 }),
+    log: log?.child({ component: 'temporal' }),
   };
 }
 
@@ -76,5 +80,18 @@ export async function temporalCall<T>(temporal: TemporalDeps, config: Config, ca
     if (isUnreachable(error))
       throw errors.serviceUnavailable('The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
     throw error;
+  }
+}
+
+/**
+ * A wake-up whose failure only delays what it would speed up (a signal the workflow also finds out
+ * without, at its next look or its deadline): never thrown, and logged at debug with what it was and
+ * why it failed, so a Temporal outage leaves a trail instead of silence.
+ */
+export async function bestEffort(temporal: Pick<TemporalDeps, 'log'>, what: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    temporal.log?.debug('best-effort call failed', { what, error: (error as Error)?.message ?? String(error) });
   }
 }

@@ -55,7 +55,7 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
     db,
     dbDriver: dbDriver(config),
     log,
-    temporal: connectTemporal(config, address, options.tracing),
+    temporal: connectTemporal(config, address, options.tracing, log),
     blobs: createBlobStore(config),
     secret,
     mailer: createMailer({

@@ -4,7 +4,7 @@ import type { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { pollUntil } from '../../lib/poll';
-import { type TemporalDeps, temporalCall } from '../../lib/temporal';
+import { bestEffort, type TemporalDeps, temporalCall } from '../../lib/temporal';
 import {
   applySettledUpdate,
   applySignal,
@@ -75,9 +75,9 @@ export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; conf
 
 /** Tells a running document workflow that the document settled outside it (a decline); best effort. */
 export async function signalSettled(temporal: TemporalDeps, config: Config, documentId: string): Promise<void> {
-  await temporalCall(temporal, config, () =>
-    temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal),
-  ).catch(() => undefined);
+  await bestEffort(temporal, `settled signal to ${documentId}`, () =>
+    temporalCall(temporal, config, () => temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal)),
+  );
 }
 
 /**

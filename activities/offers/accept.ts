@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Apply, Document, DocumentSigner, Offer, Principal, SignRequest } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import { bestEffort } from '../../lib/temporal';
 import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import type { Actor } from '../audit/audit';
@@ -154,7 +155,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
     if (!(error instanceof ServiceError && error.code === 'pending_exists')) throw error;
     await adoptOpenRequest(deps, caller, offer, actor);
   }
-  await wakeOffer(deps.temporal, deps.config, offer.id).catch(() => undefined);
+  await bestEffort(deps.temporal, `wake-up of ${offer.id}`, () => wakeOffer(deps.temporal, deps.config, offer.id));
   return (await Offer.query(deps.db).findById(offer.id))!;
 }
 

@@ -6,7 +6,7 @@ import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { ReceiptIssuer } from '../../lib/receipts';
-import type { TemporalDeps } from '../../lib/temporal';
+import { bestEffort, type TemporalDeps } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
@@ -290,7 +290,11 @@ export async function declineOffer(deps: OfferDeps, caller: Caller, id: string, 
     }
   });
   // The workflows read the decline from the database; the signals only end their waits early.
-  if (offer.sign_request_id) await signalSignRequest(deps.temporal, deps.config, offer.sign_request_id, 'decline').catch(() => undefined);
-  await wakeOffer(deps.temporal, deps.config, offer.id).catch(() => undefined);
+  const requestId = offer.sign_request_id;
+  if (requestId)
+    await bestEffort(deps.temporal, `decline signal to ${requestId}`, () =>
+      signalSignRequest(deps.temporal, deps.config, requestId, 'decline'),
+    );
+  await bestEffort(deps.temporal, `wake-up of ${offer.id}`, () => wakeOffer(deps.temporal, deps.config, offer.id));
   return (await Offer.query(deps.db).findById(id))!;
 }

@@ -3,7 +3,7 @@ import type { Document } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
-import type { TemporalDeps } from '../../lib/temporal';
+import { bestEffort, type TemporalDeps } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { type ApplyDeps, type ApplyOutcome, declineDocument, recordApply, rejectionOf, widgetsOf } from '../documents/apply';
 import { applyAndWait, signalSettled } from '../documents/orchestration';
@@ -59,7 +59,7 @@ export async function declineAtLink(
   const declined = await declineDocument(deps.db, { signerId: view.signer.id, reason, actor: signerActor(view.signer, client) });
   await signalSettled(deps.temporal, deps.config, view.document.id);
   // Its sign-to-unlock packages never release now; their waits also find out on their own next look.
-  await settleLinkedTransfers(deps, view.document.id).catch(() => undefined);
+  await bestEffort(deps.temporal, `transfers linked to ${view.document.id}`, () => settleLinkedTransfers(deps, view.document.id));
   return { documentStatus: declined.status };
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import { type DriveFile, type Principal, type Transfer, TransferRecipient } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { readToken, signToken } from '../../lib/secrets/signed';
+import { bestEffort } from '../../lib/temporal';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
 import { releaseIfReady, wakeTransfer } from './release';
@@ -131,7 +132,7 @@ export async function acceptTransfer(deps: TransferDeps, token: string, actor: A
       });
     await releaseIfReady(trx, transfer.id);
   });
-  await wakeTransfer(deps, transfer.id).catch(() => undefined);
+  await bestEffort(deps.temporal, `wake-up of ${transfer.id}`, () => wakeTransfer(deps, transfer.id));
   const view = await transferView(deps.db, (await recipientOfToken(deps.db, token)).transfer);
   return {
     view,

@@ -4,6 +4,7 @@ import { Document, DriveFile, Principal, Transfer, TransferFile, TransferRecipie
 import { errors } from '../../lib/errors';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { page } from '../../lib/paging';
+import { bestEffort } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { lockDriveFiles } from '../drive/drive';
@@ -225,7 +226,7 @@ export async function cancelTransfer(deps: TransferDeps, caller: Caller, id: str
     return transferView(trx, cancelled);
   });
   // Its unlock wait reads the cancel and ends; a missed wake-up only lets it wait until its next look.
-  await wakeTransfer(deps, id).catch(() => undefined);
+  await bestEffort(deps.temporal, `wake-up of ${id}`, () => wakeTransfer(deps, id));
   return view;
 }
 

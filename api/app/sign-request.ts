@@ -13,6 +13,7 @@ import { signRequestIdFromToken } from '../../activities/mandates/signing';
 import { ApiKey, Mandate, Offer } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import type { Services } from '../../lib/services';
+import { bestEffort } from '../../lib/temporal';
 import { html } from '../http/html';
 import { sendPdf } from './files';
 import { hiddenCsrf, renderPage, sendPage } from './layout';
@@ -127,7 +128,9 @@ ${
       const actor = principalActor(ctx, appState(ctx).principal!);
       await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
       // The decline is recorded; the wake-up is best effort (the workflow also reads it at expiry).
-      await signalSignRequest(deps.temporal, deps.config, request.id, 'decline').catch(() => undefined);
+      await bestEffort(deps.temporal, `decline signal to ${request.id}`, () =>
+        signalSignRequest(deps.temporal, deps.config, request.id, 'decline'),
+      );
       await render(ctx, { kind: 'ok', text: WORDS.declined });
     }),
   );
