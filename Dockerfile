@@ -1,5 +1,5 @@
 # The service image: one image, three commands (migrate, api, worker), chosen by docker-compose.yml.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # SVC_ENV too: the service's own switch (secrets required, /dev/mail gone, l2_signing off by default).
 ENV NODE_ENV=production SVC_ENV=production

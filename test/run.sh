@@ -6,6 +6,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The suite runs on Node 24, the LTS the project targets: the node on PATH when it is 24 or later, else
+# node@24 from the npm registry (the package ships the binary), installed once beside the other built
+# tools. TEST_NODE=current keeps the node on PATH (the service still starts on Node 20).
+if [ "${TEST_NODE:-24}" != current ] && [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 24 ]; then
+  node24="${SVC_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/svc}/node-24"
+  if ! "$node24/node_modules/.bin/node" --version >/dev/null 2>&1; then
+    echo "installing Node 24 (npm install node@24 into $node24) ..."
+    npm install --prefix "$node24" --no-audit --no-fund --loglevel=error node@24 >/dev/null
+  fi
+  export PATH="$node24/node_modules/.bin:$PATH"
+fi
+echo "node $(node --version)"
+
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "installing dependencies (npm ci) ..."
   npm ci --no-audit --no-fund

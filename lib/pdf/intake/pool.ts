@@ -39,14 +39,15 @@ interface Thread {
 
 /**
  * A thread's first code: it imports thread.ts. The service and its tests run under tsx (`node --import
- * tsx`), but tsx registers its loader in worker threads only from Node 22.22 / 24.11; before that (and
- * when started without tsx) the thread registers tsx itself and imports again (under another URL: the
- * failed import is cached).
+ * tsx`), but a worker thread may not have tsx's loader: then Node 20 cannot load a .ts file at all
+ * (ERR_UNKNOWN_FILE_EXTENSION), and Node 22.18+/24, which strip types themselves, load thread.ts but
+ * not its extensionless imports (ERR_MODULE_NOT_FOUND). Either way the thread registers tsx itself
+ * and imports again (under another URL: the failed import is cached).
  */
 const BOOT = `
 const { workerData } = require('node:worker_threads');
 import(workerData.thread).catch((error) => {
-  if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+  if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION' && error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
   return import(workerData.tsx).then(({ register }) => {
     register();
     return import(workerData.thread + '?tsx');
