@@ -16,7 +16,8 @@ import {
 import type { documentWorkflow } from '../../workflows/document/workflow';
 import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
 import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
-import { type ApplyOutcome, applyOutcome, rejectApply } from './apply';
+import { type ApplyOutcome, applyOutcome } from './apply-outcome';
+import { rejectApply } from './apply-record';
 
 function workflowInput(config: Config, documentId: string): DocumentWorkflowInput {
   const { durations } = config;

@@ -1,4 +1,4 @@
-import { type ApplyOutcome, documentStatusAfter } from '../../activities/documents/apply';
+import { type ApplyOutcome, documentStatusAfter } from '../../activities/documents/apply-outcome';
 import type { MailState } from '../../activities/mail/status';
 import { confirmUrl } from '../../activities/mandates/signing';
 import type { Mandate, SignRequest } from '../../db/models';

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { documentStatusAfter } from '../../../activities/documents/apply';
+import { documentStatusAfter } from '../../../activities/documents/apply-outcome';
 import { declineAtLink, documentForSigner, signAtLink } from '../../../activities/signers/sign';
 import {
   maskEmail,

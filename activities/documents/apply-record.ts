@@ -1,0 +1,169 @@
+// Recording an apply (pending), rejecting one, and a signer's decline: the rows, audit lines and events around the PDF work.
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { isUniqueViolation } from '../../db/errors';
+import { ApiKey, Apply, type ApplyInput, type ApplyKind, Document, DocumentSigner, Mandate } from '../../db/models';
+import { errors, type ServiceError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { applies } from '../../lib/metrics';
+import { readableImageKind } from '../../lib/pdf/image';
+import { type Actor, recordAudit } from '../audit/audit';
+import { emitEvent } from '../events/outbox';
+import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
+import type { ApplyDeps } from './apply';
+import { checkApplicable } from './apply-check';
+import { type ApplyOutcome, applyOutcome } from './apply-outcome';
+import { signersOf } from './documents';
+
+export interface NewApply {
+  signer: DocumentSigner;
+  kind: ApplyKind;
+  input: ApplyInput;
+  signatureImage: Uint8Array;
+  initialsImage?: Uint8Array;
+  mandateId?: string;
+  confirmationLevel?: 'l1' | 'l2';
+  apiKeyId?: string;
+  /** For an L2 apply: the UTC day whose cap slot it takes, in the transaction that records it. */
+  capDay?: string;
+  actor: Actor;
+}
+
+/**
+ * Records an apply to be made (status pending) once the checks pass. One live apply per signer: a
+ * second submission while one is pending joins it instead of stamping twice (and takes no second
+ * L2 slot: the slot is taken with the row, in one transaction).
+ */
+export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
+  const document = await Document.query(deps.db).findById(request.signer.document_id);
+  if (!document) throw errors.notFound('No such document.');
+  const signers = await signersOf(deps.db, document.id);
+  const signer = signers.find((s) => s.id === request.signer.id)!;
+  checkApplicable(document, signers, signer, request.input);
+  if (!(await readableImageKind(request.signatureImage))) {
+    throw errors.missingAppearance('The signature image is not a readable PNG or JPEG.');
+  }
+  if (request.initialsImage && !(await readableImageKind(request.initialsImage))) {
+    throw errors.missingAppearance('The initials image is not a readable PNG or JPEG.');
+  }
+  const signatureSha256 = await deps.blobs.put(request.signatureImage);
+  const initialsSha256 = request.initialsImage ? await deps.blobs.put(request.initialsImage) : null;
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const apply = await Apply.query(trx).insertAndFetch({
+        id: newId('apl'),
+        tenant_id: document.tenant_id,
+        document_id: document.id,
+        signer_id: signer.id,
+        kind: request.kind,
+        status: 'pending',
+        input: request.input,
+        signature_sha256: signatureSha256,
+        initials_sha256: initialsSha256,
+        mandate_id: request.mandateId ?? null,
+        confirmation_level: request.confirmationLevel ?? null,
+        api_key_id: request.apiKeyId ?? null,
+        cap_day: request.capDay ?? null,
+        ip: request.actor.ip ?? null,
+        user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
+      });
+      if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
+      // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
+      await DocumentSigner.query(trx).findById(signer.id).patch({ last_apply_id: apply.id });
+      await recordAudit(trx, {
+        tenantId: document.tenant_id,
+        documentId: document.id,
+        actor: request.actor,
+        action: 'signature.submitted',
+        data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance },
+      });
+      return apply;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const live = await Apply.query(deps.db).where({ signer_id: signer.id }).whereIn('status', ['pending', 'applied']).first();
+    if (live?.status === 'applied') throw errors.alreadySigned(`${signer.name} already signed this document.`);
+    if (live) return live;
+    throw error;
+  }
+}
+
+/**
+ * Ends a pending apply as rejected, once; the L2 slot it holds is given back in the same
+ * transaction, so a rejection seen by nobody (the caller stopped waiting) still frees it. The
+ * rejection is never silent: `document.sign_failed` goes to the sender's webhooks (and to the
+ * signing principal's tenant), and the signer's row shows the reason.
+ */
+export async function rejectApply(db: Db, applyId: string, error: ServiceError): Promise<ApplyOutcome | undefined> {
+  const rejected = await db.transaction(async (trx) => {
+    const apply = await Apply.query(trx).findById(applyId).forUpdate();
+    if (apply?.status !== 'pending') return false;
+    const rejectedAt = new Date();
+    await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message, rejected_at: rejectedAt });
+    if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
+    await recordAudit(trx, {
+      tenantId: apply.tenant_id,
+      documentId: apply.document_id,
+      actor: { type: 'system' },
+      action: 'signature.rejected',
+      data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
+    });
+    await emitSignFailed(trx, apply, error, rejectedAt);
+    return true;
+  });
+  if (rejected) applies.inc({ outcome: 'rejected', code: error.code });
+  return applyOutcome(db, applyId);
+}
+
+/** `document.sign_failed`: to the sender's tenant, and to the tenant of a principal who signed by mandate. */
+async function emitSignFailed(trx: Knex.Transaction, apply: Apply, error: ServiceError, rejectedAt: Date): Promise<void> {
+  const signer = (await DocumentSigner.query(trx).findById(apply.signer_id))!;
+  const [agent, mandate] = await Promise.all([
+    apply.api_key_id ? ApiKey.query(trx).findById(apply.api_key_id) : undefined,
+    apply.mandate_id ? Mandate.query(trx).findById(apply.mandate_id) : undefined,
+  ]);
+  const data = {
+    document_id: apply.document_id,
+    signer_id: signer.id,
+    apply_id: apply.id,
+    signer: { email: signer.email, name: signer.name },
+    agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
+    mandate_id: apply.mandate_id,
+    confirmation_level: apply.confirmation_level,
+    code: error.code,
+    message: error.message,
+    rejected_at: rejectedAt.toISOString(),
+  };
+  for (const tenantId of new Set([signer.tenant_id, mandate?.tenant_id ?? signer.tenant_id]))
+    await emitEvent(trx, tenantId, 'document.sign_failed', data);
+}
+
+/** A signer declines: the document is declined and stays unsigned by them; nothing is stamped. */
+export async function declineDocument(db: Db, input: { signerId: string; reason?: string; actor: Actor }): Promise<Document> {
+  return db.transaction(async (trx) => {
+    const signer = await DocumentSigner.query(trx).findById(input.signerId).forUpdate();
+    if (!signer) throw errors.notFound('No such signer.');
+    const document = (await Document.query(trx).findById(signer.document_id).forUpdate())!;
+    if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
+    if (document.status !== 'sent') throw errors.invalidState(`This document is ${document.status}; it can no longer be declined.`);
+    const pending = await Apply.query(trx).where({ signer_id: signer.id, status: 'pending' }).first();
+    if (pending) throw errors.invalidState('A signature of this signer is being applied.');
+    const now = new Date();
+    await signer.$query(trx).patch({ status: 'declined', declined_at: now, decline_reason: input.reason ?? null });
+    const declined = await document.$query(trx).patchAndFetch({ status: 'declined', declined_at: now });
+    await recordAudit(trx, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: input.actor,
+      action: 'document.declined',
+      data: { signer_id: signer.id, reason: input.reason ?? null },
+    });
+    await emitEvent(trx, document.tenant_id, 'document.declined', {
+      document_id: document.id,
+      signer_id: signer.id,
+      signer: { email: signer.email, name: signer.name },
+      reason: input.reason ?? null,
+    });
+    return declined;
+  });
+}
