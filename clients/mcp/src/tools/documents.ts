@@ -1,0 +1,52 @@
+// Documents: create, send, and upload a PDF for a signing envelope.
+import { SvcError } from '@svc-agents/sdk';
+import { z } from 'zod';
+import { Id, Person, type ToolKit, uploadBytes, WRITE } from './kit';
+
+export function documentTools({ tool, client, options }: ToolKit): void {
+  tool(
+    'create_document',
+    'Create a document from a template (template_id) or from a PDF in the Drive (drive_file_id with widgets), with its signers in signing order; send: true also sends it. Creating or sending signs nothing.',
+    {
+      name: z.string().min(1).max(200),
+      template_id: z.string().optional().describe('tpl_… (or drive_file_id)'),
+      drive_file_id: z.string().optional().describe('A PDF uploaded with upload_file (drv_…), with widgets'),
+      widgets: z
+        .array(z.record(z.string(), z.unknown()))
+        .optional()
+        .describe('With drive_file_id: the fields per signer role, as a template’s'),
+      signers: z.array(Person).min(1).describe('In signing order; signer n takes role n'),
+      send: z.boolean().optional(),
+    },
+    WRITE,
+    (input) => client.createDocument(input as never),
+  );
+  tool(
+    'send_document',
+    'Send a draft document to its signers (each is e-mailed a sign link). Sending signs nothing.',
+    { document_id: Id('doc_…') },
+    WRITE,
+    (input) => client.sendDocument(input.document_id),
+  );
+  tool(
+    'upload_file',
+    'Upload a PDF to the Drive for a signing envelope (then create_document with its drive_file_id and widgets). PDF only: anything else is refused.',
+    {
+      content_base64: z.string().optional().describe('The PDF, base64-encoded'),
+      ...(options.localFiles ? { path: z.string().optional().describe('A PDF on this machine') } : {}),
+      filename: z.string().max(255).optional(),
+    },
+    WRITE,
+    async (input) => {
+      const { bytes, name } = await uploadBytes(input as { path?: string; content_base64?: string }, options);
+      if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-')
+        throw new SvcError('unsupported_media_type', 'upload_file takes a PDF only.', 415);
+      const file = await client.uploadAsset({ bytes, filename: input.filename ?? name ?? 'document.pdf' });
+      if (file.kind !== 'pdf') {
+        await client.deleteDriveFile(file.drive_file_id);
+        throw new SvcError('unsupported_media_type', `upload_file takes a PDF only; this file is a ${file.kind}.`, 415);
+      }
+      return file;
+    },
+  );
+}
