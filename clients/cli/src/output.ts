@@ -6,7 +6,7 @@ export interface Output {
   /** The result of a command: JSON as is, or the given human rendering. */
   result(value: unknown, human?: () => string): void;
   /** A table of rows (objects) with the given columns, or the JSON of the rows. */
-  table(rows: Array<Record<string, unknown>>, columns: string[], raw?: unknown): void;
+  table<T extends object>(rows: T[], columns: Array<keyof T & string>, raw?: unknown): void;
   /** A progress bar on a terminal (stderr), nothing when piped or with --json. */
   progress(label: string, total: number | undefined): { update(done: number): void; stop(): void };
 }
@@ -28,7 +28,7 @@ export function humanBytes(bytes: number): string {
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
-export function renderTable(rows: Array<Record<string, unknown>>, columns: string[]): string {
+export function renderTable<T extends object>(rows: T[], columns: Array<keyof T & string>): string {
   if (rows.length === 0) return '(none)';
   const cells = rows.map((row) => columns.map((column) => cell(row[column]).replace(/\s+/g, ' ')));
   const widths = columns.map((column, index) => Math.min(60, Math.max(column.length, ...cells.map((line) => line[index].length))));
