@@ -31,6 +31,11 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a PDF thread heap too small for a thread to start (SVC_PDF_MEMORY_MB under 128)', () => {
+    assert.throws(() => loadConfig({ SVC_PDF_MEMORY_MB: '64' }), /SVC_PDF_MEMORY_MB/);
+    assert.equal(loadConfig({ SVC_PDF_MEMORY_MB: '128' }).pdf.memoryMb, 128);
+  });
+
   it('refuses to start in production without SMTP_URL, rather than keep codes and links in a table', () => {
     assert.throws(
       () => loadConfig({ SVC_ENV: 'production', SVC_SECRET_KEY: 'x'.repeat(32) }),

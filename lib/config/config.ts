@@ -190,7 +190,8 @@ const EnvSchema = z.object({
     .default(25 * 1024 * 1024),
   SVC_PDF_THREADS: z.coerce.number().int().min(1).max(32).default(2),
   SVC_PDF_TIME_LIMIT_MS: z.coerce.number().int().min(100).default(10_000),
-  SVC_PDF_MEMORY_MB: z.coerce.number().int().min(32).default(512),
+  // A thread needs about 100 MB to start on Node 24 (it loads tsx itself): below 128 no PDF could be read.
+  SVC_PDF_MEMORY_MB: z.coerce.number().int().min(128).default(512),
   SVC_PDF_MAX_PAGES: z.coerce.number().int().min(1).default(2000),
   SVC_IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
   SVC_IDEMPOTENCY_STALE_MS: z.coerce

@@ -225,9 +225,10 @@ describe('PDF intake', () => {
     });
 
     it('refuses a PDF whose thread runs out of memory, and serves the next job', async () => {
-      const small = createPdfThreads({ size: 1, limits: { memoryMb: 64 } });
+      // 128 MB: enough for a thread to start on Node 24 (which loads tsx inside the thread), not for this PDF.
+      const small = createPdfThreads({ size: 1, limits: { memoryMb: 128 } });
       try {
-        await refused(small.intake(manyObjects(150_000)), /^The PDF needs more than 64 MB of memory to read\.$/);
+        await refused(small.intake(manyObjects(150_000)), /^The PDF needs more than 128 MB of memory to read\.$/);
         const nda = await buildSampleNda();
         assert.equal((await small.intake(nda.pdf)).pages.length, 1);
       } finally {
