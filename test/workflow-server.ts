@@ -1,0 +1,32 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+
+/** The test run's Temporal dev server (TEMPORAL_ADDRESS), for workflow tests against mocked activities. */
+export interface WorkflowTestServer {
+  /** For workers: each test runs one on a task queue of its own with the prebuilt bundle (SVC_WORKFLOW_BUNDLE). */
+  native: NativeConnection;
+  client: Client;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a client and a worker connection to the run's dev server, and silences the worker
+ * runtime's own log (activities failing on purpose are not the test's output). Once per test file:
+ * the runtime can be installed only once per process.
+ */
+export async function connectWorkflowTestServer(): Promise<WorkflowTestServer> {
+  const silent = () => undefined;
+  Runtime.install({ logger: { log: silent, trace: silent, debug: silent, info: silent, warn: silent, error: silent } });
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run the workflow tests through npm test');
+  const native = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  return {
+    native,
+    client: new Client({ connection, namespace: 'default' }),
+    async close() {
+      await connection.close();
+      await native.close();
+    },
+  };
+}

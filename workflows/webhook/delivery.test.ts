@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { type NativeConnection, Worker } from '@temporalio/worker';
+import type { WebhookActivities } from '../../activities/webhooks/activities';
+import type { AttemptResult } from '../../activities/webhooks/delivery';
+import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
+import type { webhookDeliveryWorkflow } from './delivery';
+import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput, deliveryWorkflowId } from './shared';
+
+const FAILED: AttemptResult = { done: false, delivered: false, statusCode: 503, error: 'HTTP 503' };
+const DELIVERED: AttemptResult = { done: true, delivered: true, statusCode: 200 };
+/** The webhook was deleted meanwhile: nothing more to do, nothing delivered. */
+const GONE: AttemptResult = { done: true, delivered: false };
+
+type Call = ['attemptDelivery', string, number] | ['giveUpDelivery', string];
+
+/** Mocked activities recording their calls; attempts are answered in order from `answers` (the last repeats; an Error is thrown). */
+function mockedActivities(
+  calls: Call[],
+  answers: Array<AttemptResult | Error>,
+): Pick<WebhookActivities, 'attemptDelivery' | 'giveUpDelivery'> {
+  let made = 0;
+  return {
+    async attemptDelivery(deliveryId: string, attempt: number) {
+      calls.push(['attemptDelivery', deliveryId, attempt]);
+      const answer = answers[Math.min(made++, answers.length - 1)];
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    async giveUpDelivery(deliveryId: string) {
+      calls.push(['giveUpDelivery', deliveryId]);
+    },
+  };
+}
+
+/** The durations of the timers (sleeps) the workflow started, in order. */
+async function timers(handle: WorkflowHandle): Promise<number[]> {
+  const { events } = await handle.fetchHistory();
+  return (events ?? []).flatMap((event) =>
+    event.timerStartedEventAttributes ? [tsToMs(event.timerStartedEventAttributes.startToFireTimeout)] : [],
+  );
+}
+
+describe('webhookDeliveryWorkflow against mocked activities (no database)', { timeout: 60_000 }, () => {
+  let server: WorkflowTestServer;
+  let native: NativeConnection;
+  let client: Client;
+
+  before(async () => {
+    server = await connectWorkflowTestServer();
+    ({ native, client } = server);
+  });
+  after(() => server?.close());
+
+  /** Runs the workflow for a new delivery to its end on a worker of its own; answers its result, the calls made and its timers. */
+  async function deliver(answers: Array<AttemptResult | Error>, durations: Omit<DeliveryWorkflowInput, 'deliveryId' | 'attemptTimeoutMs'>) {
+    const calls: Call[] = [];
+    const taskQueue = `wf-test-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: native,
+      taskQueue,
+      workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
+      activities: mockedActivities(calls, answers),
+    });
+    const id = randomUUID();
+    const input: DeliveryWorkflowInput = { deliveryId: id, attemptTimeoutMs: 1000, ...durations };
+    return worker.runUntil(async () => {
+      const handle = await client.workflow.start<typeof webhookDeliveryWorkflow>(DELIVERY_WORKFLOW, {
+        taskQueue,
+        workflowId: deliveryWorkflowId(id),
+        args: [input],
+      });
+      const result = await handle.result();
+      return { id, result, calls, timers: await timers(handle) };
+    });
+  }
+
+  it('after the relay’s first attempt, waits retryInitialMs, then attempt 2 is delivered and ends it', async () => {
+    const { id, result, calls, timers } = await deliver([DELIVERED], {
+      retryInitialMs: 100,
+      retryMaxMs: 400,
+      giveUpMs: 60_000,
+      attemptsMade: 1,
+    });
+    assert.deepEqual(result, { delivered: true, attempts: 2 });
+    assert.deepEqual(calls, [['attemptDelivery', id, 2]]);
+    assert.deepEqual(timers, [100]);
+  });
+
+  it('without attemptsMade (executions from before it existed), makes attempt 1 at once', async () => {
+    const { id, result, calls, timers } = await deliver([DELIVERED], { retryInitialMs: 100, retryMaxMs: 400, giveUpMs: 60_000 });
+    assert.deepEqual(result, { delivered: true, attempts: 1 });
+    assert.deepEqual(calls, [['attemptDelivery', id, 1]]);
+    assert.deepEqual(timers, []);
+  });
+
+  it('retries failed attempts with the wait doubling up to retryMaxMs until one is delivered, never giving up', async () => {
+    const { id, result, calls, timers } = await deliver([FAILED, FAILED, DELIVERED], {
+      retryInitialMs: 100,
+      retryMaxMs: 300,
+      giveUpMs: 60_000,
+      attemptsMade: 1,
+    });
+    assert.deepEqual(result, { delivered: true, attempts: 4 });
+    assert.deepEqual(calls, [
+      ['attemptDelivery', id, 2],
+      ['attemptDelivery', id, 3],
+      ['attemptDelivery', id, 4],
+    ]);
+    assert.deepEqual(timers, [100, 200, 300]);
+  });
+
+  it('gives up once the next wait would pass giveUpMs: records the give-up and answers not delivered', async () => {
+    // Attempt 2 comes at 1 s (the dev server may fire a timer up to about 1 s late, so by 2.1 s): 2.1 s + the next wait of 2 s
+    // stay within 5.5 s, so it waits. Attempt 3 comes at 3 s or later: 3 s + the next wait of 4 s pass 5.5 s, so it gives up.
+    const { id, result, calls, timers } = await deliver([FAILED], {
+      retryInitialMs: 1000,
+      retryMaxMs: 10_000,
+      giveUpMs: 5500,
+      attemptsMade: 1,
+    });
+    assert.deepEqual(result, { delivered: false, attempts: 3 });
+    assert.deepEqual(calls, [
+      ['attemptDelivery', id, 2],
+      ['attemptDelivery', id, 3],
+      ['giveUpDelivery', id],
+    ]);
+    assert.deepEqual(timers, [1000, 2000]);
+  });
+
+  it('an attempt that finds nothing more to do (the webhook was deleted) ends it undelivered without giving up', async () => {
+    // Were it to go on, attempt 4 would be delivered.
+    const { id, result, calls } = await deliver([FAILED, GONE, DELIVERED], {
+      retryInitialMs: 100,
+      retryMaxMs: 400,
+      giveUpMs: 60_000,
+      attemptsMade: 1,
+    });
+    assert.deepEqual(result, { delivered: false, attempts: 3 });
+    assert.deepEqual(calls, [
+      ['attemptDelivery', id, 2],
+      ['attemptDelivery', id, 3],
+    ]);
+  });
+
+  it('an attempt whose activity fails is retried as the same attempt, not counted as a failed delivery', async () => {
+    const { id, result, calls, timers } = await deliver([new Error('worker lost its network'), DELIVERED], {
+      retryInitialMs: 100,
+      retryMaxMs: 400,
+      giveUpMs: 60_000,
+      attemptsMade: 1,
+    });
+    assert.deepEqual(result, { delivered: true, attempts: 2 });
+    assert.deepEqual(calls, [
+      ['attemptDelivery', id, 2],
+      ['attemptDelivery', id, 2],
+    ]);
+    assert.deepEqual(timers, [100]);
+  });
+});
