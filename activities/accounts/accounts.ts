@@ -6,19 +6,9 @@ import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { type Actor, recordAudit } from '../audit/audit';
 import { revokeKeyWithMandates, type Stopped } from '../mandates/stop';
 import { authorize } from './authorize';
+import { DEFAULT_SCOPES } from './scopes';
 
-/** Scopes every new key has. `documents:sign` is never among them: only a mandate grant adds it. */
-export const DEFAULT_SCOPES = [
-  'documents:read',
-  'documents:write',
-  'templates:read',
-  'contacts:write',
-  'offers:write',
-  'drive:write',
-  'transfers:write',
-  'webhooks:write',
-] as const;
-export const SIGN_SCOPE = 'documents:sign';
+export { DEFAULT_SCOPES, SIGN_SCOPE } from './scopes';
 
 const KEY_PREFIX = 'svc_';
 const KEY_RANDOM_LENGTH = 32;

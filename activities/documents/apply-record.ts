@@ -10,8 +10,8 @@ import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
-import type { ApplyDeps } from './apply';
 import { checkApplicable } from './apply-check';
+import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { signersOf } from './documents';
 

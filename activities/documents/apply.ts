@@ -4,36 +4,21 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, DocumentRevision, DocumentSigner, Mandate, Principal } from '../../db/models';
-import type { BlobStore } from '../../lib/blobs';
-import type { Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
-import type { Logger } from '../../lib/log';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
-import type { Sealer } from '../../lib/pdf/seal';
 import { stampWidgets } from '../../lib/pdf/stamp';
-import type { ReceiptIssuer } from '../../lib/receipts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { receiptSigner } from '../receipts/receipts';
 import { checkApplicable, checkMandateInForce, widgetsOf } from './apply-check';
+import type { ApplyDeps, Progress } from './apply-deps';
 import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectApply } from './apply-record';
 import { type Certified, certificateEntry, certificateSigner, certify, completionTrail, recordCompletion, sha256Hex } from './complete';
 import { signersOf } from './documents';
 import { completionEvidence, trailEntry } from './evidence';
 import { pdfStep } from './pdf-errors';
-
-export interface ApplyDeps {
-  db: Db;
-  blobs: BlobStore;
-  sealer(): Promise<Sealer>;
-  /** Signs the dual-attestation receipt of a document the apply completes. */
-  receipts: ReceiptIssuer;
-  faults?: Faults;
-  /** Where the apply's stage timings go (debug: `apply timings`, in milliseconds). */
-  log?: Logger;
-}
 
 /** Milliseconds spent per stage of one apply, for the log and the benchmark's timeline. */
 function stageClock() {
@@ -48,9 +33,6 @@ function stageClock() {
     },
   };
 }
-
-/** Called between the slow steps of an apply (a Temporal heartbeat when run as an activity). */
-export type Progress = () => void;
 
 /** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
 export interface SigningIdentity {

@@ -5,7 +5,7 @@ import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/cer
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { receiptSigner } from '../receipts/receipts';
-import type { ApplyDeps, Progress } from './apply';
+import type { ApplyDeps, Progress } from './apply-deps';
 import { signersOf } from './documents';
 import { type CompletionEvidence, completionEvidence, evidenceAttachments, type TrailEntry, trailEntry } from './evidence';
 import { pdfStep } from './pdf-errors';

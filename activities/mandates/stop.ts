@@ -7,7 +7,7 @@ import type { Db } from '../../db/connect';
 import { ApiKey, Mandate, Principal, type RevokedVia } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
-import { SIGN_SCOPE } from '../accounts/accounts';
+import { SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 
