@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/connect';
 import { knexLimiterStore } from '../db/limiter-store';
-import { errors } from './errors';
+import { errors, retryAfter } from './errors';
 import { addressKey } from './request-limits';
 
 /** How e-mailed codes may be asked for and guessed, by subject and client address (README: SVC_CODE_*). */
@@ -49,10 +49,6 @@ export function waitAfter(wrong: number): number {
 function keyOf(...parts: string[]): string {
   const key = parts.join(':');
   return key.length <= 100 ? key : `#${createHash('sha256').update(key).digest('hex')}`;
-}
-
-export function retryAfter(ms: number): Record<string, string> {
-  return { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
 /** The client key of an address: the address itself, an IPv6 one by its /64. */

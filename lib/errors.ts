@@ -73,6 +73,33 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** The Retry-After header of a refusal that ends in `ms` milliseconds: whole seconds, at least 1. */
+export function retryAfter(ms: number): Record<string, string> {
+  return { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
+}
+
+/** How many fields a refusal names at most (a hostile body may hold a million keys); the rest are counted. */
+export const MAX_NAMED_DETAILS = 20;
+
+/**
+ * Collects a refusal's details: the first MAX_NAMED_DETAILS as given, then only a count, which
+ * `list(path)` closes with one `{path, message: 'and N more'}` detail. The work stays bounded
+ * however many problems a body has.
+ */
+export function boundedDetails(): { add(detail: ErrorDetail): void; list(path: string): ErrorDetail[] } {
+  const details: ErrorDetail[] = [];
+  let more = 0;
+  return {
+    add(detail) {
+      if (details.length < MAX_NAMED_DETAILS) details.push(detail);
+      else more += 1;
+    },
+    list(path) {
+      return more > 0 ? [...details, { path, message: `and ${more} more` }] : details;
+    },
+  };
+}
+
 export class ServiceError extends Error {
   override name = 'ServiceError';
   readonly status: number;

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { OneTimeCode } from '../../db/models';
-import { type CodeLimits, retryAfter } from '../../lib/code-limits';
-import { errors, type ServiceError } from '../../lib/errors';
+import type { CodeLimits } from '../../lib/code-limits';
+import { errors, retryAfter, type ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { mac, verifyMac } from '../../lib/secrets/signed';

@@ -1,16 +1,13 @@
-import { type ErrorDetail, errors } from '../../lib/errors';
+import { boundedDetails, errors } from '../../lib/errors';
 import { imageSizeProblem } from '../../lib/pdf/image';
 import { AUTO_FILLED, type Widget } from '../../lib/pdf/widgets';
 
 export type SignerValues = Record<string, string | boolean>;
 
-/** At most this many problems are named in a refusal; the rest are counted. */
-const MAX_NAMED = 20;
-
 /**
  * Values may only name the signer's own fillable widgets, each with a value of its kind. A body with
  * more values than the signer has fields is refused at once (nothing echoed); otherwise each value is
- * looked up once, and at most MAX_NAMED problems are named.
+ * looked up once, and at most MAX_NAMED_DETAILS problems are named (boundedDetails).
  */
 export function checkValues(widgets: Widget[], values: SignerValues): void {
   const ids = Object.keys(values);
@@ -19,15 +16,12 @@ export function checkValues(widgets: Widget[], values: SignerValues): void {
       { path: 'values', message: `at most ${widgets.length} values` },
     ]);
   const byId = new Map(widgets.map((widget) => [widget.id, widget]));
-  const details: ErrorDetail[] = [];
-  let more = 0;
+  const problems = boundedDetails();
   for (const id of ids) {
     const problem = valueProblem(byId.get(id), values[id]);
-    if (!problem) continue;
-    if (details.length < MAX_NAMED) details.push({ path: `values.${id}`, message: problem });
-    else more += 1;
+    if (problem) problems.add({ path: `values.${id}`, message: problem });
   }
-  if (more > 0) details.push({ path: 'values', message: `and ${more} more` });
+  const details = problems.list('values');
   if (details.length > 0)
     throw errors.invalidRequest(`Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
 }

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { errors } from '../../lib/errors';
+import { errors, retryAfter } from '../../lib/errors';
 import { createRequestLimits, type RequestCount } from '../../lib/request-limits';
 import type { Services } from '../../lib/services';
 import { bearerCaller } from './auth';
@@ -31,9 +31,7 @@ function refusal(count: RequestCount, windowMs: number) {
     count.name === 'requests_per_key'
       ? `Too many requests with this API key: at most ${rate}. Wait the seconds in Retry-After.`
       : `Too many requests from your address: at most ${rate} without an API key. Wait the seconds in Retry-After.`;
-  return errors.rateLimited(message, [{ path: count.name, message: `at most ${rate}` }], {
-    'Retry-After': String(Math.max(1, Math.ceil(count.resetMs / 1000))),
-  });
+  return errors.rateLimited(message, [{ path: count.name, message: `at most ${rate}` }], retryAfter(count.resetMs));
 }
 
 /**

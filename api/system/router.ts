@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { cachedHealth } from '../../activities/health/health';
-import { errors } from '../../lib/errors';
+import { errors, retryAfter } from '../../lib/errors';
 import { addressKey } from '../../lib/request-limits';
 import type { Services } from '../../lib/services';
 import type { Routes } from '../http/route';
@@ -41,9 +41,7 @@ export function systemRoutes(routes: Routes, deps: Services): void {
           throw errors.rateLimited(
             `Too many health checks from your address: at most ${rate}.`,
             [{ path: 'health_per_address', message: `at most ${rate}` }],
-            {
-              'Retry-After': String(Math.max(1, Math.ceil(refused.msBeforeNext / 1000))),
-            },
+            retryAfter(refused.msBeforeNext),
           );
         }
       }
