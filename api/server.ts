@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Services } from '../lib/services';
+import type { Services } from '../activities/services';
 import { createApp, type MountedSurface } from './koa-app';
 
 export interface RunningServer {

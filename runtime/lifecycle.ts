@@ -1,7 +1,7 @@
+import type { Services } from '../activities/services';
 import { isDatabaseUnavailable } from '../db/errors';
 import { migrationStatus } from '../db/migrate';
 import { ConfigError } from '../lib/config/errors';
-import type { Services } from '../lib/services';
 
 // A repeat this soon after the first signal is the same request: npm forwards to the service the
 // Ctrl-C that the terminal sent it as well.

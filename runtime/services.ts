@@ -1,3 +1,4 @@
+import type { Services } from '../activities/services';
 import { connectDb, type Db, dbDriver } from '../db/connect';
 import { type BlobStore, createFileBlobStore } from '../lib/blobs';
 import { createS3BlobStore } from '../lib/blobs-s3';
@@ -12,9 +13,9 @@ import type { Sealer } from '../lib/pdf/seal';
 import { loadSealerConfig, type SealerConfig, sealerFromConfig } from '../lib/pdf/sealer';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
-import type { Services } from '../lib/services';
 import { connectTemporal } from '../lib/temporal';
 import { startTracing, type Tracing } from '../lib/tracing';
+import { temporalWorkflows } from '../workflows/client';
 
 export interface ServicesOptions {
   temporalAddress?: string;
@@ -50,12 +51,14 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
         sealer = undefined;
         throw error;
       });
+  const temporal = connectTemporal(config, address, options.tracing, log);
   const services: Services = {
     config,
     db,
     dbDriver: dbDriver(config),
     log,
-    temporal: connectTemporal(config, address, options.tracing, log),
+    temporal,
+    workflows: temporalWorkflows(temporal, config),
     blobs: createBlobStore(config),
     secret,
     mailer: createMailer({

@@ -2,7 +2,6 @@
 // histories each: the interesting paths of every workflow, with short durations (workflow inputs).
 import fs from 'node:fs';
 import path from 'node:path';
-import { signalApply } from '../activities/documents/orchestration';
 import { emitEvent } from '../activities/events/outbox';
 import { Delivery, DocumentRevision, MailMessage, type Template } from '../db/models';
 import { startWorker } from '../worker/worker';
@@ -230,7 +229,7 @@ export const STORIES: Story[] = [
       const other = { name: 'Rhea Retry', email: `rhea-${Date.now()}@example.test` };
       const { documentId, otherSignUrl } = await ownNda(context, other);
       // A rule's refusal: an apply id that does not exist fails at once, typed not_found.
-      await signalApply(stack.deps.temporal, stack.config, documentId, 'apl_doesnotexist00000000');
+      await stack.deps.workflows.handOverApply(documentId, 'apl_doesnotexist00000000');
       // A failure retrying cannot fix: the current PDF is missing, so the apply is rejected after its attempts.
       const revision = (await DocumentRevision.query(stack.deps.db).findById([documentId, 0]))!;
       const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);

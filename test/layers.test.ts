@@ -8,21 +8,27 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 /**
  * Which top-level folders each layer may import (docs/architecture.md). A layer never imports one
  * above it; only entry points (runtime/) import the composition root. Workflows import activities
- * and infrastructure as types only (the workflow bundle must hold no I/O), and activities may take
- * from workflows only their shared definitions (names, ids, signals, inputs) or types.
+ * and infrastructure as types only (the workflow bundle must hold no I/O). The rules (activities/)
+ * and the API reach Temporal only through the `Workflows` port the rules declare
+ * (activities/workflows.ts): from workflows/ they may take types of shared definitions, no values.
  */
 const ALLOWED: Record<string, string[]> = {
   lib: ['lib', 'db'],
   db: ['db', 'lib'],
-  activities: ['activities', 'lib', 'db', 'workflows'],
+  activities: ['activities', 'lib', 'db'],
   workflows: ['workflows'],
   worker: ['worker', 'activities', 'workflows', 'lib', 'db'],
-  api: ['api', 'activities', 'workflows', 'lib', 'db'],
+  api: ['api', 'activities', 'lib', 'db'],
   clients: ['clients'],
   runtime: ['runtime', 'api', 'worker', 'activities', 'workflows', 'lib', 'db', 'clients'],
 };
-/** Type-only imports beyond ALLOWED: a workflow names its activities' types. */
-const TYPES_ALSO: Record<string, string[]> = { workflows: ['activities', 'lib', 'db'] };
+/** Type-only imports beyond ALLOWED: a workflow names its activities' types; a rule may name a shared definition's type. */
+const TYPES_ALSO: Record<string, string[]> = { workflows: ['activities', 'lib', 'db'], activities: ['workflows'], api: ['workflows'] };
+/**
+ * The port's implementation (workflows/client.ts) is client code beside the workflows: it may use the
+ * Temporal client helpers of lib/, and nothing in workflows/ imports it, so it never enters the bundle.
+ */
+const CLIENT_SIDE = path.join('workflows', 'client.ts');
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm;
 
@@ -53,9 +59,19 @@ export function violations(): string[] {
         const specifier = match[3] ?? match[4] ?? match[5];
         const typeOnly = Boolean(match[2]) || /^\s*import\s+type\b/.test(match[0]);
         const target = layerOf(path.resolve(path.dirname(file), specifier));
-        const allowed = ALLOWED[layer].includes(target) || (typeOnly && (TYPES_ALSO[layer] ?? []).includes(target));
-        const workflowCode = layer === 'activities' && target === 'workflows' && !typeOnly && !/\/shared(\.ts)?$/.test(specifier);
-        if (!allowed || workflowCode) found.push(`${path.relative(ROOT, file)} imports ${specifier}${typeOnly ? ' (types)' : ''}`);
+        const relative = path.relative(ROOT, file);
+        const resolved = path.relative(ROOT, path.resolve(path.dirname(file), specifier)).replace(/\.ts$/, '');
+        const clientSide = relative === CLIENT_SIDE && target === 'lib';
+        const allowed = clientSide || ALLOWED[layer].includes(target) || (typeOnly && (TYPES_ALSO[layer] ?? []).includes(target));
+        // Types only, and only of shared definitions: a rule never names a workflow function.
+        const workflowCode =
+          layer !== 'workflows' &&
+          layer !== 'runtime' &&
+          layer !== 'worker' &&
+          target === 'workflows' &&
+          !/\/(shared|wake)(\.ts)?$/.test(specifier);
+        const intoBundle = layer === 'workflows' && relative !== CLIENT_SIDE && resolved === CLIENT_SIDE.replace(/\.ts$/, '');
+        if (!allowed || workflowCode || intoBundle) found.push(`${relative} imports ${specifier}${typeOnly ? ' (types)' : ''}`);
       }
     }
   }

@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Services } from '../activities/services';
 import { errorMiddleware } from '../api/http/errors-middleware';
 import { Routes } from '../api/http/route';
 import type { Logger } from '../lib/log';
-import type { Services } from '../lib/services';
 
 export interface RoutesServer {
   url: string;

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Services } from '../activities/services';
 import { type RunningServer, startHttpServer } from '../api/server';
 import type { Db, DbDriver } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
 import { type Config, loadConfig } from '../lib/config/config';
 import { randomBase62 } from '../lib/ids';
 import { createLogger, type Logger } from '../lib/log';
-import type { Services } from '../lib/services';
 import { closeServices, startServices } from '../runtime/services';
 import { serviceSurfaces } from '../runtime/surfaces';
 import { type RunningWorker, startWorker } from '../worker/worker';

@@ -3,9 +3,9 @@ import { createHealthActivities } from '../activities/health/health';
 import { createMailActivities } from '../activities/mail/activities';
 import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
 import { createOfferActivities } from '../activities/offers/activities';
+import type { Services } from '../activities/services';
 import { createTransferActivities } from '../activities/transfers/activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
-import type { Services } from '../lib/services';
 import { waitingOutDatabaseOutages } from './outages';
 import { withTypedFailures } from './typed-failures';
 

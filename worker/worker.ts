@@ -8,7 +8,7 @@ import {
   type WorkflowBundleOption,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import type { Services } from '../lib/services';
+import type { Services } from '../activities/services';
 import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
 import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
 import { createActivities } from './activities';

@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import { Apply, DocumentRevision, Event, type Principal, type Template } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
 import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
-import type { Services } from '../../lib/services';
 import { closeServices, createServices } from '../../runtime/services';
 import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
 import type { Account } from '../../test/factories';
@@ -19,7 +18,7 @@ import { waitFor } from '../../test/wait';
 import { type RunningWorker, startWorker } from '../../worker/worker';
 import { documentWorkflowId } from '../../workflows/document/shared';
 import { l2AppliesToday } from '../mandates/cap';
-import { signalApply } from './orchestration';
+import type { Services } from '../services';
 
 describe('an apply always ends: bounded attempts, typed rejections, a seal that loads again', () => {
   let stack: Stack;
@@ -144,7 +143,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
 
   it('fails a rule’s refusal at once as a non-retryable failure typed by its code, and later applies still run', async () => {
     const documentId = await ownNda();
-    await signalApply(stack.deps.temporal, stack.config, documentId, 'apl_doesnotexist00000000');
+    await stack.deps.workflows.handOverApply(documentId, 'apl_doesnotexist00000000');
     const signed = await sign(documentId);
     assert.equal(signed.status, 200, signed.text);
     const history = await stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();

@@ -1,69 +1,24 @@
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Db } from '../../db/connect';
 import type { Apply } from '../../db/models';
-import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { pollUntil } from '../../lib/poll';
-import { bestEffort, type TemporalDeps, temporalCall } from '../../lib/temporal';
-import {
-  applySettledUpdate,
-  applySignal,
-  DOCUMENT_WORKFLOW,
-  type DocumentWorkflowInput,
-  documentWorkflowId,
-  settledSignal,
-} from '../../workflows/document/shared';
-import type { documentWorkflow } from '../../workflows/document/workflow';
-import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, signRequestWorkflowId } from '../../workflows/sign-request/shared';
-import type { signRequestWorkflow } from '../../workflows/sign-request/workflow';
+import type { ApplyWaiter, Workflows } from '../workflows';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { rejectApply } from './apply-record';
 
-function workflowInput(config: Config, documentId: string): DocumentWorkflowInput {
-  const { durations } = config;
-  return {
-    documentId,
-    activityTimeoutMs: durations.activityTimeoutMs,
-    heartbeatMs: durations.activityHeartbeatMs,
-    retryInitialMs: durations.retryInitialMs,
-    retryMaxMs: durations.retryMaxMs,
-    applyAttempts: durations.applyAttempts,
-    activityAttempts: durations.activityAttempts,
-  };
-}
-
-/** Starts the document's workflow, or joins the one already running (business key: the document id). */
-export async function startDocumentWorkflow(temporal: TemporalDeps, config: Config, documentId: string): Promise<void> {
-  await temporalCall(temporal, config, () =>
-    temporal.client.workflow.start<typeof documentWorkflow>(DOCUMENT_WORKFLOW, {
-      workflowId: documentWorkflowId(documentId),
-      taskQueue: temporal.taskQueue,
-      args: [workflowInput(config, documentId)],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    }),
-  );
-}
-
-/** Hands a recorded apply to the document's workflow (starting it if needed); the signal is durable. */
-export async function signalApply(temporal: TemporalDeps, config: Config, documentId: string, applyId: string): Promise<void> {
-  await temporalCall(temporal, config, () =>
-    temporal.client.workflow.signalWithStart<typeof documentWorkflow, [{ applyId: string }]>(DOCUMENT_WORKFLOW, {
-      workflowId: documentWorkflowId(documentId),
-      taskQueue: temporal.taskQueue,
-      args: [workflowInput(config, documentId)],
-      signal: applySignal,
-      signalArgs: [{ applyId }],
-    }),
-  );
+/** What handing over an apply and waiting for it work with. */
+export interface ApplyHandOverDeps {
+  db: Db;
+  workflows: Workflows;
 }
 
 /**
  * Signals a just-recorded apply to its document's workflow. When Temporal cannot take it, the apply
  * ends rejected (giving back an L2 slot it holds), so nothing is left pending behind a 503.
  */
-export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; config: Config }, apply: Apply): Promise<void> {
+export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waiter?: ApplyWaiter): Promise<void> {
   try {
-    await signalApply(deps.temporal, deps.config, apply.document_id, apply.id);
+    await deps.workflows.handOverApply(apply.document_id, apply.id, waiter);
   } catch (error) {
     const reason =
       error instanceof ServiceError
@@ -72,13 +27,6 @@ export async function handOverApply(deps: { db: Db; temporal: TemporalDeps; conf
     await rejectApply(deps.db, apply.id, reason);
     throw error;
   }
-}
-
-/** Tells a running document workflow that the document settled outside it (a decline); best effort. */
-export async function signalSettled(temporal: TemporalDeps, config: Config, documentId: string): Promise<void> {
-  await bestEffort(temporal, `settled signal to ${documentId}`, () =>
-    temporalCall(temporal, config, () => temporal.client.workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal)),
-  );
 }
 
 /**
@@ -90,11 +38,7 @@ export async function signalSettled(temporal: TemporalDeps, config: Config, docu
  * early failure; a still-pending outcome is the 202 `processing` answer. The answer comes by the end
  * of the wait whatever is slow (Temporal, the database): the work goes on after it.
  */
-export async function applyAndWait(
-  deps: { db: Db; temporal: TemporalDeps; config: Config },
-  apply: Apply,
-  waitMs: number,
-): Promise<ApplyOutcome> {
+export async function applyAndWait(deps: ApplyHandOverDeps, apply: Apply, waitMs: number): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
   return byDeadline(
     (async () => {
@@ -107,12 +51,7 @@ export async function applyAndWait(
 }
 
 /** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
-export async function awaitApply(
-  deps: { db: Db; temporal: TemporalDeps },
-  documentId: string,
-  applyId: string,
-  waitMs: number,
-): Promise<ApplyOutcome> {
+export async function awaitApply(deps: ApplyHandOverDeps, documentId: string, applyId: string, waitMs: number): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
   // A retry or a join often comes once the apply has settled: the database answers it at once, with no
   // wait on the workflow's update (which a dead worker's sticky queue can hold up for seconds).
@@ -121,15 +60,9 @@ export async function awaitApply(
   return byDeadline(settledOutcome(deps, documentId, applyId, deadline), deadline, applyId);
 }
 
-async function settledOutcome(
-  deps: { db: Db; temporal: TemporalDeps },
-  documentId: string,
-  applyId: string,
-  deadline: number,
-): Promise<ApplyOutcome> {
-  const handle = deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, applyId: string, deadline: number): Promise<ApplyOutcome> {
   try {
-    await deps.temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
+    await deps.workflows.applySettled(documentId, applyId, deadline);
   } catch {
     // Out of time, Temporal busy, or the workflow ended: the database has the answer (or it is still pending).
     const left = deadline - Date.now();
@@ -161,41 +94,5 @@ export async function waitForApply(db: Db, applyId: string, timeoutMs: number): 
     async () => (await applyOutcome(db, applyId))!,
     (outcome) => outcome.status !== 'pending',
     timeoutMs,
-  );
-}
-
-/** Starts an L1 sign request's workflow (business key: the request id). */
-export async function startSignRequestWorkflow(temporal: TemporalDeps, config: Config, signRequestId: string): Promise<void> {
-  const { durations } = config;
-  await temporalCall(temporal, config, () =>
-    temporal.client.workflow.start<typeof signRequestWorkflow>(SIGN_REQUEST_WORKFLOW, {
-      workflowId: signRequestWorkflowId(signRequestId),
-      taskQueue: temporal.taskQueue,
-      args: [
-        {
-          signRequestId,
-          lifetimeMs: durations.signRequestMs,
-          activityTimeoutMs: durations.activityTimeoutMs,
-          heartbeatMs: durations.activityHeartbeatMs,
-          retryInitialMs: durations.retryInitialMs,
-          retryMaxMs: durations.retryMaxMs,
-          activityAttempts: durations.activityAttempts,
-        },
-      ],
-    }),
-  );
-}
-
-/** Wakes the request's workflow after the app recorded the principal's decision (the workflow reads it). */
-export async function signalSignRequest(
-  temporal: TemporalDeps,
-  config: Config,
-  signRequestId: string,
-  decision: 'confirm' | 'decline',
-): Promise<void> {
-  await temporalCall(temporal, config, () =>
-    temporal.client.workflow
-      .getHandle(signRequestWorkflowId(signRequestId))
-      .signal(decision === 'confirm' ? confirmSignal : declineSignal, {}),
   );
 }

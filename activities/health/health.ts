@@ -1,7 +1,7 @@
 import protos from '@temporalio/proto';
 import type { Db, DbDriver } from '../../db/connect';
-import type { Services } from '../../lib/services';
 import type { TemporalDeps } from '../../lib/temporal';
+import type { Services } from '../services';
 
 export interface ComponentHealth {
   ok: boolean;

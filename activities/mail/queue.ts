@@ -1,15 +1,12 @@
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { MailMessage } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import type { Mailer, OutgoingMail } from '../../lib/mail';
-import { type TemporalDeps, temporalCall } from '../../lib/temporal';
-import { MAIL_WORKFLOW, type MailWorkflowInput, mailWorkflowId } from '../../workflows/mail/shared';
-import type { mailWorkflow } from '../../workflows/mail/workflow';
+import type { Workflows } from '../workflows';
 
 export interface MailQueueDeps {
   mailer: Mailer;
-  temporal: TemporalDeps;
+  workflows: Workflows;
   config: Config;
 }
 
@@ -21,23 +18,7 @@ export interface MailQueueDeps {
 export async function queueMail(deps: MailQueueDeps, mail: OutgoingMail, trx?: Knex.Transaction): Promise<MailMessage> {
   const message = await deps.mailer.queue(mail, trx);
   if (message.status !== 'queued') return message;
-  const { durations } = deps.config;
   // Temporal unreachable answers 503 (a rule's caller rolls back; an activity retries it).
-  await temporalCall(deps.temporal, deps.config, () =>
-    deps.temporal.client.workflow.start<typeof mailWorkflow>(MAIL_WORKFLOW, {
-      workflowId: mailWorkflowId(message.id),
-      taskQueue: deps.temporal.taskQueue,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      args: [
-        {
-          mailId: message.id,
-          attempts: durations.mailAttempts,
-          retryInitialMs: durations.retryInitialMs,
-          retryMaxMs: durations.retryMaxMs,
-          activityTimeoutMs: durations.activityTimeoutMs,
-        } satisfies MailWorkflowInput,
-      ],
-    }),
-  );
+  await deps.workflows.startMail(message.id);
   return message;
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { Document, type Principal, SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
-import { pollUntil } from '../../lib/poll';
 import { type Actor, recordAudit } from '../audit/audit';
+import type { Workflows } from '../workflows';
 
 /** A sign request of this principal, by id; 404 for anyone else's (the link alone proves nothing). */
 export async function principalsSignRequest(
@@ -93,12 +93,16 @@ export async function reopenConfirm(db: Db, id: string): Promise<void> {
   await SignRequest.query(db).findById(id).where({ status: 'confirming' }).patch({ status: 'open', decided_at: null, decided_ip: null });
 }
 
-/** Waits up to `timeoutMs` for a confirmed request to be applied or to fail. */
-export async function waitForDecision(db: Db, id: string, timeoutMs: number): Promise<SignRequest> {
-  return pollUntil(
-    async () => (await SignRequest.query(db).findById(id))!,
-    (request) => request.status !== 'confirming',
-    timeoutMs,
-    150,
-  );
+/**
+ * Waits up to `timeoutMs` for the request's workflow to carry out the decision (its `settled`
+ * update answers the moment it is done, no polling), then reads the request once: still
+ * `confirming` when the apply takes longer, or the workflow could not answer.
+ */
+export async function settledDecision(deps: { db: Db; workflows: Workflows }, id: string, timeoutMs: number): Promise<SignRequest> {
+  try {
+    await deps.workflows.signRequestSettled(id, Date.now() + timeoutMs);
+  } catch (error) {
+    deps.workflows.log?.debug('the sign request did not settle within the wait', { signRequestId: id, error: (error as Error).message });
+  }
+  return (await SignRequest.query(deps.db).findById(id))!;
 }

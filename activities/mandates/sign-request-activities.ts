@@ -2,14 +2,12 @@ import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { recordAudit } from '../audit/audit';
-import { rejectionOf } from '../documents/apply-outcome';
+import { applyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { recordApply } from '../documents/apply-record';
 import { signersOf } from '../documents/documents';
-import { signalApply, waitForApply } from '../documents/orchestration';
 import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
 import { checkEscalationStillValid } from '../offers/offers';
-import { wakeOffer } from '../offers/orchestration';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
 import { stopSection } from './stop';
 
@@ -18,7 +16,7 @@ export type SignRequestDeps = SigningDeps & MailQueueDeps;
 
 /** A request that escalated an offer wakes the offer's workflow when it ends, so the offer follows it. */
 async function wakeItsOffer(deps: SignRequestDeps, request: SignRequest): Promise<void> {
-  if (request.offer_id) await wakeOffer(deps.temporal, deps.config, request.offer_id);
+  if (request.offer_id) await deps.workflows.wakeOffer(request.offer_id);
 }
 
 /** Ends a confirmed request, once: applied (with its audit line, in the same transaction) or failed. */
@@ -70,9 +68,11 @@ async function mailConfirmationFailed(deps: SignRequestDeps, request: SignReques
 /**
  * The principal confirmed in the app (the database says `confirming`): the apply procedure runs
  * through the document's workflow, with the mandate re-checked now (a revoke since the request
- * stops it). Idempotent by the recorded apply.
+ * stops it). One step, safe to repeat: the apply is recorded once, handed over (the document's
+ * workflow wakes the request's workflow when it settles) and, once settled, ends the request.
+ * Answers `confirming` while the apply is still being made.
  */
-async function applyConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Promise<SignRequestStatus> {
+async function stepConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Promise<{ status: SignRequestStatus; applyId?: string }> {
   let request = confirmed;
   if (!request.apply_id) {
     try {
@@ -95,18 +95,30 @@ async function applyConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Pr
       if (!(error instanceof ServiceError)) throw error;
       await settle(deps, request, 'failed', error);
       await mailConfirmationFailed(deps, request, error);
-      return 'failed';
+      return { status: 'failed' };
     }
   }
-  await signalApply(deps.temporal, deps.config, request.document_id, request.apply_id!);
-  for (;;) {
-    heartbeat();
-    const outcome = await waitForApply(deps.db, request.apply_id!, 1000);
-    if (outcome.status === 'pending') continue;
-    const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
-    await settle(deps, request, error ? 'failed' : 'applied', error);
-    return error ? 'failed' : 'applied';
+  const outcome = (await applyOutcome(deps.db, request.apply_id!))!;
+  if (outcome.status === 'pending') {
+    await deps.workflows.handOverApply(request.document_id, request.apply_id!, { signRequestId: request.id });
+    return { status: 'confirming', applyId: request.apply_id! };
   }
+  const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
+  await settle(deps, request, error ? 'failed' : 'applied', error);
+  return { status: error ? 'failed' : 'applied' };
+}
+
+/** One look at the request: a confirmation is carried one step further; any other status is answered as it is. */
+async function step(deps: SignRequestDeps, id: string): Promise<{ status: SignRequestStatus; applyId?: string; documentId?: string }> {
+  const request = await SignRequest.query(deps.db).findById(id);
+  if (!request) return { status: 'failed' };
+  if (request.status === 'confirming') return { ...(await stepConfirmed(deps, request)), documentId: request.document_id };
+  if (request.status === 'declined') await wakeItsOffer(deps, request);
+  if (request.status === 'open')
+    log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', {
+      signRequestId: id,
+    });
+  return { status: request.status };
 }
 
 /** The sign request workflow's activities; each is safe to run twice. */
@@ -173,18 +185,28 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
     /**
      * Acts on the decision the database records, never on a signal's word: only a request the app
      * marked `confirming` (the principal's session confirmed it) is applied. A signal for a request
-     * that is still open is logged and changes nothing; a decline recorded by the app ends it.
+     * that is still open is logged and changes nothing; a decline recorded by the app ends it. A
+     * confirmation whose apply is still being made answers `confirming`: the workflow waits for the
+     * document's workflow to wake it.
+     */
+    async stepSignRequest(id: string): Promise<SignRequestStatus> {
+      return (await step(deps, id)).status;
+    },
+
+    /**
+     * stepSignRequest until the confirmation settled, for the histories started before the workflow
+     * waited itself (patch `apply-wait-in-workflow`): it waits on the document workflow's
+     * `applySettled` update, a second at a time between heartbeats. Remove once no such run is open.
      */
     async settleSignRequest(id: string): Promise<SignRequestStatus> {
-      const request = await SignRequest.query(deps.db).findById(id);
-      if (!request) return 'failed';
-      if (request.status === 'confirming') return applyConfirmed(deps, request);
-      if (request.status === 'declined') await wakeItsOffer(deps, request);
-      if (request.status === 'open')
-        log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', {
-          signRequestId: id,
+      for (;;) {
+        heartbeat();
+        const { status, applyId, documentId } = await step(deps, id);
+        if (status !== 'confirming') return status;
+        await deps.workflows.applySettled(documentId!, applyId!, Date.now() + 1000).catch((error: unknown) => {
+          log.debug('the apply has not settled yet', { signRequestId: id, error: (error as Error).message });
         });
-      return request.status;
+      }
     },
   };
 }

@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { Apply, SignRequest, type Template } from '../../db/models';
 import type { FlagSnapshot } from '../../lib/config/flags';
 import { ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { seedSamples, sentNda } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { authenticateKey, type Caller } from '../accounts/accounts';
 import { agentActor } from '../documents/documents';
+import type { Services } from '../services';
 import { requestSign, signAsPrincipal } from './signing';
 
 // The L1 and L2 rules called as an MCP tool or the CLI would call them, with no route spec in front:

@@ -7,7 +7,6 @@ import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
-import type { TemporalDeps } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
@@ -17,12 +16,13 @@ import { type ApplyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { recordApply } from '../documents/apply-record';
 import { findVisibleDocument } from '../documents/documents';
 import { applyAndWait, awaitApply } from '../documents/orchestration';
+import type { Workflows } from '../workflows';
 import { utcDay } from './cap';
 import { LEVEL_FLAG, mandatesInForce } from './mandates';
 
 export interface SigningDeps extends ApplyDeps {
   config: Config;
-  temporal: TemporalDeps;
+  workflows: Workflows;
   secret: Buffer;
 }
 

@@ -8,7 +8,7 @@ import type { Actor } from '../audit/audit';
 import { checkApplicable } from '../documents/apply-check';
 import { type ApplyOutcome, applyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { recordApply, rejectApply } from '../documents/apply-record';
-import { awaitApply, handOverApply, startSignRequestWorkflow } from '../documents/orchestration';
+import { awaitApply, handOverApply } from '../documents/orchestration';
 import { sealedLink } from '../events/outbox';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../mandates/cap';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../mandates/signing';
@@ -23,7 +23,6 @@ import {
   type OfferDeps,
   tellBothSides,
 } from './offers';
-import { wakeOffer } from './orchestration';
 
 export type AcceptDeps = OfferDeps & SigningDeps;
 
@@ -149,7 +148,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
       actor,
       async (request, trx) => {
         await escalateInTransaction(deps, trx, offer, request, actor);
-        await startSignRequestWorkflow(deps.temporal, deps.config, request.id);
+        await deps.workflows.startSignRequest(request.id);
       },
       { id: offer.id, preSignHash: offer.pre_sign_hash },
     );
@@ -157,7 +156,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
     if (!(error instanceof ServiceError && error.code === 'pending_exists')) throw error;
     await adoptOpenRequest(deps, caller, offer, actor);
   }
-  await bestEffort(deps.temporal, `wake-up of ${offer.id}`, () => wakeOffer(deps.temporal, deps.config, offer.id));
+  await bestEffort(deps.workflows, `wake-up of ${offer.id}`, () => deps.workflows.wakeOffer(offer.id));
   return (await Offer.query(deps.db).findById(offer.id))!;
 }
 
@@ -242,8 +241,8 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
   }
   try {
     // The workflow watches the apply too, so the offer settles even if this request stops waiting.
-    await wakeOffer(deps.temporal, deps.config, offer.id);
-    await handOverApply(deps, apply);
+    await deps.workflows.wakeOffer(offer.id);
+    await handOverApply(deps, apply, { offerId: offer.id });
   } catch (error) {
     // Temporal could not take it: nothing is applied, the slot is given back and the offer is open again.
     await rejectApply(deps.db, apply.id, errors.serviceUnavailable('The signature could not be handed over; nothing was applied.'));

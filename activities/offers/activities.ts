@@ -1,7 +1,6 @@
-import { heartbeat } from '@temporalio/activity';
 import { Offer, SignRequest } from '../../db/models';
 import { recordAudit } from '../audit/audit';
-import { waitForApply } from '../documents/orchestration';
+import { applyOutcome } from '../documents/apply-outcome';
 import { type AcceptDeps, finishAccepted, settleAcceptApply } from './accept';
 import { markDeclined, tellBothSides } from './offers';
 
@@ -34,17 +33,18 @@ async function followEscalation(deps: AcceptDeps, offer: Offer): Promise<void> {
 /** The offer workflow's activities; each reads the database and is safe to run twice. */
 export function createOfferActivities(deps: AcceptDeps) {
   return {
-    /** Settles what happened to the offer since the last look; answers its status ('abandoned' if it never committed). */
+    /**
+     * Settles what happened to the offer since the last look; answers its status ('abandoned' if it
+     * never committed). An accept whose apply is still being made is left as it is: the document's
+     * workflow wakes the offer's when the apply settles (the accept named the offer as its waiter).
+     */
     async settleOffer(offerId: string): Promise<string> {
       const offer = await Offer.query(deps.db).findById(offerId);
       if (!offer) return 'abandoned';
       if (offer.isFinal()) return offer.status;
       if (offer.apply_id) {
-        for (;;) {
-          heartbeat();
-          const outcome = await waitForApply(deps.db, offer.apply_id, 1000);
-          if (outcome.status !== 'pending') return (await settleAcceptApply(deps, offerId, outcome)).status;
-        }
+        const outcome = (await applyOutcome(deps.db, offer.apply_id))!;
+        return outcome.status === 'pending' ? offer.status : (await settleAcceptApply(deps, offerId, outcome)).status;
       }
       if (offer.status === 'escalated' && offer.sign_request_id) await followEscalation(deps, offer);
       return (await Offer.query(deps.db).findById(offerId))!.status;

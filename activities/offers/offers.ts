@@ -6,16 +6,15 @@ import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { ReceiptIssuer } from '../../lib/receipts';
-import { bestEffort, type TemporalDeps } from '../../lib/temporal';
+import { bestEffort } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { findContact } from '../contacts/contacts';
 import { signersOf } from '../documents/documents';
-import { signalSignRequest } from '../documents/orchestration';
 import { type EventName, emitEvent, isSealedLink } from '../events/outbox';
 import { mandatesInForce } from '../mandates/mandates';
-import { wakeOffer } from './orchestration';
+import type { Workflows } from '../workflows';
 
 export interface OfferReadDeps {
   db: Db;
@@ -23,7 +22,7 @@ export interface OfferReadDeps {
 }
 
 export interface OfferDeps extends OfferReadDeps {
-  temporal: TemporalDeps;
+  workflows: Workflows;
   secret: Buffer;
   receipts: ReceiptIssuer;
 }
@@ -292,9 +291,7 @@ export async function declineOffer(deps: OfferDeps, caller: Caller, id: string, 
   // The workflows read the decline from the database; the signals only end their waits early.
   const requestId = offer.sign_request_id;
   if (requestId)
-    await bestEffort(deps.temporal, `decline signal to ${requestId}`, () =>
-      signalSignRequest(deps.temporal, deps.config, requestId, 'decline'),
-    );
-  await bestEffort(deps.temporal, `wake-up of ${offer.id}`, () => wakeOffer(deps.temporal, deps.config, offer.id));
+    await bestEffort(deps.workflows, `decline signal to ${requestId}`, () => deps.workflows.decideSignRequest(requestId, 'decline'));
+  await bestEffort(deps.workflows, `wake-up of ${offer.id}`, () => deps.workflows.wakeOffer(offer.id));
   return (await Offer.query(deps.db).findById(id))!;
 }

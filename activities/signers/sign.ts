@@ -3,14 +3,15 @@ import type { Document } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
-import { bestEffort, type TemporalDeps } from '../../lib/temporal';
+import { bestEffort } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { widgetsOf } from '../documents/apply-check';
 import type { ApplyDeps } from '../documents/apply-deps';
 import { type ApplyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { declineDocument, recordApply } from '../documents/apply-record';
-import { applyAndWait, signalSettled } from '../documents/orchestration';
+import { applyAndWait } from '../documents/orchestration';
 import { settleLinkedTransfers } from '../transfers/release';
+import type { Workflows } from '../workflows';
 import { type SignerClient, type SignerView, signerActor } from './sign-link';
 import { checkValues, decodeImage, type SignerValues } from './submission';
 
@@ -18,7 +19,7 @@ import { checkValues, decodeImage, type SignerValues } from './submission';
 export const CONSENT_TEXT =
   'I agree to sign this document electronically. My electronic signature is the legal equivalent of my handwritten signature, and I consent to do business electronically.';
 
-export type SignAtLinkDeps = ApplyDeps & { temporal: TemporalDeps; config: Config };
+export type SignAtLinkDeps = ApplyDeps & { workflows: Workflows; config: Config };
 
 /** What a signer submits at their link: the images as `data:` URLs, as the page sends them. */
 export interface LinkSubmission {
@@ -54,15 +55,15 @@ export async function signAtLink(
 
 /** The signer declines: the document is declined, and its workflow is told it settled. */
 export async function declineAtLink(
-  deps: { db: Db; temporal: TemporalDeps; config: Config },
+  deps: { db: Db; workflows: Workflows; config: Config },
   view: SignerView,
   reason: string | undefined,
   client: SignerClient,
 ): Promise<{ documentStatus: string }> {
   const declined = await declineDocument(deps.db, { signerId: view.signer.id, reason, actor: signerActor(view.signer, client) });
-  await signalSettled(deps.temporal, deps.config, view.document.id);
+  await bestEffort(deps.workflows, `settled signal to ${view.document.id}`, () => deps.workflows.documentSettled(view.document.id));
   // Its sign-to-unlock packages never release now; their waits also find out on their own next look.
-  await bestEffort(deps.temporal, `transfers linked to ${view.document.id}`, () => settleLinkedTransfers(deps, view.document.id));
+  await bestEffort(deps.workflows, `transfers linked to ${view.document.id}`, () => settleLinkedTransfers(deps, view.document.id));
   return { documentStatus: declined.status };
 }
 

@@ -5,7 +5,7 @@ import { readToken, signToken } from '../../lib/secrets/signed';
 import { bestEffort } from '../../lib/temporal';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
-import { releaseIfReady, wakeTransfer } from './release';
+import { releaseIfReady } from './release';
 import { recipientOfToken, type TransferDeps, type TransferView, transferView, visibleTransfer } from './transfers';
 
 const DOWNLOAD_PURPOSE = 'transfer-download';
@@ -132,7 +132,7 @@ export async function acceptTransfer(deps: TransferDeps, token: string, actor: A
       });
     await releaseIfReady(trx, transfer.id);
   });
-  await bestEffort(deps.temporal, `wake-up of ${transfer.id}`, () => wakeTransfer(deps, transfer.id));
+  await bestEffort(deps.workflows, `wake-up of ${transfer.id}`, () => deps.workflows.wakeTransfer(transfer.id));
   const view = await transferView(deps.db, (await recipientOfToken(deps.db, token)).transfer);
   return {
     view,

@@ -1,18 +1,13 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Document, Transfer, TransferRecipient } from '../../db/models';
-import type { Config } from '../../lib/config/config';
-import { type TemporalDeps, temporalCall } from '../../lib/temporal';
-import { TRANSFER_WORKFLOW, type TransferWorkflowInput, transferWorkflowId, wakeSignal } from '../../workflows/transfer/shared';
-import type { transferWorkflow } from '../../workflows/transfer/workflow';
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
+import type { Workflows } from '../workflows';
 
 export interface ReleaseDeps {
   db: Db;
-  temporal: TemporalDeps;
-  config: Config;
+  workflows: Workflows;
 }
 
 /** Where an offered package stands: released, still waiting, or blocked for good (its document was declined or voided). */
@@ -71,38 +66,6 @@ export async function releaseIfReady(trx: Knex.Transaction, transferId: string):
   return 'released';
 }
 
-/** Starts the unlock wait of an offered package (business key: the transfer id), in its offer's transaction. */
-export async function startTransferWorkflow(deps: ReleaseDeps, transferId: string): Promise<void> {
-  const { durations } = deps.config;
-  await temporalCall(deps.temporal, deps.config, () =>
-    deps.temporal.client.workflow.start<typeof transferWorkflow>(TRANSFER_WORKFLOW, {
-      workflowId: transferWorkflowId(transferId),
-      taskQueue: deps.temporal.taskQueue,
-      args: [
-        {
-          transferId,
-          recheckMs: durations.transferRecheckMs,
-          activityTimeoutMs: durations.activityTimeoutMs,
-          retryInitialMs: durations.retryInitialMs,
-          retryMaxMs: durations.retryMaxMs,
-          activityAttempts: durations.activityAttempts,
-        } satisfies TransferWorkflowInput,
-      ],
-    }),
-  );
-}
-
-/** Wakes a package's unlock wait; one that already ended has nothing to wait for. */
-export async function wakeTransfer(deps: ReleaseDeps, transferId: string): Promise<void> {
-  try {
-    await temporalCall(deps.temporal, deps.config, () =>
-      deps.temporal.client.workflow.getHandle(transferWorkflowId(transferId)).signal(wakeSignal),
-    );
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
-}
-
 /**
  * A document settled (completed, declined): its offered sign-to-unlock packages are released (or
  * blocked) now, and their waits woken. Run by the document's activities, so it is retried with them.
@@ -111,6 +74,6 @@ export async function settleLinkedTransfers(deps: ReleaseDeps, documentId: strin
   const linked = await Transfer.query(deps.db).where({ document_id: documentId, status: 'offered' });
   for (const transfer of linked) {
     await deps.db.transaction((trx) => releaseIfReady(trx, transfer.id));
-    await wakeTransfer(deps, transfer.id);
+    await deps.workflows.wakeTransfer(transfer.id);
   }
 }

@@ -9,7 +9,7 @@ import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { lockDriveFiles } from '../drive/drive';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
-import { type ReleaseDeps, releaseIfReady, startTransferWorkflow, wakeTransfer } from './release';
+import { type ReleaseDeps, releaseIfReady } from './release';
 
 export interface TransferDeps extends ReleaseDeps, MailQueueDeps {
   secret: Buffer;
@@ -209,7 +209,7 @@ export async function offerTransfer(deps: TransferDeps, caller: Caller, id: stri
     await transfer.$query(trx).patch({ status: 'offered', offered_at: new Date() });
     await recordAudit(trx, { tenantId: transfer.tenant_id, actor, action: 'transfer.offered', data: { transfer_id: id } });
     await releaseIfReady(trx, id);
-    await startTransferWorkflow(deps, id);
+    await deps.workflows.startTransfer(id);
     return { view: await transferView(trx, (await Transfer.query(trx).findById(id))!), tokens };
   });
 }
@@ -226,7 +226,7 @@ export async function cancelTransfer(deps: TransferDeps, caller: Caller, id: str
     return transferView(trx, cancelled);
   });
   // Its unlock wait reads the cancel and ends; a missed wake-up only lets it wait until its next look.
-  await bestEffort(deps.temporal, `wake-up of ${id}`, () => wakeTransfer(deps, id));
+  await bestEffort(deps.workflows, `wake-up of ${id}`, () => deps.workflows.wakeTransfer(id));
   return view;
 }
 

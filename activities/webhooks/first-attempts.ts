@@ -1,8 +1,5 @@
 import https from 'node:https';
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook/delivery';
-import { DELIVERY_WORKFLOW, deliveryWorkflowId } from '../../workflows/webhook/shared';
 import {
   type AttemptRecord,
   checkedTarget,
@@ -187,21 +184,6 @@ async function stillNew(
 
 /** Starts the delivery's retry workflow (joining one a crashed run started) and marks it handed off. */
 async function handOff(deps: FirstAttemptDeps, delivery: Delivery, attemptsMade: number): Promise<void> {
-  const { durations } = deps.config;
-  await deps.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>(DELIVERY_WORKFLOW, {
-    workflowId: deliveryWorkflowId(delivery.id),
-    taskQueue: deps.temporal.taskQueue,
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    args: [
-      {
-        deliveryId: delivery.id,
-        retryInitialMs: durations.webhookRetryInitialMs,
-        retryMaxMs: durations.webhookRetryMaxMs,
-        giveUpMs: durations.webhookGiveUpMs,
-        attemptTimeoutMs: durations.webhookTimeoutMs,
-        attemptsMade,
-      },
-    ],
-  });
+  await deps.workflows.startDelivery(delivery.id, attemptsMade);
   await Delivery.query(deps.db).findById(delivery.id).whereNull('workflow_started_at').patch({ workflow_started_at: new Date() });
 }

@@ -3,13 +3,13 @@ import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
-import type { TemporalDeps } from '../../lib/temporal';
 import { isContactEvent } from '../events/outbox';
+import type { Workflows } from '../workflows';
 import { type FirstAttemptDeps, firstAttempts } from './first-attempts';
 
 export interface RelayDeps {
   db: Db;
-  temporal: TemporalDeps;
+  workflows: Workflows;
   config: Config;
 }
 

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
+import type { Services } from '../../activities/services';
 import { MailMessage } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { mac, verifyMac } from '../../lib/secrets/signed';
-import type { Services } from '../../lib/services';
 import { html, joinHtml } from '../http/html';
 
 /** Whether the API binds only a loopback address: 127.0.0.0/8, ::1 or localhost. */

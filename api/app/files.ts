@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { readDocumentDownload } from '../../activities/documents/links';
+import type { Services } from '../../activities/services';
 import { readDownloadLink } from '../../activities/transfers/claims';
 import { Document, DocumentRevision, DriveFile, Transfer, TransferFile } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 
 /** Serves a sealed PDF to whoever holds a signed, unexpired download link (no key: the link is the capability). */
 export function fileRoutes(router: Router, deps: Services): void {

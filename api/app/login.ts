@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { requestLoginCode, signIn, signOut } from '../../activities/principals/sessions';
+import type { Services } from '../../activities/services';
 import { errors, ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { html, type SafeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 import { loginRoutes } from './login';
 import { agentContactRoutes } from './pages/agent-contacts';
 import { claimRoutes } from './pages/claim';

@@ -1,10 +1,10 @@
 import type { Context, Next } from 'koa';
 import { sessionPrincipal } from '../../activities/principals/sessions';
+import type { Services } from '../../activities/services';
 import type { Principal } from '../../db/models';
 import type { FlagSnapshot } from '../../lib/config/flags';
 import { errors } from '../../lib/errors';
 import { mac, verifyMac } from '../../lib/secrets/signed';
-import type { Services } from '../../lib/services';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 
 export const APP_COOKIE = 'svc_app';

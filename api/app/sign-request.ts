@@ -1,18 +1,17 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { signalSignRequest } from '../../activities/documents/orchestration';
 import {
   beginConfirm,
   declineRequest,
   principalsSignRequest,
   reopenConfirm,
   requestVersion,
-  waitForDecision,
+  settledDecision,
 } from '../../activities/mandates/decisions';
 import { signRequestIdFromToken } from '../../activities/mandates/signing';
+import type { Services } from '../../activities/services';
 import { ApiKey, Mandate, Offer } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { bestEffort } from '../../lib/temporal';
 import { html } from '../http/html';
 import { sendPdf } from './files';
@@ -105,12 +104,12 @@ ${
         return;
       }
       try {
-        await signalSignRequest(deps.temporal, deps.config, request.id, 'confirm');
+        await deps.workflows.decideSignRequest(request.id, 'confirm');
       } catch {
         await reopenConfirm(deps.db, request.id);
         throw errors.serviceUnavailable('The confirmation could not be handed over; try again in a moment.');
       }
-      const current = await waitForDecision(deps.db, request.id, deps.config.durations.applyWaitMs);
+      const current = await settledDecision(deps, request.id, deps.config.durations.applyWaitMs);
       await render(
         ctx,
         current.status === 'failed'
@@ -128,9 +127,7 @@ ${
       const actor = principalActor(ctx, appState(ctx).principal!);
       await declineRequest(deps.db, appState(ctx).principal!, request.id, actor);
       // The decline is recorded; the wake-up is best effort (the workflow also reads it at expiry).
-      await bestEffort(deps.temporal, `decline signal to ${request.id}`, () =>
-        signalSignRequest(deps.temporal, deps.config, request.id, 'decline'),
-      );
+      await bestEffort(deps.workflows, `decline signal to ${request.id}`, () => deps.workflows.decideSignRequest(request.id, 'decline'));
       await render(ctx, { kind: 'ok', text: WORDS.declined });
     }),
   );

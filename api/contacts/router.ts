@@ -10,8 +10,8 @@ import {
 } from '../../activities/contacts/contacts';
 import { agentActor } from '../../activities/documents/documents';
 import { mailStates } from '../../activities/mail/status';
+import type { Services } from '../../activities/services';
 import type { Contact } from '../../db/models';
-import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
 import { EmptyBodySchema, IdParamsSchema, ListQuerySchema } from '../shared/schema';

@@ -8,8 +8,7 @@ import {
 } from '../../activities/documents/documents';
 import { type Invitation, invitationsOf } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
-import { startDocumentWorkflow } from '../../activities/documents/orchestration';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
@@ -33,7 +32,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       deps.db,
       views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)),
     );
-  const start = (documentId: string) => startDocumentWorkflow(deps.temporal, deps.config, documentId);
+  const start = (documentId: string) => deps.workflows.startDocument(documentId);
 
   routes.add(
     {

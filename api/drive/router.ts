@@ -1,6 +1,6 @@
 import { agentActor } from '../../activities/documents/documents';
 import { deleteDriveFile, findDriveFile, listDrive, uploadAsset } from '../../activities/drive/drive';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 import { uploadedFile } from '../http/multipart';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { authenticateKey, type Caller } from '../../activities/accounts/accounts';
+import type { Services } from '../../activities/services';
 import { errors } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import type { ApiContext } from './route';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

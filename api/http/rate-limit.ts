@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
+import type { Services } from '../../activities/services';
 import { errors, retryAfter } from '../../lib/errors';
 import { createRequestLimits, type RequestCount } from '../../lib/request-limits';
-import type { Services } from '../../lib/services';
 import { bearerCaller } from './auth';
 
 /** Paths no limit counts: probes and scrapes (health, metrics) and the pages' static files. */

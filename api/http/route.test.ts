@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
+import type { Services } from '../../activities/services';
 import { createLogger } from '../../lib/log';
-import type { Services } from '../../lib/services';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { type RoutesServer, serveRoutes } from '../../test/routes';

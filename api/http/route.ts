@@ -3,9 +3,9 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
 import { authorize } from '../../activities/accounts/authorize';
+import type { Services } from '../../activities/services';
 import type { FlagName } from '../../lib/config/flags';
 import { type ErrorCode, errorBody, errors, ServiceError } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
 import {

@@ -1,6 +1,6 @@
 import { l2AppliesToday } from '../../activities/mandates/cap';
 import { mandateOfKey, mandatesOfKey } from '../../activities/mandates/mandates';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentMandate } from './presenter';

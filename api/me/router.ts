@@ -1,5 +1,5 @@
 import { mandatesInForce } from '../../activities/mandates/mandates';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 import { callerOf, type Routes } from '../http/route';
 import { presentFlags, presentMe } from './presenter';
 import { FlagsSchema, MeResponseSchema } from './schema';

@@ -1,10 +1,9 @@
 import { agentActor } from '../../activities/documents/documents';
 import { type AcceptDeps, acceptOffer, escalateOffer } from '../../activities/offers/accept';
 import { ackOffer, declineOffer, getOffer, listOffers, proposeOffer } from '../../activities/offers/offers';
-import { startOfferWorkflow } from '../../activities/offers/orchestration';
+import type { Services } from '../../activities/services';
 import type { Offer } from '../../db/models';
 import type { ErrorCode } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type RouteSpec, type Routes } from '../http/route';
 import { applyProcessing } from '../shared/apply-processing';
@@ -105,7 +104,7 @@ export function offerRoutes(routes: Routes, deps: Services): void {
     },
     async (ctx, { params, body }) => {
       const offer = await proposeOffer(rules, callerOf(ctx), params.id, body, actor(ctx), (created) =>
-        startOfferWorkflow(deps.temporal, deps.config, created),
+        deps.workflows.startOffer(created.id, created.expires_at),
       );
       return present(ctx, offer);
     },

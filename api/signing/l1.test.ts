@@ -243,6 +243,30 @@ describe('L1: sign requests the principal confirms in the app', () => {
     assertErrorCode(await requestSign(account, document.document_id), 409, 'already_signed');
   });
 
+  it('the confirm page answers the outcome through the request workflow’s update; the wait for the apply is in its history, woken by the document’s workflow', async () => {
+    const { account } = await principalWithL1();
+    const document = await inboundNda(account);
+    const created = await requestSign(account, document.document_id);
+    const link = linkPath(created.body.confirm_url);
+    const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
+    const form = hiddenFields(await (await app.get(link)).text(), `${link}/confirm`);
+    const page = await app.post(`${link}/confirm`, form);
+    assert.equal(page.status, 200);
+    // The stack's recheck (SVC_RETRY_MAX_MS) is a minute: only the wake-up can have settled it within the page's wait.
+    assert.match(await page.text(), /Signed: your signature was applied/);
+    const history =
+      (await stack.deps.temporal.client.workflow.getHandle(signRequestWorkflowId(created.body.sign_request_id)).fetchHistory()).events ??
+      [];
+    const signals = history.flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    assert.deepEqual(signals, ['confirm', 'wake'], 'confirmed by the app, woken by the document’s workflow');
+    const activities = history.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    assert.deepEqual(activities, ['emailSignRequest', 'stepSignRequest', 'stepSignRequest'], 'no activity waits for the apply');
+    assert.ok(
+      history.some((event) => event.workflowExecutionUpdateCompletedEventAttributes),
+      'the page’s update answered',
+    );
+  });
+
   it('leaves the document unsigned when the principal declines', async () => {
     const { account } = await principalWithL1();
     const document = await inboundNda(account);

@@ -1,11 +1,10 @@
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
-import { startSignRequestWorkflow } from '../../activities/documents/orchestration';
 import { mailStates } from '../../activities/mail/status';
 import { confirmMailKey, type L2Result, requestSign, resumeL2Sign, signAsPrincipal } from '../../activities/mandates/signing';
+import type { Services } from '../../activities/services';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { page } from '../../lib/paging';
-import type { Services } from '../../lib/services';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
 import { applyProcessing } from '../shared/apply-processing';
@@ -99,7 +98,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) =>
-        startSignRequestWorkflow(deps.temporal, deps.config, created.id),
+        deps.workflows.startSignRequest(created.id),
       );
       return (await present([request]))[0];
     },

@@ -1,8 +1,8 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { cachedHealth } from '../../activities/health/health';
+import type { Services } from '../../activities/services';
 import { errors, retryAfter } from '../../lib/errors';
 import { addressKey } from '../../lib/request-limits';
-import type { Services } from '../../lib/services';
 import type { Routes } from '../http/route';
 import { buildOpenApi } from '../openapi/document';
 import { presentHealth } from './presenter';

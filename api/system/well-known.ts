@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Services } from '../../lib/services';
+import type { Services } from '../../activities/services';
 
 /**
  * GET /.well-known/jwks.json: the public keys of every receipt key the service has used (retired

@@ -1,7 +1,7 @@
+import type { Services } from '../../activities/services';
 import { findTemplate } from '../../activities/templates/templates';
 import { Template } from '../../db/models';
 import { page } from '../../lib/paging';
-import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentTemplate } from './presenter';

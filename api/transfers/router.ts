@@ -1,4 +1,5 @@
 import { agentActor } from '../../activities/documents/documents';
+import type { Services } from '../../activities/services';
 import {
   acceptTransfer,
   bindBySession,
@@ -20,7 +21,6 @@ import {
 } from '../../activities/transfers/transfers';
 import { Document } from '../../db/models';
 import { errors } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { requireSameOrigin, sessionOf } from '../app/session';
 import { actorFrom, requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';

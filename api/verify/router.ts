@@ -1,6 +1,6 @@
+import type { Services } from '../../activities/services';
 import { verifyPdf } from '../../activities/verify/verify';
 import { errors } from '../../lib/errors';
-import type { Services } from '../../lib/services';
 import { readStream } from '../http/body';
 import type { Routes } from '../http/route';
 import { VerifyReportSchema } from './schema';

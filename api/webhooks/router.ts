@@ -1,5 +1,5 @@
+import type { Services } from '../../activities/services';
 import { createWebhook, deleteWebhook, deliveriesOf, findWebhook, listWebhooks, rotateSecret } from '../../activities/webhooks/webhooks';
-import type { Services } from '../../lib/services';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentCreatedWebhook, presentDelivery, presentWebhook } from './presenter';

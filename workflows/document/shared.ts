@@ -19,8 +19,12 @@ export interface DocumentWorkflowInput {
   activityAttempts: number;
 }
 
-/** An apply was recorded (status pending): stamp and seal it. Signals are durable; a worker need not be up. */
-export const applySignal = defineSignal<[{ applyId: string }]>('apply');
+/**
+ * An apply was recorded (status pending): stamp and seal it. Signals are durable; a worker need not be
+ * up. `waiter` is a workflow waiting on this apply (an offer accepting by L2, an L1 sign request): it
+ * gets the `wake` signal when the apply settles.
+ */
+export const applySignal = defineSignal<[{ applyId: string; waiter?: string }]>('apply');
 /** The document left `sent` outside the workflow (declined, voided): stop waiting. */
 export const settledSignal = defineSignal<[]>('settled');
 export const statusQuery = defineQuery<{ status: string; processed: string[]; queued: string[] }>('status');

@@ -1,5 +1,16 @@
-import { ActivityFailure, ApplicationFailure, condition, log, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
+import { wakeSignal } from '../wake';
 import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
 /** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
@@ -55,7 +66,27 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     if (applyId === inFlight && patched('apply-in-flight-once')) return;
     queued.push(applyId);
   };
-  setHandler(applySignal, ({ applyId }) => enqueue(applyId));
+  /** Workflows waiting on an apply (an offer, an L1 request), woken when it settles. */
+  const waiters = new Map<string, Set<string>>();
+  const wakes: Promise<void>[] = [];
+  const wakeWaiters = (applyId: string) => {
+    for (const workflowId of waiters.get(applyId) ?? []) {
+      // A waiter that already ended has nothing to wait for; it reads the outcome itself at its next look.
+      wakes.push(
+        getExternalWorkflowHandle(workflowId)
+          .signal(wakeSignal)
+          .catch((error: unknown) => log.info('an apply waiter could not be woken', { workflowId, error: (error as Error).message })),
+      );
+    }
+    waiters.delete(applyId);
+  };
+  setHandler(applySignal, ({ applyId, waiter }) => {
+    if (waiter) {
+      waiters.set(applyId, (waiters.get(applyId) ?? new Set()).add(waiter));
+      if (processed.has(applyId)) wakeWaiters(applyId);
+    }
+    enqueue(applyId);
+  });
   setHandler(
     applySettledUpdate,
     async ({ applyId }) => {
@@ -102,6 +133,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     }
     processed.set(applyId, { applyId, status: outcome?.status ?? null });
     inFlight = undefined;
+    wakeWaiters(applyId);
     if (!outcome) continue;
     status = outcome.document_status;
     if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
@@ -115,5 +147,8 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   // Completion reaches everyone: each signer and the sender's principal get the completed PDF.
   if (status === 'completed' && patched('completion-mail'))
     await beside('mailing the completed copies', () => acts.mailCompletedCopies(input.documentId));
+  // Update handlers still answering (and wake-ups still on their way) finish before the run ends.
+  await condition(allHandlersFinished);
+  await Promise.all(wakes);
   return { status: settled ? 'settled' : status };
 }

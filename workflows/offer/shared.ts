@@ -1,5 +1,3 @@
-import { defineSignal } from '@temporalio/workflow';
-
 export const OFFER_WORKFLOW = 'offerWorkflow';
 
 export function offerWorkflowId(offerId: string): string {
@@ -20,8 +18,4 @@ export interface OfferWorkflowInput {
   activityAttempts: number;
 }
 
-/**
- * Something happened to the offer (ack, accept, escalation, the principal's decision): a wake-up
- * only. The workflow reads what happened from the database, so a forged signal changes nothing.
- */
-export const wakeSignal = defineSignal<[]>('wake');
+export { wakeSignal } from '../wake';

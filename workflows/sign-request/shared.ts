@@ -1,4 +1,6 @@
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+
+export { wakeSignal } from '../wake';
 
 export const SIGN_REQUEST_WORKFLOW = 'signRequestWorkflow';
 
@@ -25,3 +27,9 @@ export interface SignRequestWorkflowInput {
 export const confirmSignal = defineSignal<[{ ip?: string }]>('confirm');
 /** The app recorded the principal's decline: a wake-up only, like confirmSignal. */
 export const declineSignal = defineSignal<[{ ip?: string }]>('decline');
+/**
+ * Answers the request's status once the workflow carried out the principal's decision (applied,
+ * failed, declined, expired), so the app's confirm page shows the outcome the moment it is known,
+ * without polling the database.
+ */
+export const signRequestSettledUpdate = defineUpdate<string, []>('settled');

@@ -9,7 +9,15 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { SignRequestActivities } from '../../activities/mandates/sign-request-activities';
 import type { SignRequestStatus } from '../../db/models';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
-import { confirmSignal, declineSignal, SIGN_REQUEST_WORKFLOW, type SignRequestWorkflowInput, signRequestWorkflowId } from './shared';
+import {
+  confirmSignal,
+  declineSignal,
+  SIGN_REQUEST_WORKFLOW,
+  type SignRequestWorkflowInput,
+  signRequestSettledUpdate,
+  signRequestWorkflowId,
+  wakeSignal,
+} from './shared';
 import type { signRequestWorkflow } from './workflow';
 
 /**
@@ -38,7 +46,7 @@ class Calls {
 interface Script {
   email?: Array<Error | undefined>;
   expire?: SignRequestStatus[];
-  settle?: SignRequestStatus[];
+  step?: SignRequestStatus[];
 }
 
 function mockedActivities(calls: Calls, script: Script): SignRequestActivities {
@@ -49,8 +57,11 @@ function mockedActivities(calls: Calls, script: Script): SignRequestActivities {
     async expireSignRequest(id: string) {
       return calls.answer('expireSignRequest', id, script.expire ?? ['expired']);
     },
+    async stepSignRequest(id: string) {
+      return calls.answer('stepSignRequest', id, script.step ?? ['applied']);
+    },
     async settleSignRequest(id: string) {
-      return calls.answer('settleSignRequest', id, script.settle ?? ['applied']);
+      return calls.answer('settleSignRequest (before the patch only)', id, ['failed']);
     },
   };
 }
@@ -85,7 +96,7 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
   /** Starts the workflow for a new request on a worker of its own (a fresh task queue) and runs `body` while that worker runs. */
   async function run<T>(
     script: Script,
-    lifetimeMs: number,
+    lifetimeMs: number | Partial<SignRequestWorkflowInput>,
     body: (handle: WorkflowHandle<typeof signRequestWorkflow>, calls: Calls) => Promise<T>,
   ): Promise<T> {
     const id = randomUUID();
@@ -99,12 +110,13 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
     });
     const input: SignRequestWorkflowInput = {
       signRequestId: id,
-      lifetimeMs,
+      lifetimeMs: LONG_LIFETIME_MS,
       activityTimeoutMs: 5000,
       heartbeatMs: 5000,
       retryInitialMs: 50,
       retryMaxMs: 100,
       activityAttempts: ATTEMPTS,
+      ...(typeof lifetimeMs === 'number' ? { lifetimeMs } : lifetimeMs),
     };
     return worker.runUntil(async () => {
       const handle = await client.workflow.start<typeof signRequestWorkflow>(SIGN_REQUEST_WORKFLOW, {
@@ -116,26 +128,26 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
     });
   }
 
-  it('queues the confirm mail, then on a confirm signal settles and answers the status settle reports', async () => {
-    await run({ settle: ['applied'] }, LONG_LIFETIME_MS, async (handle, calls) => {
+  it('queues the confirm mail, then on a confirm signal steps the request and answers the status the step reports', async () => {
+    await run({ step: ['applied'] }, LONG_LIFETIME_MS, async (handle, calls) => {
       await calls.reached(1);
       await handle.signal(confirmSignal, { ip: '203.0.113.7' });
       assert.deepEqual(await handle.result(), { status: 'applied' });
-      assert.deepEqual(calls.list, ['emailSignRequest', 'settleSignRequest']);
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest']);
     });
   });
 
   it('on a decline signal settles once and ends with the declined status, never expiring the request', async () => {
-    await run({ settle: ['declined'] }, LONG_LIFETIME_MS, async (handle, calls) => {
+    await run({ step: ['declined'] }, LONG_LIFETIME_MS, async (handle, calls) => {
       await calls.reached(1);
       await handle.signal(declineSignal, {});
       assert.deepEqual(await handle.result(), { status: 'declined' });
-      assert.deepEqual(calls.list, ['emailSignRequest', 'settleSignRequest']);
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest']);
     });
   });
 
   it('a signal while the database still says open changes nothing: it waits on, and the next signal settles', async () => {
-    await run({ settle: ['open', 'declined'] }, LONG_LIFETIME_MS, async (handle, calls) => {
+    await run({ step: ['open', 'declined'] }, LONG_LIFETIME_MS, async (handle, calls) => {
       await calls.reached(1);
       await handle.signal(confirmSignal, {});
       await calls.reached(2);
@@ -144,7 +156,7 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
       assert.equal(calls.list.length, 2, JSON.stringify(calls.list));
       await handle.signal(declineSignal, {});
       assert.deepEqual(await handle.result(), { status: 'declined' });
-      assert.deepEqual(calls.list, ['emailSignRequest', 'settleSignRequest', 'settleSignRequest']);
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest', 'stepSignRequest']);
     });
   });
 
@@ -161,10 +173,10 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
     });
   });
 
-  it('at expiry a confirmation recorded before the deadline is still carried out: expire says confirming, then settle', async () => {
-    await run({ expire: ['confirming'], settle: ['failed'] }, SHORT_LIFETIME_MS, async (handle, calls) => {
+  it('at expiry a confirmation recorded before the deadline is still carried out: expire says confirming, then a step', async () => {
+    await run({ expire: ['confirming'], step: ['failed'] }, SHORT_LIFETIME_MS, async (handle, calls) => {
       assert.deepEqual(await handle.result(), { status: 'failed' });
-      assert.deepEqual(calls.list, ['emailSignRequest', 'expireSignRequest', 'settleSignRequest']);
+      assert.deepEqual(calls.list, ['emailSignRequest', 'expireSignRequest', 'stepSignRequest']);
     });
   });
 
@@ -185,14 +197,56 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
   });
 
   it('a mail that fails for another reason leaves the request open: it still waits, and settles on the confirm signal', async () => {
-    await run({ email: [new Error('SMTP relay down')], settle: ['applied'] }, LONG_LIFETIME_MS, async (handle, calls) => {
+    await run({ email: [new Error('SMTP relay down')], step: ['applied'] }, LONG_LIFETIME_MS, async (handle, calls) => {
       await calls.reached(ATTEMPTS);
       await sleep(300);
       assert.equal((await handle.describe()).status.name, 'RUNNING');
       assert.equal(calls.list.length, ATTEMPTS, JSON.stringify(calls.list));
       await handle.signal(confirmSignal, {});
       assert.deepEqual(await handle.result(), { status: 'applied' });
-      assert.deepEqual(calls.list, [...Array(ATTEMPTS).fill('emailSignRequest'), 'settleSignRequest']);
+      assert.deepEqual(calls.list, [...Array(ATTEMPTS).fill('emailSignRequest'), 'stepSignRequest']);
+    });
+  });
+
+  it('a confirmation whose apply is in flight waits in the workflow for the wake-up, and the settled update answers the outcome', async () => {
+    // No recheck within the test: only the document workflow's wake-up moves it.
+    await run({ step: ['confirming', 'applied'] }, { retryMaxMs: 60_000 }, async (handle, calls) => {
+      await calls.reached(1);
+      const settled = handle.executeUpdate(signRequestSettledUpdate);
+      await handle.signal(confirmSignal, {});
+      await calls.reached(2);
+      await sleep(300);
+      assert.equal((await handle.describe()).status.name, 'RUNNING');
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest'], 'no activity waits: one step, then the workflow waits');
+      await handle.signal(wakeSignal);
+      assert.equal(await settled, 'applied');
+      assert.deepEqual(await handle.result(), { status: 'applied' });
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest', 'stepSignRequest']);
+    });
+  });
+
+  it('a lost wake-up costs a recheck: the in-flight confirmation is looked at again every retryMaxMs, on a timer in the history', async () => {
+    await run({ step: ['confirming', 'confirming', 'applied'] }, { retryMaxMs: 200 }, async (handle, calls) => {
+      await calls.reached(1);
+      await handle.signal(confirmSignal, {});
+      assert.deepEqual(await handle.result(), { status: 'applied' });
+      assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest', 'stepSignRequest', 'stepSignRequest']);
+      const { timers } = await clockAndTimers(handle);
+      assert.deepEqual(
+        timers.map((timer) => timer.ms),
+        [LONG_LIFETIME_MS, 200, 200].map((ms, i) => (i === 0 ? timers[0].ms : ms)),
+        'the lifetime wait, then two rechecks of retryMaxMs',
+      );
+      assert.ok(timers[0].ms <= LONG_LIFETIME_MS);
+    });
+  });
+
+  it('the settled update of a request that already ended is refused (the app reads the database then)', async () => {
+    await run({ step: ['declined'] }, LONG_LIFETIME_MS, async (handle, calls) => {
+      await calls.reached(1);
+      await handle.signal(declineSignal, {});
+      assert.deepEqual(await handle.result(), { status: 'declined' });
+      await assert.rejects(handle.executeUpdate(signRequestSettledUpdate));
     });
   });
 });

@@ -1,12 +1,25 @@
-import { ActivityFailure, ApplicationFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { SignRequestActivities } from '../../activities/mandates/sign-request-activities';
-import { confirmSignal, declineSignal, type SignRequestWorkflowInput } from './shared';
+import { confirmSignal, declineSignal, type SignRequestWorkflowInput, signRequestSettledUpdate, wakeSignal } from './shared';
 
 /**
  * One L1 sign request: e-mails the principal the confirm link, then waits for their decision in the
  * app or for its lifetime to pass. A signal only wakes the workflow: what happens is what the
  * database records as decided by the principal's session (confirming → the apply procedure runs;
  * declined → nothing is signed). A signal for a request still open changes nothing.
+ *
+ * A confirmed request's apply is handed to the document's workflow, which wakes this one when it
+ * settles (the `wake` signal): the wait is here, in the history, not in an activity polling the
+ * database. The app's confirm page waits on the `settled` update for the outcome.
  */
 export async function signRequestWorkflow(input: SignRequestWorkflowInput): Promise<{ status: string }> {
   const acts = proxyActivities<SignRequestActivities>({
@@ -26,6 +39,33 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
   setHandler(declineSignal, () => {
     woken = true;
   });
+  setHandler(wakeSignal, () => {
+    woken = true;
+  });
+  /** Set once the request reached its final status; the `settled` update answers it. */
+  let final: string | undefined;
+  setHandler(signRequestSettledUpdate, async () => {
+    await condition(() => final !== undefined);
+    return final!;
+  });
+  const finish = async (status: string) => {
+    final = status;
+    await condition(allHandlersFinished);
+    return { status };
+  };
+  // Histories from before this patch carried out a confirmation in one activity that waited for the apply.
+  const coordinated = patched('apply-wait-in-workflow');
+  /** Carries out what the database records; a confirmation waits here for its apply to settle. */
+  const settle = async (): Promise<string> => {
+    if (!coordinated) return acts.settleSignRequest(input.signRequestId);
+    for (;;) {
+      woken = false;
+      const status = await acts.stepSignRequest(input.signRequestId);
+      if (status !== 'confirming') return status;
+      // Woken by the document's workflow when the apply settles; looked at again now and then should that wake-up be lost.
+      await condition(() => woken, input.retryMaxMs);
+    }
+  };
 
   const deadline = Date.now() + input.lifetimeMs;
   try {
@@ -33,7 +73,7 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     // The request's transaction never committed: there is nothing to wait for.
-    if (error.cause instanceof ApplicationFailure && error.cause.type === 'not_committed') return { status: 'abandoned' };
+    if (error.cause instanceof ApplicationFailure && error.cause.type === 'not_committed') return finish('abandoned');
     log.warn('the confirm mail could not be queued; the request stays open', {
       signRequestId: input.signRequestId,
       error: error.cause?.message,
@@ -44,10 +84,10 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
     if (remaining <= 0 || !(await condition(() => woken, remaining))) {
       const status = await acts.expireSignRequest(input.signRequestId);
       // A confirmation the app recorded before the deadline is still carried out.
-      return { status: status === 'confirming' ? await acts.settleSignRequest(input.signRequestId) : status };
+      return finish(status === 'confirming' ? await settle() : status);
     }
-    woken = false;
-    const status = await acts.settleSignRequest(input.signRequestId);
-    if (status !== 'open') return { status };
+    if (!coordinated) woken = false;
+    const status = await settle();
+    if (status !== 'open') return finish(status);
   }
 }

@@ -1,5 +1,3 @@
-import { defineSignal } from '@temporalio/workflow';
-
 export const TRANSFER_WORKFLOW = 'transferWorkflow';
 
 export function transferWorkflowId(transferId: string): string {
@@ -17,8 +15,4 @@ export interface TransferWorkflowInput {
   activityAttempts: number;
 }
 
-/**
- * Something that may unlock the package happened (the linked document completed or was declined, a
- * recipient accepted, the package was cancelled): a wake-up only; the workflow reads the database.
- */
-export const wakeSignal = defineSignal<[]>('wake');
+export { wakeSignal } from '../wake';

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { normalizeEmail } from '../../../activities/accounts/accounts';
+import type { Services } from '../../../activities/services';
 import { acceptTransfer, bindBySession, publicClaim, publicDownloads } from '../../../activities/transfers/claims';
 import type { TransferDeps, TransferView } from '../../../activities/transfers/transfers';
 import { Document, type TransferRecipient } from '../../../db/models';
 import { errors } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { readForm } from '../forms';

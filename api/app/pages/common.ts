@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import type { Actor } from '../../../activities/audit/audit';
 import type { MandateDeps } from '../../../activities/mandates/mandates';
+import type { Services } from '../../../activities/services';
 import type { Principal, RevokedVia } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { type HtmlValue, html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { type Form, readForm } from '../forms';

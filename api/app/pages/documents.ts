@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { documentOfPrincipal, documentsOfPrincipal } from '../../../activities/documents/principal-documents';
-import type { Services } from '../../../lib/services';
+import type { Services } from '../../../activities/services';
 import { html } from '../../http/html';
 import { sendPdf } from '../files';
 import { renderPage, sendPage } from '../layout';

@@ -9,9 +9,9 @@ import {
   sendGrantCode,
   startGrant,
 } from '../../../activities/mandates/mandates';
+import type { Services } from '../../../activities/services';
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
 import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';

@@ -3,8 +3,8 @@ import { isBusinessPlus, keysOfPrincipal } from '../../../activities/accounts/ac
 import { documentsOfPrincipal } from '../../../activities/documents/principal-documents';
 import { mandateStatus, mandatesOfPrincipal } from '../../../activities/mandates/mandates';
 import { confirmUrl } from '../../../activities/mandates/signing';
+import type { Services } from '../../../activities/services';
 import { type ApiKey, Document, SignRequest, Tenant } from '../../../db/models';
-import type { Services } from '../../../lib/services';
 import { html } from '../../http/html';
 import { renderPage, sendPage } from '../layout';
 import { pageHandler, when } from './common';

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { MAX_APPEARANCE_BYTES, storeAppearance } from '../../../activities/principals/appearance';
+import type { Services } from '../../../activities/services';
 import type { Principal } from '../../../db/models';
 import { errors, ServiceError } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';

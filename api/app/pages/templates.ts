@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { Services } from '../../../activities/services';
 import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate } from '../../../activities/templates/templates';
 import { type Principal, Template } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
 import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
-import type { Services } from '../../../lib/services';
 import { assertStorableJson } from '../../../lib/text';
 import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { Services } from '../../../activities/services';
 import { type VerifiedSigner, type VerifyReport, verifyPdf } from '../../../activities/verify/verify';
 import { errors, ServiceError } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { html, type SafeHtml } from '../../http/html';
 import { readForm } from '../forms';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';

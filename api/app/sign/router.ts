@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { documentStatusAfter } from '../../../activities/documents/apply-outcome';
+import type { Services } from '../../../activities/services';
 import { declineAtLink, documentForSigner, signAtLink } from '../../../activities/signers/sign';
 import {
   maskEmail,
@@ -12,7 +13,6 @@ import {
 } from '../../../activities/signers/sign-link';
 import { signerStateOf } from '../../../activities/signers/state';
 import { errors, ServiceError } from '../../../lib/errors';
-import type { Services } from '../../../lib/services';
 import { readJsonBody } from '../../http/body';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/cookies';
 import { parseOrThrow } from '../../http/route';

@@ -1,24 +1,28 @@
 import type { Db, DbDriver } from '../db/connect';
-import type { BlobStore } from './blobs';
-import type { CodeLimits } from './code-limits';
-import type { Config, Faults } from './config/config';
-import type { KeyUsage } from './key-usage';
-import type { Logger } from './log';
-import type { Mailer } from './mail';
-import type { PdfThreads } from './pdf/intake';
-import type { Sealer } from './pdf/seal';
-import type { SealerConfig } from './pdf/sealer';
-import type { ReceiptIssuer } from './receipts';
-import type { TemporalDeps } from './temporal';
-import type { Tracing } from './tracing';
+import type { BlobStore } from '../lib/blobs';
+import type { CodeLimits } from '../lib/code-limits';
+import type { Config, Faults } from '../lib/config/config';
+import type { KeyUsage } from '../lib/key-usage';
+import type { Logger } from '../lib/log';
+import type { Mailer } from '../lib/mail';
+import type { PdfThreads } from '../lib/pdf/intake';
+import type { Sealer } from '../lib/pdf/seal';
+import type { SealerConfig } from '../lib/pdf/sealer';
+import type { ReceiptIssuer } from '../lib/receipts';
+import type { TemporalDeps } from '../lib/temporal';
+import type { Tracing } from '../lib/tracing';
+import type { Workflows } from './workflows';
 
-/** What the API, the worker and the admin commands run on; built once per process. */
+/** What the API, the worker and the admin commands run on; built once per process (runtime/services.ts). */
 export interface Services {
   config: Config;
   db: Db;
   dbDriver: DbDriver;
   log: Logger;
+  /** The Temporal connection itself: health checks and the worker. Rules reach workflows through `workflows`. */
   temporal: TemporalDeps;
+  /** The long-running work, as the rules see it (workflows/client.ts implements it). */
+  workflows: Workflows;
   blobs: BlobStore;
   /** Key of signed links, tokens and cookies. */
   secret: Buffer;

@@ -1,0 +1,51 @@
+import type { Logger } from '../lib/log';
+
+/** A workflow that waits on an apply and is woken when the document's workflow settled it. */
+export type ApplyWaiter = { offerId: string } | { signRequestId: string };
+
+/**
+ * How the rules reach the long-running work (Temporal): declared here, by the rules, and implemented
+ * once next to the workflows (workflows/client.ts), wired in runtime/. The rules name resources (a
+ * document, an apply, an offer); which workflow, signal or update carries it is the implementation's
+ * business. Calls made from a request are bounded and answer 503 `service_unavailable` when Temporal
+ * cannot be reached; the wake-ups of workflows that already ended are no-ops.
+ */
+export interface Workflows {
+  /** Where a best-effort wake-up that failed is logged (lib/temporal bestEffort). */
+  readonly log?: Logger;
+  /** Starts the document's workflow, or joins the one running (business key: the document id). */
+  startDocument(documentId: string): Promise<void>;
+  /**
+   * Hands a recorded apply to its document's workflow (starting it if needed); durable. `waiter` is
+   * woken by the document's workflow when the apply settles (an offer accepting by L2, an L1 request).
+   */
+  handOverApply(documentId: string, applyId: string, waiter?: ApplyWaiter): Promise<void>;
+  /** Resolves once the document's workflow settled the apply; rejects when it cannot say by `deadline` (epoch ms). */
+  applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
+  /** The document left `sent` outside its workflow (a decline): the workflow stops waiting. */
+  documentSettled(documentId: string): Promise<void>;
+  /** Starts an L1 sign request's workflow (business key: the request id). */
+  startSignRequest(signRequestId: string): Promise<void>;
+  /**
+   * Wakes the request's workflow: the app recorded the principal's decision (the workflow reads it
+   * from the database, never from the caller). Durable; 503 when Temporal cannot take it.
+   */
+  decideSignRequest(signRequestId: string, decision: 'confirm' | 'decline'): Promise<void>;
+  /**
+   * Resolves with the request's status once its workflow carried out the decision (applied, failed,
+   * declined …); rejects when it cannot say by `deadline` (epoch ms) or the workflow already ended.
+   */
+  signRequestSettled(signRequestId: string, deadline: number): Promise<string>;
+  /** Starts an offer's workflow (business key: the offer id), in the offer's own transaction. */
+  startOffer(offerId: string, expiresAt: Date): Promise<void>;
+  /** Wakes an offer's workflow to read what changed. */
+  wakeOffer(offerId: string): Promise<void>;
+  /** Starts a queued mail's delivery workflow (joined when it runs already). */
+  startMail(mailId: string): Promise<void>;
+  /** Starts the unlock wait of an offered package, in its offer's transaction. */
+  startTransfer(transferId: string): Promise<void>;
+  /** Wakes a package's unlock wait. */
+  wakeTransfer(transferId: string): Promise<void>;
+  /** Starts a webhook delivery's retry workflow after `attemptsMade` attempts (joined when it runs already). */
+  startDelivery(deliveryId: string, attemptsMade: number): Promise<void>;
+}
