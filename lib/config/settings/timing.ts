@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { int, type Setting } from './kinds';
+
+/** Waits, lifetimes, limits and retries (durations in milliseconds, so tests run them short). */
+export const TIMING_SETTINGS = {
+  SVC_TRANSFER_RECHECK_MS: {
+    schema: int(100, 60 * 60_000),
+    doc: "how often an offered package's unlock wait looks again without a wake-up (a safety net)",
+  },
+  SVC_IDEMPOTENCY_WAIT_MS: {
+    schema: int(0, 30_000),
+    doc: "how long a retry with an Idempotency-Key waits for the first request's answer (then 409 `idempotency_in_progress`)",
+  },
+  SVC_IDEMPOTENCY_STALE_MS: {
+    schema: int(1000, 5 * 60_000),
+    doc: 'a request with an Idempotency-Key still running after this long is taken as dead: a retry runs it',
+  },
+  SVC_DOWNLOAD_URL_TTL_MS: {
+    schema: int(1000, 5 * 60_000),
+    doc: 'lifetime of a signed download URL',
+  },
+  SVC_COMPLETION_LINK_TTL_MS: {
+    schema: int(1000, 7 * 24 * 3_600_000),
+    doc: 'lifetime of the link to the completed PDF in the completion mail',
+  },
+  SVC_COMPLETED_COPY_TTL_MS: {
+    schema: int(1000, 30 * 24 * 3_600_000),
+    doc: 'how long after completion a signer can still download the completed copy from their sign link',
+  },
+  SVC_APPLY_WAIT_MS: {
+    schema: int(0, 20_000),
+    doc: 'how long a sign request waits for its signature to be applied before answering `202` (the page then polls)',
+  },
+  SVC_KEY_USAGE_FLUSH_MS: {
+    schema: int(10, 10_000),
+    doc: "how often the API keys' `last_used_at` marks are written (one batched statement; nothing is written on a request)",
+  },
+  SVC_ONE_TIME_CODE_TTL_MS: {
+    schema: int(1000, 10 * 60_000),
+    doc: 'lifetime of an e-mailed code (6 digits, 5 tries)',
+  },
+  SVC_SIGN_SESSION_TTL_MS: {
+    schema: int(1000, 60 * 60_000),
+    doc: 'how long a signer stays verified on their sign page',
+  },
+  SVC_SIGN_REQUEST_TTL_MS: {
+    schema: int(1000, 24 * 60 * 60_000),
+    doc: 'lifetime of an L1 sign request (SPEC: 24 hours)',
+  },
+  SVC_OFFER_TTL_MS: {
+    schema: int(1000, 7 * 24 * 60 * 60_000),
+    doc: 'lifetime of an offer (7 days): its `expires_at`',
+  },
+  SVC_APP_SESSION_TTL_MS: {
+    schema: int(1000, 12 * 60 * 60_000),
+    doc: "lifetime of a principal's app session",
+  },
+  SVC_CODE_WRONG_LIMIT: {
+    schema: int(1, 10),
+    doc: "wrong e-mailed codes from one client (address, IPv6 /64) for one sign-in, sign link or mandate grant within `SVC_CODE_LOCK_MS` after which the owner is e-mailed; from the 4th that client waits 1 s, 2 s … up to 15 min between tries (never anyone else: the owner's fresh code always works)",
+  },
+  SVC_CODE_LOCK_MS: {
+    schema: int(1000, 24 * 60 * 60_000),
+    doc: "the window a client's wrong codes are counted in",
+  },
+  SVC_CODE_IP_LIMIT: {
+    schema: int(1, 30),
+    doc: 'code requests and checks per client address within `SVC_CODE_IP_WINDOW_MS`; more get `429 rate_limited`',
+  },
+  SVC_CODE_IP_WINDOW_MS: {
+    schema: int(1000, 10 * 60_000),
+    doc: 'the window of `SVC_CODE_IP_LIMIT`',
+  },
+  SVC_RATE_LIMIT_PER_KEY: {
+    schema: int(0, 600),
+    doc: 'requests per window with one API key (every request with a valid key, `/mcp` included); more get `429 rate_limited`; `0` turns it off',
+  },
+  SVC_RATE_LIMIT_PER_IP: {
+    schema: int(0, 300),
+    doc: 'requests per window from one client address without a valid key (IPv6: per /64); `0` turns it off',
+  },
+  SVC_RATE_LIMIT_WINDOW_MS: {
+    schema: int(1000, 60_000),
+    doc: "the window of those two (fixed, from a counter's first request)",
+  },
+  SVC_HEALTH_LIMIT_PER_IP: {
+    schema: int(0, 600),
+    doc: '`GET /v1/health` per client address per minute, counted in each API process (`0`: off); more get `429 rate_limited` with `Retry-After`',
+  },
+  SVC_ACTIVITY_TIMEOUT_MS: {
+    schema: int(1000, 2 * 60_000),
+    doc: "start-to-close timeout of the workflows' activities",
+  },
+  SVC_ACTIVITY_HEARTBEAT_MS: {
+    schema: int(500, 30_000),
+    doc: 'heartbeat timeout of long activities (an apply on a killed worker is retried after it)',
+  },
+  SVC_RETRY_INITIAL_MS: {
+    schema: int(10, 1000),
+    doc: 'activity retry backoff: the first wait (doubling up to `SVC_RETRY_MAX_MS`)',
+  },
+  SVC_RETRY_MAX_MS: {
+    schema: int(10, 60_000),
+    doc: 'activity retry backoff: the longest wait; also how often an offer kept open past its expiry, or an L1 confirmation whose apply is in flight, is looked at again without a wake-up',
+  },
+  SVC_APPLY_ATTEMPTS: {
+    schema: int(1, 5, 100),
+    doc: 'attempts of one apply (stamp, seal, certificate) before it ends rejected with `502 sign_failed`',
+  },
+  SVC_ACTIVITY_ATTEMPTS: {
+    schema: int(1, 10, 1000),
+    doc: 'attempts of every other workflow activity',
+  },
+  SVC_MAIL_ATTEMPTS: {
+    schema: int(1, 8, 100),
+    doc: 'attempts to deliver a queued mail (invitation, notice, confirm link) before it is recorded as failed; a recipient the relay refuses fails at once',
+  },
+  SVC_TEMPORAL_CALL_TIMEOUT_MS: {
+    schema: int(100, 10_000),
+    doc: 'how long a request waits for Temporal to start or signal a workflow before answering `503 service_unavailable`',
+  },
+  SVC_WEBHOOK_RETRY_INITIAL_MS: {
+    schema: int(10, 10_000),
+    doc: 'webhook retry: the first wait (doubling up to `SVC_WEBHOOK_RETRY_MAX_MS`)',
+  },
+  SVC_WEBHOOK_RETRY_MAX_MS: {
+    schema: int(10, 60 * 60_000),
+    doc: 'webhook retry: the longest wait',
+  },
+  SVC_WEBHOOK_GIVE_UP_MS: {
+    schema: int(100, 24 * 60 * 60_000),
+    doc: 'a delivery stops being retried this long after its first attempt',
+  },
+  SVC_WEBHOOK_TIMEOUT_MS: {
+    schema: int(100, 10_000),
+    doc: "one delivery attempt's timeout",
+  },
+  SVC_WEBHOOK_SECRET_OVERLAP_MS: {
+    schema: int(0, 24 * 60 * 60_000),
+    doc: 'default overlap of the old secret after a rotation',
+  },
+  SVC_OUTBOX_POLL_MS: {
+    schema: int(10, 1000),
+    doc: 'how often the outbox relay looks for new events when idle',
+  },
+  SVC_WEBHOOK_ALLOWED_HOSTS: {
+    schema: z.string().optional(),
+    shown: '(empty)',
+    doc: 'development/tests only: hosts (as written in URLs) that may resolve to loopback or private addresses',
+  },
+  SVC_WEBHOOK_CA_FILE: {
+    schema: z.string().min(1).optional(),
+    doc: 'development/tests only: a PEM certificate trusted for deliveries besides the public roots',
+  },
+  SVC_WEBHOOK_CONCURRENCY: {
+    schema: int(1, 16, 256),
+    doc: 'first webhook attempts in flight at once to one endpoint (over that many keep-alive connections)',
+  },
+} satisfies Record<string, Setting>;
