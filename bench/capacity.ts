@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { emitEvent } from '../activities/events/outbox';
+import { writeEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
 import { seedSamples, sentNda } from '../test/documents';
 import { createAccount } from '../test/factories';
@@ -144,7 +144,7 @@ async function measure(
       });
       const ids: string[] = [];
       await deps.db.transaction(async (trx) => {
-        for (let j = 0; j < EVENTS; j += 1) ids.push((await emitEvent(trx, hooked.tenantId, 'document.signed', { n: j })).id);
+        for (let j = 0; j < EVENTS; j += 1) ids.push((await writeEvent(trx, hooked.tenantId, 'document.signed', { n: j })).id);
       });
       const committed = Date.now();
       const unique = () => new Set(receiver.received.map((entry) => entry.headers['x-webhook-id'])).size;

@@ -3,7 +3,7 @@
 // twice (both must be 0), beside a bare HTTPS POST loop with the same concurrency to the same kind of receiver.
 import fs from 'node:fs';
 import https from 'node:https';
-import { emitEvent } from '../activities/events/outbox';
+import { writeEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
 import { createAccount } from '../test/factories';
 import { Receiver, selfSignedCertificate } from '../test/receiver';
@@ -70,7 +70,7 @@ async function main() {
     // One transaction: the events become visible to the relay together, and the clock starts at their commit.
     await deps.db.transaction(async (trx) => {
       for (let j = 0; j < EVENTS; j += 1)
-        ids.push((await emitEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
+        ids.push((await writeEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
     });
     const started = performance.now();
     const emitted = started - writing;

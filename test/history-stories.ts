@@ -2,7 +2,7 @@
 // histories each: the interesting paths of every workflow, with short durations (workflow inputs).
 import fs from 'node:fs';
 import path from 'node:path';
-import { emitEvent } from '../activities/events/outbox';
+import { writeEvent } from '../activities/events/outbox';
 import { Delivery, DocumentRevision, MailMessage, type Template } from '../db/models';
 import { startWorker } from '../worker/worker';
 import { documentWorkflowId } from '../workflows/document/shared';
@@ -121,7 +121,7 @@ async function webhookFor(context: Context, account: Account, respond: () => num
 /** The retry workflow of the one delivery of a just-emitted event (its first attempt failed), once it ended. */
 async function deliveryOf(context: Context, account: Account, payload: Record<string, unknown>): Promise<string> {
   const { stack } = context;
-  const event = await stack.deps.db.transaction((trx) => emitEvent(trx, account.tenantId, 'document.signed', payload));
+  const event = await stack.deps.db.transaction((trx) => writeEvent(trx, account.tenantId, 'document.signed', payload));
   const delivery = await waitFor('the delivery', async () => Delivery.query(stack.deps.db).where({ event_id: event.id }).first(), 10_000);
   const workflowId = deliveryWorkflowId(delivery.id);
   await waitFor(
@@ -463,7 +463,7 @@ export async function recordRelay(): Promise<string> {
   try {
     const account = await createAccount(stack.deps.db);
     await stack.deps.db.transaction(async (trx) => {
-      for (let i = 0; i < 150; i += 1) await emitEvent(trx, account.tenantId, 'document.signed', { replay: i });
+      for (let i = 0; i < 150; i += 1) await writeEvent(trx, account.tenantId, 'document.signed', { replay: i });
     });
     const worker = await startWorker(stack.deps);
     const handle = stack.deps.temporal.client.workflow.getHandle(relayWorkflowId(stack.deps.temporal.taskQueue));

@@ -97,7 +97,7 @@ export async function listContacts(deps: ContactDeps, party: ContactParty, list:
 }
 
 /** What a contact event says to one side: its own contact id and the other principal's e-mail. */
-function contactEventData(contact: Contact, extra: Record<string, unknown> = {}) {
+function contactEventData<Extra extends object = object>(contact: Contact, extra: Extra = {} as Extra) {
   return { contact_id: contact.id, pair_id: contact.pair_id, counterparty_email: contact.counterparty_email, ...extra };
 }
 

@@ -312,8 +312,8 @@ async function recordSigned(
     agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
     mandate_id: apply.mandate_id,
     confirmation_level: apply.confirmation_level,
-    pre_sign_hash: apply.pre_sign_hash,
-    document_hash: apply.document_hash,
+    pre_sign_hash: apply.pre_sign_hash!,
+    document_hash: apply.document_hash!,
   };
   // The sender's webhooks hear of every apply; an inbound principal's own tenant hears of theirs.
   for (const tenantId of new Set([document.tenant_id, identity.tenantId])) await emitEvent(trx, tenantId, 'document.signed', data);

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Event } from '../../db/models';
 import { createAccount } from '../../test/factories';
 import { type Stack, startStack } from '../../test/stack';
-import { emitEvent } from './outbox';
+import { writeEvent } from './outbox';
 
 describe('the outbox orders events as they were written', () => {
   let stack: Stack;
@@ -23,8 +23,8 @@ describe('the outbox orders events as they were written', () => {
     await completion.raw('select 1');
     await sleep(50);
     // … while the last apply writes its event and commits.
-    await db.transaction((apply) => emitEvent(apply, tenantId, 'document.signed', { document_id: documentId }));
-    await emitEvent(completion, tenantId, 'document.completed', { document_id: documentId });
+    await db.transaction((apply) => writeEvent(apply, tenantId, 'document.signed', { document_id: documentId }));
+    await writeEvent(completion, tenantId, 'document.completed', { document_id: documentId });
     await completion.commit();
 
     const events = await Event.query(db).whereRaw(`data->>'document_id' = ?`, [documentId]).orderBy('created_at').orderBy('id');

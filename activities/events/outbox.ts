@@ -1,31 +1,11 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import { Event } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
+import { EVENT_DATA, type EventData, type EventName } from './payloads';
 
-/**
- * Event names of SPEC's Events table (plus document.declined, document.sign_failed, offer.expired
- * and mandate.revoked), the only ones the service emits.
- */
-export const EVENT_NAMES = [
-  'contact.invited',
-  'contact.accepted',
-  'contact.revoked',
-  'offer.received',
-  'offer.sent',
-  'offer.acked',
-  'offer.declined',
-  'offer.escalated',
-  'offer.accepted',
-  'offer.expired',
-  'document.signed',
-  'document.completed',
-  'document.declined',
-  'document.sign_failed',
-  'transfer.released',
-  'mandate.revoked',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
+export { EVENT_NAMES, type EventData, type EventName } from './payloads';
 
 /** Contact and offer events also go to the contact's inbox_url (SPEC: Events). */
 export function isContactEvent(event: string): boolean {
@@ -67,12 +47,29 @@ export function openEventData(secret: Buffer, data: Record<string, unknown>): Re
  * Writes an event into the outbox. Call it with the transaction of the change that caused the
  * event, so the two commit or fail together; delivery reads the outbox afterwards.
  */
-export async function emitEvent(
+export async function emitEvent<E extends EventName>(
+  trx: Knex.Transaction,
+  tenantId: string,
+  event: E,
+  /** Checked against the event's schema (payloads.ts) here: an event that does not match is a bug, never sent. */
+  data: EventData<E>,
+  /** For contact and offer events: the side of the contact whose inbox_url also hears of it. */
+  contactId?: string,
+): Promise<Event> {
+  const checked = EVENT_DATA[event].safeParse(data);
+  if (!checked.success) throw new Error(`${event} event data does not match its schema: ${z.prettifyError(checked.error)}`);
+  return writeEvent(trx, tenantId, event, data, contactId);
+}
+
+/**
+ * Writes an outbox row as it is, unchecked: the delivery machinery's own tests and benchmarks send
+ * synthetic events with it; the rules emit through emitEvent.
+ */
+export async function writeEvent(
   trx: Knex.Transaction,
   tenantId: string,
   event: EventName,
   data: Record<string, unknown>,
-  /** For contact and offer events: the side of the contact whose inbox_url also hears of it. */
   contactId?: string,
 ): Promise<Event> {
   // One statement (insert … returning), not insertAndFetch's insert then select: events are written

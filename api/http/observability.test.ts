@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { emitEvent } from '../../activities/events/outbox';
+import { writeEvent } from '../../activities/events/outbox';
 import type { Principal, Template } from '../../db/models';
 import { loadConfig } from '../../lib/config/config';
 import { createLogger } from '../../lib/log';
@@ -179,7 +179,7 @@ describe('observability: request ids and redaction in logs, /metrics', () => {
       assert.equal(reply.status, 201, reply.text);
     }
     const before = await scrape();
-    await stack.deps.db.transaction((trx) => emitEvent(trx, hooked.tenantId, 'document.signed', { document_id: 'doc_metrics' }));
+    await stack.deps.db.transaction((trx) => writeEvent(trx, hooked.tenantId, 'document.signed', { document_id: 'doc_metrics' }));
     const after = await waitFor('a delivery retried then delivered, and one given up', async () => {
       const text = await scrape();
       const gaveUp = sample(text, 'svc_webhook_deliveries_failed_total') - sample(before, 'svc_webhook_deliveries_failed_total');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_DATA, EVENT_NAMES, type EventName } from '../../activities/events/payloads';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
 import type { StreamSpec } from '../http/body';
 import { exemptFromRateLimits } from '../http/rate-limit';
@@ -165,6 +166,53 @@ function operation(route: RegisteredRoute) {
   };
 }
 
+/** `document.signed` → `DocumentSignedEvent`: the component schema of one event as receivers get it. */
+export function eventSchemaName(event: EventName): string {
+  return `${event
+    .split(/[._]/)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join('')}Event`;
+}
+
+/** Each event's body (`{id, event, created_at, data}`), from the schema emitEvent checks its data against. */
+function eventSchemas(): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    EVENT_NAMES.map((event) => [
+      eventSchemaName(event),
+      jsonSchema(
+        z.object({
+          id: z.string().describe('the event id (evt_…), the same on every delivery of it'),
+          event: z.literal(event),
+          created_at: z.iso.datetime({ offset: true }),
+          data: EVENT_DATA[event],
+        }),
+        'output',
+      ),
+    ]),
+  );
+}
+
+/** OpenAPI 3.1 `webhooks`: what the service POSTs to a webhook (and, for contact and offer events, an inbox_url). */
+function webhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_NAMES.map((event) => [
+      event,
+      {
+        post: {
+          summary: `The ${event} event`,
+          description:
+            'Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(event)}` } } },
+          },
+          responses: { '200': { description: 'received' } },
+        },
+      },
+    ]),
+  );
+}
+
 /** OpenAPI 3.1 for every registered route, from the same zod schemas that validate requests. */
 export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: string; version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -188,9 +236,10 @@ export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: st
     servers: [{ url: options.serverUrl }],
     tags: [...new Set(routes.map((route) => route.spec.tag))].map((name) => ({ name })),
     paths,
+    webhooks: webhooks(),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' } },
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { Error: ERROR_SCHEMA, ...eventSchemas() },
       headers: RATE_LIMIT_HEADERS,
     },
   };

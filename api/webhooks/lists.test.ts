@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { emitEvent } from '../../activities/events/outbox';
+import { writeEvent } from '../../activities/events/outbox';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
 import { assertPaging, walkPages } from '../../test/paging';
@@ -48,7 +48,7 @@ describe('webhook lists: webhooks and a webhook’s deliveries, paged', () => {
     const webhookId = await register(target.url);
     const events: string[] = [];
     for (let n = 0; n < 3; n += 1) {
-      events.push(await stack.deps.db.transaction(async (trx) => (await emitEvent(trx, owner.tenantId, 'document.signed', { n })).id));
+      events.push(await stack.deps.db.transaction(async (trx) => (await writeEvent(trx, owner.tenantId, 'document.signed', { n })).id));
     }
     await waitFor('three deliveries', () => events.every((id) => target.ofEvent(id).length > 0), 15_000);
     const path = `/v1/webhooks/${webhookId}/deliveries`;

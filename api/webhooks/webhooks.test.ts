@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type EventName, emitEvent } from '../../activities/events/outbox';
+import { type EventName, writeEvent } from '../../activities/events/outbox';
 import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
@@ -55,7 +55,7 @@ describe('webhooks', () => {
   }
 
   async function emit(event: EventName, data: Record<string, unknown>, tenantId = account.tenantId): Promise<string> {
-    return stack.deps.db.transaction(async (trx) => (await emitEvent(trx, tenantId, event, data)).id);
+    return stack.deps.db.transaction(async (trx) => (await writeEvent(trx, tenantId, event, data)).id);
   }
 
   const deliveriesOf = (webhookId: string) => call(stack.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { key: account.key });
@@ -257,7 +257,7 @@ describe('webhooks', () => {
         target.respond = () => 503;
         const created = await call(short.url, 'POST', '/v1/webhooks', { key: owner.key, body: { url: target.url } });
         const eventId = await short.deps.db.transaction(
-          async (trx) => (await emitEvent(trx, owner.tenantId, 'document.signed', { retry: 'never' })).id,
+          async (trx) => (await writeEvent(trx, owner.tenantId, 'document.signed', { retry: 'never' })).id,
         );
         const log = await waitFor(
           'giving up',
@@ -455,7 +455,7 @@ describe('webhooks', () => {
       // One transaction: the relay takes them in one batch.
       const ids = await stack.deps.db.transaction(async (trx) => {
         const emitted: string[] = [];
-        for (let i = 0; i < 30; i += 1) emitted.push((await emitEvent(trx, account.tenantId, 'document.signed', { keepalive: i })).id);
+        for (let i = 0; i < 30; i += 1) emitted.push((await writeEvent(trx, account.tenantId, 'document.signed', { keepalive: i })).id);
         return emitted;
       });
       await waitFor('every event', () => ids.every((id) => target.ofEvent(id).length > 0), 15_000);
@@ -493,7 +493,7 @@ describe('webhooks', () => {
       const { webhook_id } = await register(target.url);
       // What a relay that died after recording a failed first attempt leaves: attempted, not handed off.
       const { eventId, deliveryId } = await stack.deps.db.transaction(async (trx) => {
-        const event = await emitEvent(trx, account.tenantId, 'document.signed', { crashed: 'relay' });
+        const event = await writeEvent(trx, account.tenantId, 'document.signed', { crashed: 'relay' });
         await Event.query(trx).findById(event.id).patch({ dispatched_at: new Date() });
         const delivery = await Delivery.query(trx).insertAndFetch({
           id: newId('dlv'),
@@ -553,7 +553,7 @@ describe('webhooks', () => {
       }
       const ids = await stack.deps.db.transaction(async (trx) => {
         const emitted: string[] = [];
-        for (let i = 0; i < 10; i += 1) emitted.push((await emitEvent(trx, owner.tenantId, 'document.signed', { slow: i })).id);
+        for (let i = 0; i < 10; i += 1) emitted.push((await writeEvent(trx, owner.tenantId, 'document.signed', { slow: i })).id);
         return emitted;
       });
       await waitFor('the healthy endpoint', () => ids.every((id) => healthy.ofEvent(id).length > 0), 15_000);

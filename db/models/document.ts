@@ -65,7 +65,7 @@ export class DocumentSigner extends BaseModel {
   declare decline_reason: string | null;
   declare method: string | null;
   declare mandate_id: string | null;
-  declare confirmation_level: string | null;
+  declare confirmation_level: 'l1' | 'l2' | null;
   declare pre_sign_hash: string | null;
   declare document_hash: string | null;
   /** The signer's latest apply (being applied, applied or rejected), set in the transaction that records it. */
@@ -126,7 +126,7 @@ export class Apply extends BaseModel {
   declare signature_sha256: string | null;
   declare initials_sha256: string | null;
   declare mandate_id: string | null;
-  declare confirmation_level: string | null;
+  declare confirmation_level: 'l1' | 'l2' | null;
   declare api_key_id: string | null;
   /** The UTC day whose L2 cap slot this apply holds (L2 applies only). */
   declare cap_day: string | null;

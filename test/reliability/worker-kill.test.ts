@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { emitEvent } from '../../activities/events/outbox';
+import { writeEvent } from '../../activities/events/outbox';
 import { createTemplate } from '../../activities/templates/templates';
 import { Apply, AuditEvent, Delivery, DocumentRevision, Event, type Template, Transfer } from '../../db/models';
 import { buildSampleNda } from '../../lib/pdf/samples';
@@ -174,7 +174,7 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
         await stack.deps.db.transaction(async (trx) => {
           for (let index = 0; index < 10; index += 1) {
             const tenant = index % 2 === 0 ? author.tenantId : counterpart.tenantId;
-            synthetic.push((await emitEvent(trx, tenant, 'contact.accepted', { synthetic: synthetic.length, seed })).id);
+            synthetic.push((await writeEvent(trx, tenant, 'contact.accepted', { synthetic: synthetic.length, seed })).id);
           }
         });
       }
@@ -351,7 +351,7 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     // The receiver holds its answers (longer than the 3 s delivery timeout): the relay is caught mid-POST.
     receiver.delayMs = 10_000;
     const handle = stack.deps.temporal.client.workflow.getHandle(relayWorkflowId(stack.config.temporal.taskQueue));
-    await stack.deps.db.transaction((trx) => emitEvent(trx, author.tenantId, 'contact.accepted', { held: true }));
+    await stack.deps.db.transaction((trx) => writeEvent(trx, author.tenantId, 'contact.accepted', { held: true }));
     await waitFor('the relay to be posting to the receiver', async () => {
       const description = await handle.describe();
       const running = description.raw.pendingActivities?.some((activity) => activity.activityType?.name === 'dispatchOutbox');
@@ -362,7 +362,7 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     receiver.delayMs = 0;
     worker.start();
     const pollingMs = await worker.pollingAgain(stack.deps.temporal);
-    const after = await stack.deps.db.transaction((trx) => emitEvent(trx, author.tenantId, 'contact.accepted', { after: true }));
+    const after = await stack.deps.db.transaction((trx) => writeEvent(trx, author.tenantId, 'contact.accepted', { after: true }));
     const received = await waitFor('the event written after the kill to arrive', () => receiver.ofEvent(after.id)[0], 60_000);
     const handedOnMs = received.at - killedAt;
     figure(

@@ -873,9 +873,820 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "contact.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The contact.accepted event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ContactAcceptedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The contact.invited event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ContactInvitedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The contact.revoked event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ContactRevokedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.completed event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentCompletedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.declined event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentDeclinedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.sign_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.sign_failed event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentSignFailedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.signed event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentSignedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mandate.revoked event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MandateRevokedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.accepted event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferAcceptedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.acked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.acked event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferAckedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.declined event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferDeclinedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.escalated event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferEscalatedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.expired event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferExpiredEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.received event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferReceivedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "offer.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The offer.sent event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OfferSentEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The transfer.released event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransferReleasedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
+        ContactAcceptedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                counterparty_email: string;
+                /** Format: uuid */
+                pair_id: string;
+            };
+            /** @constant */
+            event: "contact.accepted";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        ContactInvitedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description a link carrying a one-time token; null once the key that sealed it was retired */
+                accept_url: string | null;
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                counterparty_email: string;
+                /** Format: uuid */
+                pair_id: string;
+            };
+            /** @constant */
+            event: "contact.invited";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        ContactRevokedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                counterparty_email: string;
+                /** Format: uuid */
+                pair_id: string;
+                /**
+                 * @description as the receiving side sees it
+                 * @enum {string}
+                 */
+                revoked_by: "self" | "counterparty";
+            };
+            /** @constant */
+            event: "contact.revoked";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        DocumentCompletedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** Format: date-time */
+                completed_at: string;
+                document_id: string;
+                final_sha256: string;
+                name: string;
+                original_sha256: string;
+                /** @description the dual-attestation receipt (docs/receipts.md) */
+                receipt_jws: string;
+                signed_sha256: string;
+                signers: {
+                    confirmation_level: ("l1" | "l2") | null;
+                    document_hash: string | null;
+                    email: string;
+                    mandate_id: string | null;
+                    method: string | null;
+                    name: string;
+                    pre_sign_hash: string | null;
+                    /** Format: date-time */
+                    signed_at: string;
+                }[];
+            };
+            /** @constant */
+            event: "document.completed";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        DocumentDeclinedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                document_id: string;
+                reason: string | null;
+                signer: {
+                    email: string;
+                    name: string;
+                };
+                signer_id: string;
+            };
+            /** @constant */
+            event: "document.declined";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        DocumentSignedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the key that acted; null for a person */
+                agent: {
+                    api_key_id: string;
+                    label: string;
+                } | null;
+                confirmation_level: ("l1" | "l2") | null;
+                document_hash: string;
+                document_id: string;
+                mandate_id: string | null;
+                pre_sign_hash: string;
+                /** @description who signed */
+                principal: {
+                    email: string;
+                    name: string;
+                };
+                signer_id: string;
+            };
+            /** @constant */
+            event: "document.signed";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        DocumentSignFailedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the key that acted; null for a person */
+                agent: {
+                    api_key_id: string;
+                    label: string;
+                } | null;
+                apply_id: string;
+                /** @description the error code of the rejection */
+                code: string;
+                confirmation_level: ("l1" | "l2") | null;
+                document_id: string;
+                mandate_id: string | null;
+                message: string;
+                /** Format: date-time */
+                rejected_at: string;
+                signer: {
+                    email: string;
+                    name: string;
+                };
+                signer_id: string;
+            };
+            /** @constant */
+            event: "document.sign_failed";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
         Error: {
             error: {
                 /** @enum {string} */
@@ -888,6 +1699,218 @@ export type components = {
                 docs_url: string;
                 message: string;
             };
+        };
+        MandateRevokedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                api_key_id: string;
+                /** @enum {string} */
+                confirmation_level: "L1" | "L2";
+                mandate_id: string;
+                /** Format: date-time */
+                revoked_at: string;
+                /** @description where it was revoked: the app, the stop link, a key revoke … */
+                via: string;
+            };
+            /** @constant */
+            event: "mandate.revoked";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferAcceptedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                confirmation_level: ("l1" | "l2") | null;
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_hash: string | null;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                final_sha256: string | null;
+                from_email: string;
+                human_signature_required: boolean;
+                mandate_id: string | null;
+                offer_id: string;
+                pre_sign_hash: string;
+                receipt_jws: string | null;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.accepted";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferAckedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.acked";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferDeclinedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                reason?: string | null;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.declined";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferEscalatedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description a link carrying a one-time token; null once the key that sealed it was retired */
+                confirm_url: string | null;
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                sign_request_id: string;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.escalated";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferExpiredEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.expired";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferReceivedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.received";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        OfferSentEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                /** @description the receiving side’s contact */
+                contact_id: string;
+                document_id: string;
+                document_name: string;
+                /** Format: date-time */
+                expires_at: string;
+                from_email: string;
+                human_signature_required: boolean;
+                offer_id: string;
+                pre_sign_hash: string;
+                /** @enum {string} */
+                status: "pending" | "acknowledged" | "declined" | "accepted" | "escalated" | "expired";
+                terms: string;
+                to_email: string;
+            };
+            /** @constant */
+            event: "offer.sent";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        TransferReleasedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                document_id: string | null;
+                /** @enum {string} */
+                mode: "share" | "sign" | "accept";
+                name: string;
+                /** Format: date-time */
+                released_at: string;
+                transfer_id: string;
+            };
+            /** @constant */
+            event: "transfer.released";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
         };
     };
     responses: never;

@@ -1,4 +1,4 @@
-import type { operations } from './openapi';
+import type { operations, webhooks } from './openapi';
 
 /** The operations of the API, by their OpenAPI operationId. */
 export type OperationId = keyof operations;
@@ -51,3 +51,13 @@ export interface Page<T> {
   data: T[];
   next_cursor: string | null;
 }
+
+/** The events a webhook (or, for contact and offer events, an inbox_url) receives, by name. */
+export type WebhookEventName = keyof webhooks;
+/**
+ * One event as it is POSTed, `{id, event, created_at, data}`: `WebhookEvent<'document.signed'>`, or
+ * without a name the union of all of them (narrow it on `event`).
+ */
+export type WebhookEvent<E extends WebhookEventName = WebhookEventName> = E extends WebhookEventName
+  ? webhooks[E]['post']['requestBody']['content']['application/json']
+  : never;

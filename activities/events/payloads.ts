@@ -1,0 +1,139 @@
+import { z } from 'zod';
+
+/**
+ * What every event carries, one zod schema per event (SPEC: Events, plus document.declined,
+ * document.sign_failed, offer.expired and mandate.revoked), declared once: `emitEvent` validates the
+ * data against it when the event is written, the OpenAPI document publishes it in its `webhooks`
+ * section (so receivers can generate types), and the SDK exports the types generated from that.
+ */
+
+const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}`), `an id starting ${prefix}`);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex');
+const instant = z.iso.datetime({ offset: true });
+const level = z.enum(['l1', 'l2']);
+/**
+ * A link that carries a token (accept_url, confirm_url): kept sealed in the outbox, opened into the body
+ * at delivery; null when the key it was sealed under is no longer configured.
+ */
+const tokenLink = z.string().nullable().describe('a link carrying a one-time token; null once the key that sealed it was retired');
+const person = z.object({ email: z.string(), name: z.string() });
+const agent = z
+  .object({ api_key_id: id('key_'), label: z.string() })
+  .nullable()
+  .describe('the key that acted; null for a person');
+
+const contact = z.object({
+  contact_id: id('ct_').describe('the receiving side’s contact'),
+  pair_id: z.uuid(),
+  counterparty_email: z.string(),
+});
+
+const offer = z.object({
+  offer_id: id('ofr_'),
+  contact_id: id('ct_').describe('the receiving side’s contact'),
+  document_id: id('doc_'),
+  document_name: z.string(),
+  from_email: z.string(),
+  to_email: z.string(),
+  terms: z.string(),
+  pre_sign_hash: sha256,
+  human_signature_required: z.boolean(),
+  expires_at: instant,
+  status: z.enum(['pending', 'acknowledged', 'declined', 'accepted', 'escalated', 'expired']),
+});
+
+export const EVENT_DATA = {
+  'contact.invited': contact.extend({ accept_url: tokenLink }),
+  'contact.accepted': contact,
+  'contact.revoked': contact.extend({ revoked_by: z.enum(['self', 'counterparty']).describe('as the receiving side sees it') }),
+  'offer.received': offer,
+  'offer.sent': offer,
+  'offer.acked': offer,
+  'offer.declined': offer.extend({ reason: z.string().nullable().optional() }),
+  'offer.escalated': offer.extend({ sign_request_id: id('sr_'), confirm_url: tokenLink }),
+  'offer.accepted': offer.extend({
+    mandate_id: id('mdt_').nullable(),
+    confirmation_level: level.nullable(),
+    document_hash: sha256.nullable(),
+    final_sha256: sha256.nullable(),
+    receipt_jws: z.string().nullable(),
+  }),
+  'offer.expired': offer,
+  'document.signed': z.object({
+    document_id: id('doc_'),
+    signer_id: id('sgn_'),
+    principal: person.describe('who signed'),
+    agent,
+    mandate_id: id('mdt_').nullable(),
+    confirmation_level: level.nullable(),
+    pre_sign_hash: sha256,
+    document_hash: sha256,
+  }),
+  'document.completed': z.object({
+    document_id: id('doc_'),
+    name: z.string(),
+    completed_at: instant,
+    original_sha256: sha256,
+    signed_sha256: sha256,
+    final_sha256: sha256,
+    signers: z.array(
+      z.object({
+        name: z.string(),
+        email: z.string(),
+        signed_at: instant,
+        method: z.string().nullable(),
+        mandate_id: id('mdt_').nullable(),
+        confirmation_level: level.nullable(),
+        pre_sign_hash: sha256.nullable(),
+        document_hash: sha256.nullable(),
+      }),
+    ),
+    receipt_jws: z.string().describe('the dual-attestation receipt (docs/receipts.md)'),
+  }),
+  'document.declined': z.object({
+    document_id: id('doc_'),
+    signer_id: id('sgn_'),
+    signer: person,
+    reason: z.string().nullable(),
+  }),
+  'document.sign_failed': z.object({
+    document_id: id('doc_'),
+    signer_id: id('sgn_'),
+    apply_id: id('apl_'),
+    signer: person,
+    agent,
+    mandate_id: id('mdt_').nullable(),
+    confirmation_level: level.nullable(),
+    code: z.string().describe('the error code of the rejection'),
+    message: z.string(),
+    rejected_at: instant,
+  }),
+  'transfer.released': z.object({
+    transfer_id: id('xfr_'),
+    name: z.string(),
+    mode: z.enum(['share', 'sign', 'accept']),
+    document_id: id('doc_').nullable(),
+    released_at: instant,
+  }),
+  'mandate.revoked': z.object({
+    mandate_id: id('mdt_'),
+    api_key_id: id('key_'),
+    confirmation_level: z.enum(['L1', 'L2']),
+    revoked_at: instant,
+    via: z.string().describe('where it was revoked: the app, the stop link, a key revoke …'),
+  }),
+} as const;
+
+export type EventName = keyof typeof EVENT_DATA;
+/** The event names, in the order above. */
+export const EVENT_NAMES = Object.keys(EVENT_DATA) as EventName[];
+/** The data of one event, as it is written (token links sealed). */
+export type EventData<E extends EventName> = z.input<(typeof EVENT_DATA)[E]>;
+
+/** One event as a webhook or an inbox receives it: `{id, event, created_at, data}`, by event name. */
+export const EventSchema = z.discriminatedUnion(
+  'event',
+  EVENT_NAMES.map((name) =>
+    z.object({ id: id('evt_'), event: z.literal(name), created_at: instant, data: EVENT_DATA[name] }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
