@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Contact } from '../../db/models';
-import { SDK_TYPES, sdkTypesSource } from '../../runtime/sdk-types';
+import { SDK_INPUTS, SDK_TYPES, sdkInputsSource, sdkTypesSource } from '../../runtime/sdk-types';
 import { seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { driveSamples } from '../../test/files';
@@ -34,6 +34,11 @@ describe('the TypeScript SDK against the running service', () => {
       fs.readFileSync(SDK_TYPES, 'utf8'),
       await sdkTypesSource(),
       'clients/sdk/src/openapi.ts is stale: run npm run generate:sdk',
+    );
+    assert.equal(
+      fs.readFileSync(SDK_INPUTS, 'utf8'),
+      await sdkInputsSource(),
+      'clients/sdk/src/inputs.ts is stale: run npm run generate:sdk',
     );
   });
 

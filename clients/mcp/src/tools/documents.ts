@@ -1,30 +1,20 @@
 // Documents: create, send, and upload a PDF for a signing envelope.
 import { SvcError } from '@svc-agents/sdk';
 import { z } from 'zod';
-import { Id, Person, type ToolKit, uploadBytes, WRITE } from './kit';
+import { inputOf, type ToolKit, uploadBytes, WRITE } from './kit';
 
 export function documentTools({ tool, client, options }: ToolKit): void {
   tool(
     'create_document',
     'Create a document from a template (template_id) or from a PDF in the Drive (drive_file_id with widgets), with its signers in signing order; send: true also sends it. Creating or sending signs nothing.',
-    {
-      name: z.string().min(1).max(200),
-      template_id: z.string().optional().describe('tpl_… (or drive_file_id)'),
-      drive_file_id: z.string().optional().describe('A PDF uploaded with upload_file (drv_…), with widgets'),
-      widgets: z
-        .array(z.record(z.string(), z.unknown()))
-        .optional()
-        .describe('With drive_file_id: the fields per signer role, as a template’s'),
-      signers: z.array(Person).min(1).describe('In signing order; signer n takes role n'),
-      send: z.boolean().optional(),
-    },
+    inputOf('createDocument', { describe: { drive_file_id: 'A PDF uploaded with upload_file (drv_…), with widgets' } }),
     WRITE,
-    (input) => client.createDocument(input as never),
+    (input) => client.createDocument(input),
   );
   tool(
     'send_document',
     'Send a draft document to its signers (each is e-mailed a sign link). Sending signs nothing.',
-    { document_id: Id('doc_…') },
+    inputOf('sendDocument', { path: { id: 'document_id' }, omit: ['confirm'], describe: { document_id: 'doc_…' } }),
     WRITE,
     (input) => client.sendDocument(input.document_id),
   );

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { type SvcClient, SvcError } from '@svc-agents/sdk';
+import { type Body, OPERATION_INPUTS, type OperationId, type Query, type SvcClient, SvcError } from '@svc-agents/sdk';
 import { z } from 'zod';
 
 /** Where the tools run: over stdio on the agent's machine (local files), or mounted on the service (no file system). */
@@ -24,17 +24,54 @@ export const NOT_INTENT = 'An API key is never intent to sign: possession of thi
  * answers `processing`, and get_document shows the outcome.
  */
 export const MCP_APPLY_WAIT_MS = 40_000;
-export const Id = (what: string) => z.string().min(1).max(100).describe(what);
-export const Reason = z
-  .string()
-  .min(1)
-  .max(2000)
-  .describe('Why the principal signs, in words they will read (shown on the certificate trail)');
-export const Page = {
-  limit: z.number().int().min(1).max(100).optional().describe('Items per page (1–100, default 20)'),
-  cursor: z.string().optional().describe('The next_cursor of the previous page'),
-};
-export const Person = z.object({ name: z.string().min(1).max(200), email: z.string().email() });
+/** The words a model reads for a signing reason (the API's schema gives its bounds). */
+export const REASON = 'Why the principal signs, in words they will read (shown on the certificate trail)';
+
+type Json = Record<string, unknown>;
+type OrNothing<T> = [T] extends [never] ? object : T;
+/** What an operation takes as one flat input: its JSON body, its query, and its path parameters under the tool's names. */
+export type InputOf<K extends OperationId, P extends string = never> = OrNothing<Body<K>> & OrNothing<Query<K>> & { [name in P]: string };
+
+/**
+ * A tool's input schema, made from what the REST operation takes (the OpenAPI document, itself the
+ * routes' zod schemas; generated into the SDK as OPERATION_INPUTS): its JSON body's fields, its query
+ * parameters, and its path parameters under the names the tool gives them (`{ id: 'document_id' }`).
+ * Nothing is declared twice: a field, bound or enum changed in the API changes the tool. Rules that
+ * span fields (one of template_id or drive_file_id …) stay the API's, which answers them as it does on
+ * REST. `describe` adds words for a model where the API's schema has none (the id's prefix …).
+ */
+export function inputOf<K extends OperationId, P extends string = never, O extends string = never>(
+  operation: K,
+  options: {
+    /** The tool's names for the path parameters (`{ id: 'document_id' }`). */
+    path?: Record<string, P>;
+    /** Fields the tool fills itself (a `confirm: true` it always sends). */
+    omit?: O[];
+    /** Words for a model where the API's schema has none. */
+    describe?: Partial<Record<string, string>>;
+  } = {},
+): { [F in Exclude<keyof InputOf<K, P>, O>]-?: z.ZodType<InputOf<K, P>[F]> } {
+  const input = (OPERATION_INPUTS as Record<string, { path: Record<string, Json>; query: Record<string, Json>; body?: Json }>)[operation];
+  const body = (input.body ?? {}) as { properties?: Record<string, Json>; required?: string[] };
+  const fields: Array<[name: string, schema: Json, required: boolean]> = [
+    ...Object.entries(input.path).map(([name, schema]): [string, Json, boolean] => [options.path?.[name] ?? name, schema, true]),
+    ...Object.entries(input.query).map(([name, { required, ...schema }]): [string, Json, boolean] => [name, schema, required === true]),
+    ...Object.entries(body.properties ?? {}).map(([name, schema]): [string, Json, boolean] => [
+      name,
+      schema,
+      (body.required ?? []).includes(name),
+    ]),
+  ];
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, schema, required] of fields) {
+    if ((options.omit as string[] | undefined)?.includes(name)) continue;
+    let field: z.ZodType = z.fromJSONSchema(schema as never);
+    const words = options.describe?.[name];
+    if (words) field = field.describe(words);
+    shape[name] = required ? field : field.optional();
+  }
+  return shape as never;
+}
 
 export const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };

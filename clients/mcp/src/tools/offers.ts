@@ -1,42 +1,34 @@
-// Agent contacts and offers between principals.
-import { z } from 'zod';
-import { Id, IRREVERSIBLE, MCP_APPLY_WAIT_MS, NOT_INTENT, type ToolKit, WRITE } from './kit';
+import { IRREVERSIBLE, inputOf, MCP_APPLY_WAIT_MS, NOT_INTENT, type ToolKit, WRITE } from './kit';
 
 export function offerTools({ tool, client }: ToolKit): void {
   tool(
     'invite_contact',
     'Invite another principal by e-mail to become agent contacts (they accept in the app or through their agent). Accepting signs nothing.',
-    {
-      email: z.string().email(),
-      name: z.string().min(1).max(200),
-      inbox_url: z.string().url().optional().describe('https URL for this relationship’s events'),
-    },
+    inputOf('inviteContact'),
     WRITE,
     (input) => client.inviteContact(input),
   );
   tool(
     'propose_contract',
     'Offer a sent document of this account to an active contact’s principal (a signer of it), bound to the SHA-256 of its current PDF. Proposing signs nothing.',
-    {
-      document_id: Id('doc_…'),
-      contact_id: Id('ct_…, your side of the contact'),
-      terms: z.string().min(1).max(10_000),
-      human_signature_required: z.boolean().optional().describe('Require the counterparty principal’s own confirmation'),
-    },
+    inputOf('proposeContract', {
+      path: { id: 'document_id' },
+      describe: { document_id: 'doc_…', contact_id: 'ct_…, your side of the contact' },
+    }),
     WRITE,
     ({ document_id, ...body }) => client.proposeContract(document_id, body),
   );
   tool(
     'accept_offer',
     `Accept an offer made to this principal. With an L2 mandate covering the document (in policy, no human signature required) the principal's stored signature is applied now (irreversible); otherwise the offer is escalated: the principal is e-mailed a confirm_url and you must wait for their decision in the app (poll get_offer). ${NOT_INTENT}`,
-    { offer_id: Id('ofr_…') },
+    inputOf('acceptOffer', { path: { id: 'offer_id' }, describe: { offer_id: 'ofr_…' } }),
     IRREVERSIBLE,
     (input) => client.acceptOffer(input.offer_id, { waitMs: MCP_APPLY_WAIT_MS }),
   );
   tool(
     'decline_offer',
     'Decline an offer made to this principal; nothing is signed, and the offer cannot be accepted afterwards.',
-    { offer_id: Id('ofr_…') },
+    inputOf('declineOffer', { path: { id: 'offer_id' }, describe: { offer_id: 'ofr_…' } }),
     {
       ...WRITE,
       destructiveHint: true,

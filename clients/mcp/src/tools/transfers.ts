@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { SvcError } from '@svc-agents/sdk';
 import { z } from 'zod';
-import { Id, Person, type ToolKit, uploadBytes, WRITE } from './kit';
+import { inputOf, type ToolKit, uploadBytes, WRITE } from './kit';
 
 export function transferTools({ tool, client, options }: ToolKit): void {
   tool(
@@ -22,34 +22,28 @@ export function transferTools({ tool, client, options }: ToolKit): void {
   tool(
     'create_transfer',
     'Make a package of Drive files for recipients: shared at offer, or unlocking when a document completes (document_id: sign-to-unlock) or when every recipient accepts (requires_acceptance: accept-to-unlock). Then offer_transfer.',
-    {
-      name: z.string().min(1).max(200),
-      drive_file_ids: z.array(z.string()).min(1),
-      recipients: z.array(Person).min(1),
-      document_id: z.string().optional(),
-      requires_acceptance: z.boolean().optional(),
-    },
+    inputOf('createTransfer'),
     WRITE,
     (input) => client.createTransfer(input),
   );
   tool(
     'offer_transfer',
     'Offer a created package: each recipient is e-mailed a claim link; the raw claim tokens are answered only this once.',
-    { transfer_id: Id('xfr_…') },
+    inputOf('offerTransfer', { path: { id: 'transfer_id' }, omit: ['confirm'], describe: { transfer_id: 'xfr_…' } }),
     WRITE,
     (input) => client.offerTransfer(input.transfer_id, true),
   );
   tool(
     'claim_transfer',
     'Claim a package by its token: bound to this principal when it was sent to their e-mail, else a guest capability (download after release).',
-    { token: z.string().describe('svcxfer_…') },
+    inputOf('claimTransfer', { describe: { token: 'svcxfer_…' } }),
     WRITE,
     (input) => client.claimTransfer(input.token),
   );
   tool(
     'accept_transfer',
     'Accept a package (accept-to-unlock): it unlocks once every recipient accepted.',
-    { token: z.string().describe('svcxfer_…') },
+    inputOf('acceptTransfer', { describe: { token: 'svcxfer_…' } }),
     WRITE,
     (input) => client.acceptTransfer(input.token),
   );
@@ -76,7 +70,7 @@ export function transferTools({ tool, client, options }: ToolKit): void {
   tool(
     'cancel_transfer',
     'Cancel a created or offered package: every claim link stops working. Cannot be undone.',
-    { transfer_id: Id('xfr_…') },
+    inputOf('cancelTransfer', { path: { id: 'transfer_id' }, describe: { transfer_id: 'xfr_…' } }),
     {
       ...WRITE,
       destructiveHint: true,
