@@ -25,7 +25,7 @@ export interface Workflows {
   /** The document left `sent` outside its workflow (a decline): the workflow stops waiting. */
   documentSettled(documentId: string): Promise<void>;
   /** Starts an L1 sign request's workflow (business key: the request id). */
-  startSignRequest(signRequestId: string): Promise<void>;
+  startSignRequest(signRequestId: string, expiresAt: Date): Promise<void>;
   /**
    * Wakes the request's workflow: the app recorded the principal's decision (the workflow reads it
    * from the database, never from the caller). Durable; 503 when Temporal cannot take it.

@@ -96,7 +96,7 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
       await call(() => workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal));
     },
 
-    async startSignRequest(signRequestId) {
+    async startSignRequest(signRequestId, expiresAt) {
       await call(() =>
         workflow.start(SIGN_REQUEST_WORKFLOW, {
           workflowId: signRequestWorkflowId(signRequestId),
@@ -105,6 +105,7 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
             {
               signRequestId,
               lifetimeMs: durations.signRequestMs,
+              expiresAtMs: expiresAt.getTime(),
               heartbeatMs: durations.activityHeartbeatMs,
               ...retry,
             } satisfies SignRequestWorkflowInput,

@@ -7,11 +7,14 @@ import { newId, newUuid } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { normalizeEmail } from '../accounts/accounts';
-import { authorize } from '../accounts/authorize';
+import { authorize, type Requirements } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent, sealedLink } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { newInbox } from './inbox';
+
+/** What every contact rule requires: agent contacts on (the contact routes read it too). */
+export const CONTACT_RULES_NEED = { flag: 'agent_contacts' } as const satisfies Requirements;
 
 export interface ContactDeps extends MailQueueDeps {
   db: Db;
@@ -45,7 +48,7 @@ export function inviteMailKey(pairId: string): string {
 }
 
 function checkFlag(deps: ContactDeps): void {
-  authorize(null, { flag: 'agent_contacts' }, deps.config.flags.values);
+  authorize(null, CONTACT_RULES_NEED, deps.config.flags.values);
 }
 
 /**

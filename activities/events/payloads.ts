@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OFFER_STATUSES } from '../../db/models';
 
 /**
  * What every event carries, one zod schema per event (SPEC: Events, plus document.declined,
@@ -39,7 +40,7 @@ const offer = z.object({
   pre_sign_hash: sha256,
   human_signature_required: z.boolean(),
   expires_at: instant,
-  status: z.enum(['pending', 'acknowledged', 'declined', 'accepted', 'escalated', 'expired']),
+  status: z.enum(OFFER_STATUSES),
 });
 
 export const EVENT_DATA = {

@@ -47,11 +47,11 @@ export async function beginConfirm(
     const current = (await SignRequest.query(trx).findById(id).forUpdate())!;
     if (current.status === 'open' && version !== requestVersion(current))
       throw errors.invalidState('This request changed since you opened it: review it again before you confirm.');
-    const claimed = await SignRequest.query(trx)
-      .findById(id)
-      .where({ status: 'open' })
-      .where('expires_at', '>', now)
-      .patch({ status: 'confirming', decided_at: now, decided_ip: actor.ip ?? null });
+    const claimed = await SignRequest.whereOpenAt(SignRequest.query(trx).findById(id), now).patch({
+      status: 'confirming',
+      decided_at: now,
+      decided_ip: actor.ip ?? null,
+    });
     if (claimed === 0) {
       const latest = (await SignRequest.query(trx).findById(id))!;
       if (latest.status === 'open') throw errors.expired('This sign request has expired.');

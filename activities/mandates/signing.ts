@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids';
 import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
-import { authorize } from '../accounts/authorize';
+import { authorize, type Requirements } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { checkApplicable } from '../documents/apply-check';
 import type { ApplyDeps } from '../documents/apply-deps';
@@ -19,6 +19,11 @@ import { applyAndWait, awaitApply } from '../documents/orchestration';
 import type { Workflows } from '../workflows';
 import { utcDay } from './cap';
 import { LEVEL_FLAG, mandatesInForce } from './mandates';
+
+/** What signing as the principal (L2) requires: an API plan and l2_signing on (its route reads it too). */
+export const L2_SIGN_NEEDS = { plan: 'api', flag: LEVEL_FLAG.L2 } as const satisfies Requirements;
+/** What an L1 sign request requires: an API plan and l1_signing on (its routes read it too). */
+export const L1_REQUEST_NEEDS = { plan: 'api', flag: LEVEL_FLAG.L1 } as const satisfies Requirements;
 
 export interface SigningDeps extends ApplyDeps {
   config: Config;
@@ -113,7 +118,7 @@ export async function signAsPrincipal(
   reason: string,
   actor: Actor,
 ): Promise<L2Result> {
-  authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L2 }, deps.config.flags.values);
+  authorize(caller, L2_SIGN_NEEDS, deps.config.flags.values);
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
   checkApplicable(document, signers, signer, { values: {} });
@@ -185,7 +190,7 @@ export async function requestSign(
   /** The offer this request escalates: its apply must still find the PDF the offer was bound to. */
   offer?: { id: string; preSignHash: string },
 ): Promise<SignRequest> {
-  authorize(caller, { plan: 'api', flag: LEVEL_FLAG.L1 }, deps.config.flags.values);
+  authorize(caller, L1_REQUEST_NEEDS, deps.config.flags.values);
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
   if (signer.status === 'signed') throw errors.alreadySigned('The principal already signed this document.');
   if (document.status !== 'sent' || signer.status !== 'pending')

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { Apply, Document, DocumentSigner, Offer, Principal, SignRequest } from '../../db/models';
+import { Apply, Document, DocumentSigner, OFFER_OPEN, Offer, Principal, SignRequest } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
-import { authorize } from '../accounts/authorize';
+import { authorize, type Requirements } from '../accounts/authorize';
 import type { Actor } from '../audit/audit';
 import { checkApplicable } from '../documents/apply-check';
 import { type ApplyOutcome, applyOutcome, rejectionOf } from '../documents/apply-outcome';
@@ -26,6 +26,8 @@ import {
 
 export type AcceptDeps = OfferDeps & SigningDeps;
 
+/** What accepting an offer requires of the caller: an API plan, the signing scope, agent offers on (the route reads it too). */
+export const ACCEPT_OFFER_NEEDS = { plan: 'api', scope: SIGN_SCOPE, flag: 'agent_offers' } as const satisfies Requirements;
 /** What an accept answered: the offer, and whether its L2 apply is still being made (202). */
 export interface AcceptResult {
   offer: Offer;
@@ -108,7 +110,7 @@ async function escalateInTransaction(
 ): Promise<void> {
   const escalated = await Offer.query(trx)
     .findById(offer.id)
-    .whereIn('status', ['pending', 'acknowledged', 'escalated'])
+    .whereIn('status', OFFER_OPEN)
     .patch({ status: 'escalated', escalated_at: new Date(), sign_request_id: request.id, error_code: null, error_message: null });
   if (!escalated) throw errors.invalidState('This offer changed meanwhile; fetch it again.');
   const current = (await Offer.query(trx).findById(offer.id))!;
@@ -148,7 +150,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
       actor,
       async (request, trx) => {
         await escalateInTransaction(deps, trx, offer, request, actor);
-        await deps.workflows.startSignRequest(request.id);
+        await deps.workflows.startSignRequest(request.id, request.expires_at);
       },
       { id: offer.id, preSignHash: offer.pre_sign_hash },
     );
@@ -187,7 +189,7 @@ async function adoptOpenRequest(deps: AcceptDeps, caller: Caller, offer: Offer, 
  * apply procedure as POST /sign, bound to the offer's hash; otherwise the offer escalates (L1).
  */
 export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: string, actor: Actor): Promise<AcceptResult> {
-  authorize(caller, { plan: 'api', scope: SIGN_SCOPE, flag: 'agent_offers' }, deps.config.flags.values);
+  authorize(caller, ACCEPT_OFFER_NEEDS, deps.config.flags.values);
   const offer = await inboundOffer(deps.db, caller, offerId);
   checkOpen(offer);
   if (offer.status === 'escalated') return { offer, processing: false };

@@ -1,4 +1,4 @@
-import { Offer, SignRequest } from '../../db/models';
+import { Offer, type OfferStatus, SignRequest } from '../../db/models';
 import { recordAudit } from '../audit/audit';
 import { applyOutcome } from '../documents/apply-outcome';
 import { type AcceptDeps, finishAccepted, settleAcceptApply } from './accept';
@@ -38,7 +38,7 @@ export function createOfferActivities(deps: AcceptDeps) {
      * never committed). An accept whose apply is still being made is left as it is: the document's
      * workflow wakes the offer's when the apply settles (the accept named the offer as its waiter).
      */
-    async settleOffer(offerId: string): Promise<string> {
+    async settleOffer(offerId: string): Promise<OfferStatus | 'abandoned'> {
       const offer = await Offer.query(deps.db).findById(offerId);
       if (!offer) return 'abandoned';
       if (offer.isFinal()) return offer.status;
@@ -55,7 +55,7 @@ export function createOfferActivities(deps: AcceptDeps) {
      * escalation with it, so its link no longer signs). One with work in flight (an apply, a
      * confirmation already given) is left to finish and looked at again.
      */
-    async expireOffer(offerId: string): Promise<string> {
+    async expireOffer(offerId: string): Promise<OfferStatus | 'abandoned'> {
       return deps.db.transaction(async (trx) => {
         const offer = await Offer.query(trx).findById(offerId).forUpdate();
         if (!offer) return 'abandoned';

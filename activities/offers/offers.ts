@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { Contact, Document, Offer, type OfferStatus, Principal, SignRequest } from '../../db/models';
+import { Contact, Document, OFFER_OPEN, Offer, type OfferStatus, Principal, SignRequest } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -8,7 +8,7 @@ import { page } from '../../lib/paging';
 import type { ReceiptIssuer } from '../../lib/receipts';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
-import { authorize } from '../accounts/authorize';
+import { authorize, type Requirements } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { findContact } from '../contacts/contacts';
 import { signersOf } from '../documents/documents';
@@ -28,7 +28,7 @@ export interface OfferDeps extends OfferReadDeps {
 }
 
 export function checkOffersFlag(deps: { config: Config }): void {
-  authorize(null, { flag: 'agent_offers' }, deps.config.flags.values);
+  authorize(null, OFFER_RULES_NEED, deps.config.flags.values);
 }
 
 /** The offer's fields every event about it carries (SPEC: offer.received), seen from one side. */
@@ -47,6 +47,9 @@ export function offerEventData(offer: Offer, contactId: string) {
     status: offer.status,
   };
 }
+
+/** What every offer rule requires: agent offers on (the offer routes read it too). */
+export const OFFER_RULES_NEED = { flag: 'agent_offers' } as const satisfies Requirements;
 
 /** An event to both sides of an offer, each with its own contact id (and its inbox), and an audit line each. */
 export async function tellBothSides(
@@ -253,7 +256,7 @@ export async function ackOffer(deps: OfferDeps, caller: Caller, id: string, acto
 export async function markDeclined(trx: Knex.Transaction, offerId: string, actor: Actor, reason: string): Promise<boolean> {
   const declined = await Offer.query(trx)
     .findById(offerId)
-    .whereIn('status', ['pending', 'acknowledged', 'escalated'])
+    .whereIn('status', OFFER_OPEN)
     .whereNull('apply_id')
     .patch({ status: 'declined', declined_at: new Date() });
   if (declined) await tellBothSides(trx, (await Offer.query(trx).findById(offerId))!, 'offer.declined', { reason }, actor);

@@ -50,7 +50,7 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
       request.offer_id ? Offer.query(deps.db).findById(request.offer_id) : undefined,
     ]);
     const link = `${appPath}/sign-request/${ctx.params.token}`;
-    const open = request.status === 'open' && request.expires_at.getTime() > Date.now();
+    const open = request.isOpenAt();
     const noAppearance = !principal!.signature_sha256;
     const body = html`<dl class="facts" data-testid="sign-request">
 <dt>Document</dt><dd>${document.name} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>

@@ -1,6 +1,7 @@
 import {
   acceptContact,
   acceptContactByToken,
+  CONTACT_RULES_NEED,
   type ContactDeps,
   findContact,
   inviteContact,
@@ -26,7 +27,7 @@ import {
 } from './schema';
 
 export function contactRoutes(routes: Routes, deps: Services): void {
-  const base = { tag: 'Contacts', flag: 'agent_contacts', scope: 'contacts:write' } as const;
+  const base = { tag: 'Contacts', needs: { ...CONTACT_RULES_NEED, scope: 'contacts:write' } } as const;
   const rules: ContactDeps = deps;
   const party = (ctx: ApiContext) => {
     const caller = callerOf(ctx);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTACT_STATUSES } from '../../db/models';
 import { EmailSchema, listOf, NameSchema } from '../shared/schema';
 
 const InboxUrlSchema = z
@@ -23,7 +24,7 @@ export const ContactResponseSchema = z.object({
   direction: z.enum(['outbound', 'inbound']).meta({ description: '`outbound`: this principal invited; `inbound`: was invited' }),
   counterparty_email: z.string(),
   counterparty_name: z.string(),
-  status: z.enum(['invited', 'active', 'revoked']),
+  status: z.enum(CONTACT_STATUSES),
   accept_url: z
     .string()
     .nullable()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WidgetSchema } from '../../activities/templates/schema';
+import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/models';
 import { EmailSchema, listOf, NameSchema, SignerNameSchema } from '../shared/schema';
 
 export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email: EmailSchema });
@@ -77,7 +78,7 @@ export const DocumentSignerSchema = z.object({
   name: z.string(),
   email: z.string(),
   role: z.string(),
-  status: z.enum(['pending', 'signed', 'declined']),
+  status: z.enum(SIGNER_STATUSES),
   signed_at: Time,
   sign_url: z.string().optional().meta({ description: 'The signer’s personal link; shown to the sending account only.' }),
   signed_as: z.object({ name: z.string(), email: z.string() }).nullable().meta({
@@ -109,7 +110,7 @@ export const DocumentSignerSchema = z.object({
 export const DocumentResponseSchema = z.object({
   document_id: z.string(),
   name: z.string(),
-  status: z.enum(['draft', 'sent', 'completed', 'declined', 'voided']),
+  status: z.enum(DOCUMENT_STATUSES),
   direction: z.enum(['outbound', 'inbound']),
   template_id: z.string().nullable(),
   strict_order: z.boolean(),

@@ -15,7 +15,7 @@ import {
 } from './schema';
 
 export function driveRoutes(routes: Routes, deps: Services): void {
-  const base = { tag: 'Drive', scope: 'drive:write' } as const;
+  const base = { tag: 'Drive', needs: { scope: 'drive:write' } } as const;
   routes.add(
     {
       ...base,

@@ -46,8 +46,7 @@ function register(routes: Routes) {
       operationId: 'guarded',
       tag: 'Test',
       summary: 'Needs a scope and a flag',
-      scope: 'documents:sign',
-      flag: 'agent_editor',
+      needs: { scope: 'documents:sign', flag: 'agent_editor' },
     },
     async () => ({ ok: true }),
   );

@@ -2,9 +2,9 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
+import type { Requirements } from '../../activities/accounts/authorize';
 import { authorize } from '../../activities/accounts/authorize';
 import type { Services } from '../../activities/services';
-import type { FlagName } from '../../lib/config/flags';
 import { type ErrorCode, errorBody, errors, ServiceError } from '../../lib/errors';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
@@ -19,6 +19,7 @@ import {
 } from './idempotency';
 import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
+import { declaredErrors } from './route-errors';
 
 export type Method = 'get' | 'post' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -40,9 +41,12 @@ export interface RouteSpec<
   tag: string;
   /** `key` (default) needs a Business+ API key; `none` is open (health, OpenAPI, public claim links). */
   auth?: 'key' | 'none';
-  /** Checked by the gate (activities/accounts/authorize.ts) before validation; a rule with a flag checks it again itself. */
-  flag?: FlagName;
-  scope?: string;
+  /**
+   * Plan, scope and flag, checked by the gate (activities/accounts/authorize.ts) before validation.
+   * Where the route's rule requires them itself, they are the rule's own exported requirements
+   * (`ACCEPT_OFFER_NEEDS` …), declared once and read here, by the gate, and by the OpenAPI document.
+   */
+  needs?: Requirements;
   /** A JSON body, read and validated by the registry. */
   body?: B;
   /** Instead of `body`: the body is not read but handed to the handler as a stream (uploads). */
@@ -157,7 +161,7 @@ export class Routes {
     const run = async (ctx: Context) => {
       const api = ctx as ApiContext;
       const caller = keyed ? await authenticate(api, deps) : null;
-      authorize(caller, { plan: keyed ? 'api' : undefined, scope: spec.scope, flag: spec.flag }, deps.config.flags.values);
+      authorize(caller, { plan: keyed ? 'api' : undefined, ...spec.needs }, deps.config.flags.values);
       const input = {
         params: parseOrThrow(params, ctx.params ?? {}, 'path'),
         query: spec.query ? parseOrThrow(spec.query, ctx.query, 'query') : undefined,
@@ -213,9 +217,15 @@ export class Routes {
       }
       await finish(ctx.status, ctx.body);
     };
+    // Tests hold every route to its declared error list (route-errors.ts): an undeclared code fails the suite.
+    const declared = checkResponses ? declaredErrors(this.registered[this.registered.length - 1]) : undefined;
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {
         await run(ctx);
+      } catch (error) {
+        if (declared && error instanceof ServiceError && !declared.has(error.code))
+          throw new Error(`${spec.operationId} answered ${error.code}, which its errors list does not declare (${error.message})`);
+        throw error;
       } finally {
         if (spec.stream) drainAfterAnswer(ctx);
       }

@@ -1,6 +1,6 @@
 import { agentActor } from '../../activities/documents/documents';
-import { type AcceptDeps, acceptOffer, escalateOffer } from '../../activities/offers/accept';
-import { ackOffer, declineOffer, getOffer, listOffers, proposeOffer } from '../../activities/offers/offers';
+import { ACCEPT_OFFER_NEEDS, type AcceptDeps, acceptOffer, escalateOffer } from '../../activities/offers/accept';
+import { ackOffer, declineOffer, getOffer, listOffers, OFFER_RULES_NEED, proposeOffer } from '../../activities/offers/offers';
 import type { Services } from '../../activities/services';
 import type { Offer } from '../../db/models';
 import type { ErrorCode } from '../../lib/errors';
@@ -33,7 +33,7 @@ const ACCEPT_ERRORS: ErrorCode[] = [
 ];
 
 export function offerRoutes(routes: Routes, deps: Services): void {
-  const base = { tag: 'Offers', flag: 'agent_offers', scope: 'offers:write' } as const;
+  const base = { tag: 'Offers', needs: { ...OFFER_RULES_NEED, scope: 'offers:write' } } as const;
   const rules: AcceptDeps = deps;
   const actor = (ctx: ApiContext) => agentActor(callerOf(ctx), requestMeta(ctx));
   const present = (ctx: ApiContext, offer: Offer) =>
@@ -125,7 +125,7 @@ export function offerRoutes(routes: Routes, deps: Services): void {
       body: EmptyBodySchema,
       response: OfferResponseSchema,
       accepted: applyProcessing('the offer with `processing: true`'),
-      scope: 'documents:sign',
+      needs: ACCEPT_OFFER_NEEDS,
       errors: ACCEPT_ERRORS,
     },
     async (ctx, { params }) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OFFER_STATUSES } from '../../db/models';
 import { ListQuerySchema, listOf } from '../shared/schema';
 
 export const OfferCreateSchema = z.strictObject({
@@ -10,8 +11,6 @@ export const OfferCreateSchema = z.strictObject({
     .meta({ description: 'When true, acceptance always needs the principal’s confirmation in the app (L1). Default false.' }),
 });
 export type OfferCreateReq = z.infer<typeof OfferCreateSchema>;
-
-export const OFFER_STATUSES = ['pending', 'acknowledged', 'declined', 'accepted', 'escalated', 'expired'] as const;
 
 export const OfferListQuerySchema = ListQuerySchema.extend({
   direction: z.enum(['inbound', 'outbound']).optional().meta({ description: 'Offers made to (inbound) or by (outbound) this principal' }),

@@ -4,6 +4,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
 import type { StreamSpec } from '../http/body';
 import { exemptFromRateLimits } from '../http/rate-limit';
 import type { RegisteredRoute } from '../http/route';
+import { declaredErrors } from '../http/route-errors';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -115,14 +116,8 @@ function requestBody(spec: RegisteredRoute['spec']) {
 function operation(route: RegisteredRoute) {
   const { spec } = route;
   const keyed = (spec.auth ?? 'key') === 'key';
-  const codes = new Set<ErrorCode>(['invalid_request', ...(spec.errors ?? [])]);
-  if (keyed) for (const code of ['unauthorized', 'plan_required'] as const) codes.add(code);
-  if (spec.scope) codes.add('insufficient_scope');
-  if (spec.flag) codes.add('feature_disabled');
-  if (spec.body || spec.stream) for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
-  if (!route.implemented) codes.add('not_implemented');
+  const codes = declaredErrors(route);
   const counted = !exemptFromRateLimits(`/v1${spec.path}`);
-  if (counted) codes.add('rate_limited');
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {

@@ -1,6 +1,13 @@
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { mailStates } from '../../activities/mail/status';
-import { confirmMailKey, type L2Result, requestSign, resumeL2Sign, signAsPrincipal } from '../../activities/mandates/signing';
+import {
+  confirmMailKey,
+  L1_REQUEST_NEEDS,
+  type L2Result,
+  requestSign,
+  resumeL2Sign,
+  signAsPrincipal,
+} from '../../activities/mandates/signing';
 import type { Services } from '../../activities/services';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
@@ -78,7 +85,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       operationId: 'requestSign',
       summary: 'L1: ask the principal to confirm an apply; returns confirm_url, also e-mailed',
       tag: 'Signing',
-      flag: 'l1_signing',
+      needs: L1_REQUEST_NEEDS,
       params: IdParamsSchema,
       body: ReasonSchema,
       response: SignRequestResponseSchema,
@@ -98,7 +105,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) =>
-        deps.workflows.startSignRequest(created.id),
+        deps.workflows.startSignRequest(created.id, created.expires_at),
       );
       return (await present([request]))[0];
     },
@@ -110,7 +117,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       operationId: 'listSignRequests',
       summary: 'Sign requests of this key on the document, newest first',
       tag: 'Signing',
-      flag: 'l1_signing',
+      needs: L1_REQUEST_NEEDS,
       params: IdParamsSchema,
       query: ListQuerySchema,
       response: SignRequestListResponseSchema,
@@ -133,7 +140,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       operationId: 'getSignRequest',
       summary: 'Status of one sign request of this key',
       tag: 'Signing',
-      flag: 'l1_signing',
+      needs: L1_REQUEST_NEEDS,
       params: IdParamsSchema,
       response: SignRequestResponseSchema,
       errors: ['not_found'],

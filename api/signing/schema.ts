@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PUBLIC_SIGN_REQUEST_STATUSES } from '../../db/models';
 import { listOf } from '../shared/schema';
 
 export const SignResultSchema = z.object({
@@ -16,7 +17,7 @@ export const SignRequestResponseSchema = z.object({
   sign_request_id: z.string(),
   document_id: z.string(),
   mandate_id: z.string(),
-  status: z.enum(['open', 'applied', 'declined', 'expired', 'failed']),
+  status: z.enum(PUBLIC_SIGN_REQUEST_STATUSES),
   reason: z.string(),
   confirm_url: z.string().meta({ description: 'Opens in the app; only the principal, signed in, can confirm. Also e-mailed to them.' }),
   expires_at: z.iso.datetime(),

@@ -38,7 +38,7 @@ import {
 } from './schema';
 
 export function transferRoutes(routes: Routes, deps: Services): void {
-  const base = { tag: 'Transfers', scope: 'transfers:write' } as const;
+  const base = { tag: 'Transfers', needs: { scope: 'transfers:write' } } as const;
   const open = { tag: 'Public transfers', auth: 'none' } as const;
   const rules: TransferDeps = deps;
   const actor = (ctx: ApiContext) => agentActor(callerOf(ctx), requestMeta(ctx));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRANSFER_STATUSES } from '../../db/models';
 import { EmailSchema, ListQuerySchema, listOf, NameSchema } from '../shared/schema';
 
 export const TransferCreateSchema = z.strictObject({
@@ -22,7 +23,7 @@ export const TransferListQuerySchema = ListQuerySchema.extend({
 
 const Time = z.iso.datetime().nullable();
 const MODES = z.enum(['share', 'sign', 'accept']).meta({ description: '`share`, `sign` (sign-to-unlock) or `accept` (accept-to-unlock)' });
-const STATUSES = z.enum(['created', 'offered', 'released', 'cancelled']);
+const STATUSES = z.enum(TRANSFER_STATUSES);
 const Party = z.object({ email: z.string(), name: z.string() });
 
 export const TransferFileSchema = z.object({

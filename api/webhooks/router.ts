@@ -13,7 +13,7 @@ import {
 } from './schema';
 
 export function webhookRoutes(routes: Routes, deps: Services): void {
-  const base = { tag: 'Webhooks', scope: 'webhooks:write' } as const;
+  const base = { tag: 'Webhooks', needs: { scope: 'webhooks:write' } } as const;
   const rules = () => ({ db: deps.db, secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts });
 
   routes.add(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_NAMES } from '../../activities/events/outbox';
+import { DELIVERY_STATUSES } from '../../db/models';
 import { listOf } from '../shared/schema';
 
 export const WebhookCreateSchema = z.strictObject({
@@ -50,7 +51,7 @@ export const DeliveryResponseSchema = z.object({
   delivery_id: z.string(),
   event_id: z.string(),
   event: z.string(),
-  status: z.enum(['pending', 'delivered', 'failed']),
+  status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(
     z.object({
       attempt: z.number().int(),

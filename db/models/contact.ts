@@ -1,6 +1,8 @@
 import { BaseModel } from './base';
 
-export type ContactStatus = 'invited' | 'active' | 'revoked';
+/** A contact's states, declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
+export const CONTACT_STATUSES = ['invited', 'active', 'revoked'] as const;
+export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 export type ContactDirection = 'outbound' | 'inbound';
 
 /** One side of an agent contact: both sides share a pair_id and move between states together. */

@@ -1,7 +1,9 @@
 import type { Widget } from '../../lib/pdf/widgets';
 import { BaseModel } from './base';
 
-export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'declined' | 'voided';
+/** A document's states (DESIGN), declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
+export const DOCUMENT_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 export class Document extends BaseModel {
   static override tableName = 'documents';
@@ -43,7 +45,8 @@ export class Document extends BaseModel {
   }
 }
 
-export type SignerStatus = 'pending' | 'signed' | 'declined';
+export const SIGNER_STATUSES = ['pending', 'signed', 'declined'] as const;
+export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 
 export class DocumentSigner extends BaseModel {
   static override tableName = 'document_signers';
@@ -99,7 +102,8 @@ export class DocumentRevision extends BaseModel {
 }
 
 export type ApplyKind = 'browser' | 'mandate';
-export type ApplyStatus = 'pending' | 'applied' | 'rejected';
+export const APPLY_STATUSES = ['pending', 'applied', 'rejected'] as const;
+export type ApplyStatus = (typeof APPLY_STATUSES)[number];
 
 export interface ApplyInput {
   values: Record<string, string | boolean>;

@@ -1,16 +1,19 @@
 export { ApiKey } from './api-key';
 export { AppSession } from './app-session';
 export { type ActorType, AuditEvent, MailMessage, OneTimeCode } from './audit';
-export { Contact, type ContactDirection, type ContactStatus } from './contact';
+export { CONTACT_STATUSES, Contact, type ContactDirection, type ContactStatus } from './contact';
 export {
+  APPLY_STATUSES,
   Apply,
   type ApplyInput,
   type ApplyKind,
   type ApplyStatus,
+  DOCUMENT_STATUSES,
   Document,
   DocumentRevision,
   DocumentSigner,
   type DocumentStatus,
+  SIGNER_STATUSES,
   type SignerStatus,
 } from './document';
 export { DriveFile } from './drive-file';
@@ -23,11 +26,11 @@ export {
   type MandateStatus,
   type RevokedVia,
 } from './mandate';
-export { Offer, type OfferStatus } from './offer';
+export { OFFER_FINAL, OFFER_OPEN, OFFER_STATUSES, Offer, type OfferStatus } from './offer';
 export { Principal } from './principal';
 export { ReceiptKey } from './receipt-key';
-export { SignRequest, type SignRequestStatus } from './sign-request';
+export { PUBLIC_SIGN_REQUEST_STATUSES, SIGN_REQUEST_STATUSES, SignRequest, type SignRequestStatus } from './sign-request';
 export { Template } from './template';
 export { PLANS, type Plan, Tenant } from './tenant';
-export { Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
-export { Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';
+export { TRANSFER_STATUSES, Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
+export { DELIVERY_STATUSES, Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';

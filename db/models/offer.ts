@@ -1,6 +1,12 @@
 import { BaseModel } from './base';
 
-export type OfferStatus = 'pending' | 'acknowledged' | 'declined' | 'accepted' | 'escalated' | 'expired';
+/** An offer's states, declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
+export const OFFER_STATUSES = ['pending', 'acknowledged', 'declined', 'accepted', 'escalated', 'expired'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+/** The states an offer can still leave (ack, accept, escalate, decline, expire). */
+export const OFFER_OPEN = ['pending', 'acknowledged', 'escalated'] as const satisfies readonly OfferStatus[];
+/** Accepted, declined and expired offers never move again. */
+export const OFFER_FINAL = ['accepted', 'declined', 'expired'] as const satisfies readonly OfferStatus[];
 
 /** An offer of a sent document from one principal's agent to a contact's principal, bound to its PDF's SHA-256. */
 export class Offer extends BaseModel {
@@ -43,6 +49,6 @@ export class Offer extends BaseModel {
 
   /** Accepted, declined and expired offers never move again. */
   isFinal(): boolean {
-    return this.status === 'accepted' || this.status === 'declined' || this.status === 'expired';
+    return (OFFER_FINAL as readonly OfferStatus[]).includes(this.status);
   }
 }

@@ -1,7 +1,9 @@
 import { BaseModel } from './base';
 
 export type TransferMode = 'share' | 'sign' | 'accept';
-export type TransferStatus = 'created' | 'offered' | 'released' | 'cancelled';
+/** A transfer's states, declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
+export const TRANSFER_STATUSES = ['created', 'offered', 'released', 'cancelled'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
 export class Transfer extends BaseModel {
   static override tableName = 'transfers';

@@ -16,7 +16,8 @@ export class Webhook extends BaseModel {
   declare deleted_at: Date | null;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export class Delivery extends BaseModel {
   static override tableName = 'deliveries';

@@ -6,6 +6,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { OfferActivities } from '../../activities/offers/activities';
+import type { OfferStatus } from '../../db/models';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
 import { OFFER_WORKFLOW, type OfferWorkflowInput, offerWorkflowId, wakeSignal } from './shared';
 import type { offerWorkflow } from './workflow';
@@ -19,7 +20,7 @@ class Calls {
 
   constructor(private readonly id: string) {}
 
-  answer(name: string, id: string, answers: readonly string[]): string {
+  answer<T extends string>(name: string, id: string, answers: readonly T[]): T {
     const made = this.list.filter((called) => called === name).length;
     this.list.push(id === this.id ? name : `${name} (for ${id}, not the workflow’s)`);
     return answers[Math.min(made, answers.length - 1)];
@@ -31,9 +32,10 @@ class Calls {
   }
 }
 
+type Status = OfferStatus | 'abandoned';
 interface Script {
-  settle: string[];
-  expire?: string[];
+  settle: Status[];
+  expire?: Status[];
 }
 
 function mockedActivities(calls: Calls, script: Script): OfferActivities {
@@ -42,7 +44,7 @@ function mockedActivities(calls: Calls, script: Script): OfferActivities {
       return calls.answer('settleOffer', offerId, script.settle);
     },
     async expireOffer(offerId: string) {
-      return calls.answer('expireOffer', offerId, script.expire ?? ['expired']);
+      return calls.answer<Status>('expireOffer', offerId, script.expire ?? ['expired']);
     },
   };
 }
@@ -118,7 +120,7 @@ describe('offerWorkflow against mocked activities (no database)', { timeout: 60_
   });
 
   it('a wake that settles nothing final before expires_at keeps waiting without expiring; the next wake settles', async () => {
-    const script = { settle: ['acknowledged', 'declined'] };
+    const script: Script = { settle: ['acknowledged', 'declined'] };
     await run(script, { expiresInMs: 60_000, recheckMs: 60_000 }, async (handle, calls) => {
       await handle.signal(wakeSignal);
       await calls.reached(1);
@@ -143,7 +145,7 @@ describe('offerWorkflow against mocked activities (no database)', { timeout: 60_
   });
 
   it('past expires_at, an offer kept open by work in flight is settled and expired again every recheckMs until final', async () => {
-    const script = { settle: ['escalated', 'escalated', 'accepted'], expire: ['escalated'] };
+    const script: Script = { settle: ['escalated', 'escalated', 'accepted'], expire: ['escalated'] };
     await run(script, { expiresInMs: 1000, recheckMs: 400 }, async (handle, calls, { expiresAtMs }) => {
       assert.deepEqual(await handle.result(), { status: 'accepted' });
       assert.deepEqual(calls.list, ['settleOffer', 'expireOffer', 'settleOffer', 'expireOffer', 'settleOffer']);
@@ -155,7 +157,7 @@ describe('offerWorkflow against mocked activities (no database)', { timeout: 60_
   });
 
   it('past expires_at, a wake is acted on at once rather than after recheckMs', async () => {
-    const script = { settle: ['escalated', 'declined'], expire: ['escalated'] };
+    const script: Script = { settle: ['escalated', 'declined'], expire: ['escalated'] };
     await run(script, { expiresInMs: 1000, recheckMs: 60_000 }, async (handle, calls) => {
       await calls.reached(2);
       const woken = Date.now();

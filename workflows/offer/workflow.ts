@@ -1,8 +1,10 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { OfferActivities } from '../../activities/offers/activities';
+import type { OfferStatus } from '../../db/models';
 import { type OfferWorkflowInput, wakeSignal } from './shared';
 
-const FINAL = new Set(['accepted', 'declined', 'expired', 'abandoned']);
+/** The offer's final states (OFFER_FINAL of its model; a workflow takes types only from there) and `abandoned`: never committed. */
+export const FINAL = new Set<OfferStatus | 'abandoned'>(['accepted', 'declined', 'expired', 'abandoned']);
 
 /**
  * The life of one offer (`offer-<id>`): it waits for the counterparty's agent or principal, settles

@@ -12,6 +12,11 @@ export function signRequestWorkflowId(signRequestId: string): string {
 export interface SignRequestWorkflowInput {
   signRequestId: string;
   lifetimeMs: number;
+  /**
+   * The request's expires_at (epoch ms): the workflow expires it at that instant, the same deadline
+   * the app and the API read. Executions started before it have none and wait lifetimeMs from their start.
+   */
+  expiresAtMs?: number;
   activityTimeoutMs: number;
   heartbeatMs: number;
   retryInitialMs: number;

@@ -249,4 +249,15 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
       await assert.rejects(handle.executeUpdate(signRequestSettledUpdate));
     });
   });
+
+  it('expires at the request’s expires_at (expiresAtMs), the deadline the app and the API read, not lifetimeMs after its start', async () => {
+    const expiresAtMs = Date.now() + SHORT_LIFETIME_MS;
+    await run({ expire: ['expired'] }, { lifetimeMs: LONG_LIFETIME_MS, expiresAtMs }, async (handle, calls) => {
+      assert.deepEqual(await handle.result(), { status: 'expired' });
+      assert.deepEqual(calls.list, ['emailSignRequest', 'expireSignRequest']);
+      const { timers } = await clockAndTimers(handle);
+      assert.equal(timers.length, 1);
+      assert.ok(Math.abs(timers[0].at + timers[0].ms - expiresAtMs) < 1000, 'the one wait ends at expires_at');
+    });
+  });
 });

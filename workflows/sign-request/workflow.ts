@@ -67,7 +67,7 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
     }
   };
 
-  const deadline = Date.now() + input.lifetimeMs;
+  const deadline = input.expiresAtMs ?? Date.now() + input.lifetimeMs;
   try {
     await acts.emailSignRequest(input.signRequestId);
   } catch (error) {

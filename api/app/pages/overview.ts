@@ -16,10 +16,7 @@ export function overviewRoutes(router: Router, deps: Services, appPath: string):
       Tenant.query(deps.db).findById(principal.tenant_id),
       keysOfPrincipal(deps.db, principal.id),
       mandatesOfPrincipal(deps.db, principal.id),
-      SignRequest.query(deps.db)
-        .where({ principal_id: principal.id, status: 'open' })
-        .where('expires_at', '>', new Date())
-        .orderBy('created_at', 'desc'),
+      SignRequest.whereOpenAt(SignRequest.query(deps.db).where({ principal_id: principal.id })).orderBy('created_at', 'desc'),
       documentsOfPrincipal(deps.db, principal, { status: 'completed', limit: 5 }),
     ]);
     const documents = requests.length ? await Document.query(deps.db).findByIds([...new Set(requests.map((r) => r.document_id))]) : [];

@@ -2008,6 +2008,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `payload_too_large`: The request body is larger than the limit. */
             413: {
                 headers: {
@@ -2267,7 +2283,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `conflict`: The resource already exists. */
+            /**
+             * @description `conflict`: The resource already exists.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2570,7 +2592,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2731,7 +2759,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2899,7 +2933,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3272,7 +3312,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3723,6 +3769,10 @@ export interface operations {
              * @description `invalid_state`: The resource is not in a state that allows this operation.
              *
              *     `already_signed`: The principal already signed this document.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */
             409: {
                 headers: {
@@ -3933,7 +3983,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4132,6 +4188,10 @@ export interface operations {
              *     `strict_order`: Strict signing order is on and an earlier signer has not signed.
              *
              *     `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */
             409: {
                 headers: {
@@ -4467,6 +4527,10 @@ export interface operations {
              *     `already_signed`: The principal already signed this document.
              *
              *     `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */
             409: {
                 headers: {
@@ -4680,7 +4744,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5965,6 +6035,10 @@ export interface operations {
              *     `strict_order`: Strict signing order is on and an earlier signer has not signed.
              *
              *     `pending_exists`: An open L1 sign request already exists for this document and key; see GET /documents/:id/sign-requests.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */
             409: {
                 headers: {
@@ -6197,7 +6271,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6364,6 +6444,22 @@ export interface operations {
              *     `feature_disabled`: The feature flag for this operation is off for this deployment.
              */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6551,7 +6647,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6756,6 +6858,10 @@ export interface operations {
              *     `already_signed`: The principal already signed this document.
              *
              *     `pending_exists`: An open L1 sign request already exists for this document and key; see GET /documents/:id/sign-requests.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */
             409: {
                 headers: {
@@ -6936,6 +7042,22 @@ export interface operations {
              *     `feature_disabled`: The feature flag for this operation is off for this deployment.
              */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8161,7 +8283,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8469,7 +8597,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8613,7 +8747,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8794,7 +8934,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8976,7 +9122,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9145,7 +9297,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9505,6 +9663,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `payload_too_large`: The request body is larger than the limit. */
             413: {
                 headers: {
@@ -9834,6 +10008,22 @@ export interface operations {
             };
             /** @description `not_found`: No such resource for this account. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
