@@ -9,7 +9,7 @@ import { documentWorkflowId } from '../workflows/document/shared';
 import { mailWorkflowId } from '../workflows/mail/shared';
 import { offerWorkflowId } from '../workflows/offer/shared';
 import { PING_WORKFLOW, pingWorkflowId } from '../workflows/ping/shared';
-import { signRequestWorkflowId } from '../workflows/sign-request/shared';
+import { signRequestWorkflowId } from '../workflows/signing/shared';
 import { transferWorkflowId } from '../workflows/transfer/shared';
 import { deliveryWorkflowId, relayWorkflowId } from '../workflows/webhook/shared';
 import { connect } from './contacts';

@@ -1,9 +1,9 @@
 import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
 import { createMailActivities } from '../activities/mail/activities';
-import { createSignRequestActivities } from '../activities/mandates/sign-request-activities';
 import { createOfferActivities } from '../activities/offers/activities';
 import type { Services } from '../activities/services';
+import { createSignRequestActivities } from '../activities/signing/sign-request-activities';
 import { createTransferActivities } from '../activities/transfers/activities';
 import { createWebhookActivities } from '../activities/webhooks/activities';
 import { waitingOutDatabaseOutages } from './outages';

@@ -24,7 +24,7 @@ import {
   type SignRequestWorkflowInput,
   signRequestSettledUpdate,
   signRequestWorkflowId,
-} from './sign-request/shared';
+} from './signing/shared';
 import { TRANSFER_WORKFLOW, type TransferWorkflowInput, transferWorkflowId } from './transfer/shared';
 import { wakeSignal } from './wake';
 import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput, deliveryWorkflowId } from './webhook/shared';

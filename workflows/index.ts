@@ -4,6 +4,6 @@ export { mailWorkflow } from './mail/workflow';
 export { offerWorkflow } from './offer/workflow';
 export { outboxRelayWorkflow } from './outbox/relay';
 export { ping } from './ping/workflow';
-export { signRequestWorkflow } from './sign-request/workflow';
+export { signRequestWorkflow } from './signing/workflow';
 export { transferWorkflow } from './transfer/workflow';
 export { webhookDeliveryWorkflow } from './webhook/delivery';

@@ -17,8 +17,8 @@ import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { type RunningWorker, startWorker } from '../../worker/worker';
 import { documentWorkflowId } from '../../workflows/document/shared';
-import { l2AppliesToday } from '../mandates/cap';
 import type { Services } from '../services';
+import { l2AppliesToday } from '../signing/cap';
 
 describe('an apply always ends: bounded attempts, typed rejections, a seal that loads again', () => {
   let stack: Stack;

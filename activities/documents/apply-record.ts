@@ -9,7 +9,7 @@ import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
-import { capReached, releaseL2, reserveL2 } from '../mandates/cap';
+import { capReached, releaseL2, reserveL2 } from '../signing/cap';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';

@@ -10,9 +10,9 @@ import { type ApplyOutcome, applyOutcome, rejectionOf } from '../documents/apply
 import { recordApply, rejectApply } from '../documents/apply-record';
 import { awaitApply, handOverApply } from '../documents/orchestration';
 import { sealedLink } from '../events/outbox';
-import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../mandates/cap';
-import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../mandates/signing';
 import { offerReceiptClaims } from '../receipts/receipts';
+import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../signing/cap';
+import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
 import {
   checkContactActive,
   checkDocumentUnchanged,

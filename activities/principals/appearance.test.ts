@@ -5,7 +5,7 @@ import type { ServiceError } from '../../lib/errors';
 import { type Account, createAccount } from '../../test/factories';
 import { blankPng, signaturePng } from '../../test/images';
 import { type Stack, startStack } from '../../test/stack';
-import { storedAppearance } from '../mandates/signing';
+import { storedAppearance } from '../signing/signing';
 import { storeAppearance } from './appearance';
 
 describe('the stored signature appearance and the image limits', () => {

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { Services } from '../../activities/services';
 import {
   beginConfirm,
   declineRequest,
@@ -7,9 +8,8 @@ import {
   reopenConfirm,
   requestVersion,
   settledDecision,
-} from '../../activities/mandates/decisions';
-import { signRequestIdFromToken } from '../../activities/mandates/signing';
-import type { Services } from '../../activities/services';
+} from '../../activities/signing/decisions';
+import { signRequestIdFromToken } from '../../activities/signing/signing';
 import { ApiKey, Mandate, Offer } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { bestEffort } from '../../lib/temporal';

@@ -1,6 +1,6 @@
-import { l2AppliesToday } from '../../activities/mandates/cap';
 import { mandateOfKey, mandatesOfKey } from '../../activities/mandates/mandates';
 import type { Services } from '../../activities/services';
+import { l2AppliesToday } from '../../activities/signing/cap';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentMandate } from './presenter';

@@ -1,4 +1,4 @@
-import { confirmUrl } from '../../activities/mandates/signing';
+import { confirmUrl } from '../../activities/signing/signing';
 import type { Offer } from '../../db/models';
 import type { OfferResponse } from './schema';
 

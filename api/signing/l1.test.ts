@@ -11,7 +11,7 @@ import { pdfsig, pdfText } from '../../test/pdf-tools';
 import { AppClient, hiddenFields, mandatedAccount, principalOf } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
-import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
+import { signRequestWorkflowId } from '../../workflows/signing/shared';
 
 describe('L1: sign requests the principal confirms in the app', () => {
   let stack: Stack;

@@ -1,8 +1,8 @@
 // ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { l2AppliesToday } from '../../activities/mandates/cap';
 import { revokeMandate } from '../../activities/mandates/mandates';
+import { l2AppliesToday } from '../../activities/signing/cap';
 import { Apply, Event, Mandate, Template } from '../../db/models';
 import { newId } from '../../lib/ids';
 import {

@@ -1,6 +1,6 @@
 import { type ApplyOutcome, documentStatusAfter } from '../../activities/documents/apply-outcome';
 import type { MailState } from '../../activities/mail/status';
-import { confirmUrl } from '../../activities/mandates/signing';
+import { confirmUrl } from '../../activities/signing/signing';
 import type { Mandate, SignRequest } from '../../db/models';
 import type { SignRequestResponse, SignResult } from './schema';
 

@@ -1,5 +1,6 @@
 import { agentActor, findVisibleDocument } from '../../activities/documents/documents';
 import { mailStates } from '../../activities/mail/status';
+import type { Services } from '../../activities/services';
 import {
   confirmMailKey,
   L1_REQUEST_NEEDS,
@@ -7,8 +8,7 @@ import {
   requestSign,
   resumeL2Sign,
   signAsPrincipal,
-} from '../../activities/mandates/signing';
-import type { Services } from '../../activities/services';
+} from '../../activities/signing/signing';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { page } from '../../lib/paging';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { l2AppliesToday } from '../../activities/mandates/cap';
+import { l2AppliesToday } from '../../activities/signing/cap';
 import {
   Apply,
   Contact,

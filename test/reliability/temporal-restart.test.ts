@@ -15,7 +15,7 @@ import { AppClient, mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { documentWorkflowId } from '../../workflows/document/shared';
-import { signRequestWorkflowId } from '../../workflows/sign-request/shared';
+import { signRequestWorkflowId } from '../../workflows/signing/shared';
 import { figure, PersistentTemporal, WorkerProcess } from './processes';
 
 const SCENARIO = 'Temporal restart';

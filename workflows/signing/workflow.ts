@@ -8,7 +8,7 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { SignRequestActivities } from '../../activities/mandates/sign-request-activities';
+import type { SignRequestActivities } from '../../activities/signing/sign-request-activities';
 import { confirmSignal, declineSignal, type SignRequestWorkflowInput, signRequestSettledUpdate, wakeSignal } from './shared';
 
 /**

@@ -16,9 +16,9 @@ import { type ApplyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { recordApply } from '../documents/apply-record';
 import { findVisibleDocument } from '../documents/documents';
 import { applyAndWait, awaitApply } from '../documents/orchestration';
+import { LEVEL_FLAG, mandatesInForce } from '../mandates/mandates';
 import type { Workflows } from '../workflows';
 import { utcDay } from './cap';
-import { LEVEL_FLAG, mandatesInForce } from './mandates';
 
 /** What signing as the principal (L2) requires: an API plan and l2_signing on (its route reads it too). */
 export const L2_SIGN_NEEDS = { plan: 'api', flag: LEVEL_FLAG.L2 } as const satisfies Requirements;

@@ -6,7 +6,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { type NativeConnection, Worker } from '@temporalio/worker';
-import type { SignRequestActivities } from '../../activities/mandates/sign-request-activities';
+import type { SignRequestActivities } from '../../activities/signing/sign-request-activities';
 import type { SignRequestStatus } from '../../db/models';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
 import {

@@ -7,9 +7,9 @@ import { recordApply } from '../documents/apply-record';
 import { signersOf } from '../documents/documents';
 import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
+import { stopSection } from '../mandates/stop';
 import { checkEscalationStillValid } from '../offers/offers';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
-import { stopSection } from './stop';
 
 /** What the sign-request workflow's activities work with: the signing rules and the mail queue. */
 export type SignRequestDeps = SigningDeps & MailQueueDeps;
