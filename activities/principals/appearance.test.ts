@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Principal } from '../../db/models';
 import type { ServiceError } from '../../lib/errors';
@@ -54,5 +57,20 @@ describe('the stored signature appearance and the image limits', () => {
     const sha256 = await stack.deps.blobs.put(bomb);
     await Principal.query(stack.deps.db).findById(account.principalId).patch({ signature_sha256: sha256, signature_kind: 'png' });
     await assert.rejects(storedAppearance(stack.deps, account.principalId), (error: ServiceError) => error.code === 'missing_appearance');
+  });
+
+  it('storedAppearance answers missing_appearance for a blob that is gone, but a blob store that fails is that failure', async () => {
+    const sha256 = createHash('sha256').update('gone').digest('hex');
+    await Principal.query(stack.deps.db).findById(account.principalId).patch({ signature_sha256: sha256, signature_kind: 'png' });
+    await assert.rejects(storedAppearance(stack.deps, account.principalId), (error: ServiceError) => error.code === 'missing_appearance');
+    // The file store's path of that blob is a directory: reading it fails (EISDIR), as a store that cannot answer does.
+    assert.equal(stack.config.blobs.kind, 'file');
+    const file = path.join((stack.config.blobs as { directory: string }).directory, sha256.slice(0, 2), sha256);
+    fs.mkdirSync(file, { recursive: true });
+    try {
+      await assert.rejects(storedAppearance(stack.deps, account.principalId), (error: NodeJS.ErrnoException) => error.code === 'EISDIR');
+    } finally {
+      fs.rmSync(file, { recursive: true });
+    }
   });
 });

@@ -91,7 +91,14 @@ export async function resolveMandate(db: Db, caller: Caller, documentId: string,
 /** Step 4: the principal's stored appearance, a readable PNG or JPEG. */
 export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, principalId: string): Promise<Buffer> {
   const principal = (await Principal.query(deps.db).findById(principalId))!;
-  const image = principal.signature_sha256 ? await deps.blobs.get(principal.signature_sha256).catch(() => undefined) : undefined;
+  // Only a blob that is not there is a missing appearance; a blob store that fails (down, refusing) is
+  // that failure, retried or answered 503, never told to the principal as "no stored signature".
+  const image = principal.signature_sha256
+    ? await deps.blobs.get(principal.signature_sha256).catch((error: NodeJS.ErrnoException) => {
+        if (error?.code === 'ENOENT') return undefined;
+        throw error;
+      })
+    : undefined;
   if (!image || !(await readableImageKind(image))) {
     throw errors.missingAppearance('The principal has no readable stored signature; they can add one in the app.');
   }

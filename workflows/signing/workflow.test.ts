@@ -232,12 +232,16 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
       assert.deepEqual(await handle.result(), { status: 'applied' });
       assert.deepEqual(calls.list, ['emailSignRequest', 'stepSignRequest', 'stepSignRequest', 'stepSignRequest']);
       const { timers } = await clockAndTimers(handle);
+      // The lifetime wait is started only when the confirm signal comes after the mail (a race of the test); the rechecks always are.
       assert.deepEqual(
-        timers.map((timer) => timer.ms),
-        [LONG_LIFETIME_MS, 200, 200].map((ms, i) => (i === 0 ? timers[0].ms : ms)),
-        'the lifetime wait, then two rechecks of retryMaxMs',
+        timers.filter((timer) => timer.ms < 1000).map((timer) => timer.ms),
+        [200, 200],
+        'two rechecks of retryMaxMs',
       );
-      assert.ok(timers[0].ms <= LONG_LIFETIME_MS);
+      assert.ok(
+        timers.every((timer) => timer.ms === 200 || timer.ms > SHORT_LIFETIME_MS),
+        'besides them, at most the lifetime wait',
+      );
     });
   });
 
