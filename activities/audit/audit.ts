@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import type { Db } from '../../db/connect';
 import { type ActorType, AuditEvent } from '../../db/models';
 import { newId } from '../../lib/ids';
+import { AUDIT_DATA, type AuditAction, type AuditData } from './payloads';
 
 export interface Actor {
   type: ActorType;
@@ -10,69 +12,23 @@ export interface Actor {
   userAgent?: string | null;
 }
 
-/** Every action the audit trail records, the only ones it takes (as EVENT_NAMES for the outbox). */
-export const AUDIT_ACTIONS = [
-  'appearance.stored',
-  'code.locked',
-  'contact.accepted',
-  'contact.invited',
-  'contact.revoked',
-  'document.completed',
-  'document.created',
-  'document.declined',
-  'document.sent',
-  'document.signed',
-  'document.signers_added',
-  'document.viewed',
-  'drive.deleted',
-  'drive.uploaded',
-  'key.created',
-  'key.revoked',
-  'login.code_sent',
-  'login.succeeded',
-  'mail.failed',
-  'mandate.consent_accepted',
-  'mandate.granted',
-  'mandate.revoked',
-  'offer.accepted',
-  'offer.acknowledged',
-  'offer.created',
-  'offer.declined',
-  'offer.escalated',
-  'offer.expired',
-  'sign.code_sent',
-  'sign.email_verified',
-  'sign_request.applied',
-  'sign_request.confirmed',
-  'sign_request.created',
-  'sign_request.declined',
-  'sign_request.expired',
-  'signature.rejected',
-  'signature.submitted',
-  'template.created',
-  'transfer.accepted',
-  'transfer.bound',
-  'transfer.cancelled',
-  'transfer.created',
-  'transfer.downloads_minted',
-  'transfer.offered',
-  'transfer.released',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export { AUDIT_ACTIONS, type AuditAction } from './payloads';
 
-export interface AuditEntry {
-  tenantId: string;
-  documentId?: string | null;
-  actor: Actor;
-  action: AuditAction;
-  data?: Record<string, unknown>;
-}
+/** What an audit line says: who did what, with the data its action's schema (payloads.ts) takes. */
+export type AuditStatement<A extends AuditAction = AuditAction> = {
+  [K in A]: { actor: Actor; action: K; data: AuditData<K> };
+}[A];
+
+/** One audit line to record: the statement, in a tenant and (where there is one) on a document. */
+export type AuditEntry<A extends AuditAction = AuditAction> = AuditStatement<A> & { tenantId: string; documentId?: string | null };
 
 /**
  * One line of the audit trail, written in the transaction of the change it records: it takes a
  * transaction, so "the change committed but its audit line did not" cannot be written.
  */
 export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Promise<void> {
+  const checked = AUDIT_DATA[entry.action].safeParse(entry.data);
+  if (!checked.success) throw new Error(`${entry.action} audit data does not match its schema: ${z.prettifyError(checked.error)}`);
   await AuditEvent.query(trx).insert({
     id: newId('aud'),
     tenant_id: entry.tenantId,
@@ -82,7 +38,7 @@ export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Pro
     action: entry.action,
     ip: entry.actor.ip ?? null,
     user_agent: entry.actor.userAgent ? entry.actor.userAgent.slice(0, 500) : null,
-    data: entry.data ?? {},
+    data: entry.data,
   });
 }
 
@@ -99,6 +55,6 @@ type Observation = Extract<
 >;
 
 /** An audit line for an observation (a view, a code sent, a mail that failed): it stands alone. */
-export async function recordObservation(db: Db, entry: AuditEntry & { action: Observation }): Promise<void> {
+export async function recordObservation(db: Db, entry: AuditEntry<Observation>): Promise<void> {
   await db.transaction((trx) => recordAudit(trx, entry));
 }

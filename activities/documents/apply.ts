@@ -8,7 +8,7 @@ import { errors, ServiceError } from '../../lib/errors';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { stampWidgets } from '../../lib/pdf/stamp';
-import { type Actor, recordAudit } from '../audit/audit';
+import { type AuditStatement, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { receiptSigner } from '../receipts/receipts';
 import { checkApplicable, checkMandateInForce, widgetsOf } from './apply-check';
@@ -267,7 +267,7 @@ interface SignedFacts {
 async function signedAuditEntry(
   db: Db,
   { signer, apply, identity, signed }: { signer: DocumentSigner; apply: Apply; identity: SigningIdentity; signed: SignedFacts },
-): Promise<{ actor: Actor; action: 'document.signed'; data: Record<string, unknown> }> {
+): Promise<AuditStatement<'document.signed'>> {
   const agent = apply.api_key_id ? await ApiKey.query(db).findById(apply.api_key_id) : undefined;
   return {
     actor: agent ? { type: 'agent', id: agent.id } : { type: 'signer', id: signer.id, ip: apply.ip, userAgent: apply.user_agent },

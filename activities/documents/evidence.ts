@@ -5,7 +5,7 @@ import type { Db } from '../../db/connect';
 import { AuditEvent, type Document } from '../../db/models';
 import type { Attachment } from '../../lib/pdf/certificate';
 import type { ReceiptIssuer } from '../../lib/receipts';
-import type { Actor, AuditEntry } from '../audit/audit';
+import type { Actor, AuditAction } from '../audit/audit';
 import { completionReceiptClaims, type ReceiptSigner } from '../receipts/receipts';
 
 /** One line of the attached audit trail. */
@@ -22,7 +22,7 @@ export interface CompletionEvidence {
 }
 
 /** An audit entry not yet committed (it commits with the completion), as the trail shows it. */
-export function trailEntry(entry: Pick<AuditEntry, 'action' | 'data'> & { actor: Actor }, at: Date): TrailEntry {
+export function trailEntry(entry: { action: AuditAction; data: Record<string, unknown>; actor: Actor }, at: Date): TrailEntry {
   return {
     at: at.toISOString(),
     action: entry.action,

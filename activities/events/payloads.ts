@@ -8,9 +8,10 @@ import { OFFER_STATUSES } from '../../db/models';
  * section (so receivers can generate types), and the SDK exports the types generated from that.
  */
 
-const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}`), `an id starting ${prefix}`);
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex');
-const instant = z.iso.datetime({ offset: true });
+/** An id with its prefix (`doc_…`), as the events and the audit trail carry it. */
+export const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}`), `an id starting ${prefix}`);
+export const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex');
+export const instant = z.iso.datetime({ offset: true });
 const level = z.enum(['l1', 'l2']);
 /**
  * A link that carries a token (accept_url, confirm_url): kept sealed in the outbox, opened into the body

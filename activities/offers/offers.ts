@@ -9,7 +9,7 @@ import type { ReceiptIssuer } from '../../lib/receipts';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
-import { type Actor, recordAudit } from '../audit/audit';
+import { type Actor, type AuditAction, type AuditEntry, recordAudit } from '../audit/audit';
 import { findContact } from '../contacts/contacts';
 import { signersOf } from '../documents/documents';
 import { type EventName, emitEvent, isSealedLink } from '../events/outbox';
@@ -74,10 +74,10 @@ export async function tellBothSides(
       action,
       // The audit keeps what happened, not a link that opens it.
       data: { offer_id: offer.id, ...Object.fromEntries(Object.entries(extra).filter(([, value]) => !isSealedLink(value))) },
-    });
+    } as AuditEntry);
 }
 
-const AUDIT_OF: Partial<Record<EventName, Parameters<typeof recordAudit>[1]['action']>> = {
+const AUDIT_OF: Partial<Record<EventName, AuditAction>> = {
   'offer.acked': 'offer.acknowledged',
   'offer.declined': 'offer.declined',
   'offer.escalated': 'offer.escalated',

@@ -46,6 +46,7 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     tenantId: principal.tenant_id,
     actor: { ...actor, type: 'principal', id: principal.id },
     action: 'login.code_sent',
+    data: {},
   });
   return challenge;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AuditLineSchema } from '../../activities/audit/payloads';
 import { EVENT_DATA, EVENT_NAMES, type EventName } from '../../activities/events/payloads';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors';
 import type { StreamSpec } from '../http/body';
@@ -234,7 +235,12 @@ export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: st
     webhooks: webhooks(),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' } },
-      schemas: { Error: ERROR_SCHEMA, ...eventSchemas() },
+      schemas: {
+        Error: ERROR_SCHEMA,
+        ...eventSchemas(),
+        // One line of a document's audit trail (the trail attached to a completed PDF), by action.
+        AuditLine: jsonSchema(AuditLineSchema, 'output'),
+      },
       headers: RATE_LIMIT_HEADERS,
     },
   };

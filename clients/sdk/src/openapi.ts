@@ -1533,6 +1533,808 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
+        AuditLine: {
+            /** @constant */
+            action: "appearance.stored";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                bytes: number;
+                kind: string;
+                sha256: string;
+            };
+        } | {
+            /** @constant */
+            action: "code.locked";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                client: string;
+                purpose: string;
+                subject: string;
+            };
+        } | {
+            /** @constant */
+            action: "contact.accepted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                contact_id: string;
+                /** Format: uuid */
+                pair_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "contact.invited";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                contact_id: string;
+                counterparty_email: string;
+                /** Format: uuid */
+                pair_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "contact.revoked";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                contact_id: string;
+                /** Format: uuid */
+                pair_id: string;
+                /** @enum {string} */
+                was: "invited" | "active" | "revoked";
+            };
+        } | {
+            /** @constant */
+            action: "document.completed";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                final_sha256: string;
+                revision: number;
+                signed_sha256: string;
+            };
+        } | {
+            /** @constant */
+            action: "document.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                drive_file_id?: string | null;
+                name: string;
+                sha256: string;
+                signers: {
+                    email: string;
+                    id: string;
+                    role: string;
+                }[];
+                template_id?: string | null;
+            };
+        } | {
+            /** @constant */
+            action: "document.declined";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                reason: string | null;
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "document.sent";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                strict_order: boolean;
+            };
+        } | {
+            /** @constant */
+            action: "document.signed";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                apply_id: string;
+                consent_text?: string;
+                document_hash: string;
+                email: string;
+                mandate_id: string | null;
+                method: string;
+                /** @description the identity stamped */
+                name: string;
+                pre_sign_hash: string;
+                revision: number;
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "document.signers_added";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                signers: {
+                    email: string;
+                    id: string;
+                    role: string;
+                }[];
+            };
+        } | {
+            /** @constant */
+            action: "document.viewed";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                sha256: string;
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "drive.deleted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                drive_file_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "drive.uploaded";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                drive_file_id: string;
+                kind: string;
+                name: string;
+                sha256: string;
+                size: number;
+            };
+        } | {
+            /** @constant */
+            action: "key.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                api_key_id: string;
+                label: string;
+            };
+        } | {
+            /** @constant */
+            action: "key.revoked";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                api_key_id: string;
+                label: string;
+                mandates_revoked: string[];
+                /**
+                 * @description where it was revoked
+                 * @enum {string}
+                 */
+                via: "app" | "stop-link" | "key" | "operator";
+            };
+        } | {
+            /** @constant */
+            action: "login.code_sent";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: Record<string, never>;
+        } | {
+            /** @constant */
+            action: "login.succeeded";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                session_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "mail.failed";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                error: string | null;
+                mail_id: string;
+                purpose: string;
+                signer_id: string | null;
+                to: string;
+            };
+        } | {
+            /** @constant */
+            action: "mandate.consent_accepted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                api_key_id: string;
+                consent_version: string;
+                expires_at: string | null;
+                /** @enum {string} */
+                level: "L1" | "L2";
+                mandate_id: string;
+                /** @enum {string} */
+                mode: "outbound" | "inbound" | "both";
+            };
+        } | {
+            /** @constant */
+            action: "mandate.granted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                api_key_id: string;
+                /** Format: date-time */
+                consent_accepted_at: string;
+                consent_version: string;
+                expires_at: string | null;
+                /** @enum {string} */
+                level: "L1" | "L2";
+                mandate_id: string;
+                /** @enum {string} */
+                mode: "outbound" | "inbound" | "both";
+            };
+        } | {
+            /** @constant */
+            action: "mandate.revoked";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                api_key_id: string;
+                consent_version: string;
+                /** @enum {string} */
+                level: "L1" | "L2";
+                mandate_id: string;
+                /** @description no other mandate of the key is in force, so documents:sign left it */
+                scope_removed: boolean;
+                /**
+                 * @description where it was revoked
+                 * @enum {string}
+                 */
+                via: "app" | "stop-link" | "key" | "operator";
+            };
+        } | {
+            /** @constant */
+            action: "offer.accepted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                confirmation_level: ("l1" | "l2") | null;
+                document_hash: string | null;
+                final_sha256: string | null;
+                mandate_id: string | null;
+                offer_id: string;
+                receipt_jws: string | null;
+            };
+        } | {
+            /** @constant */
+            action: "offer.acknowledged";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "offer.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id: string;
+                pre_sign_hash: string;
+                to_email: string;
+            };
+        } | {
+            /** @constant */
+            action: "offer.declined";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id: string;
+                reason?: string | null;
+            };
+        } | {
+            /** @constant */
+            action: "offer.escalated";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id: string;
+                sign_request_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "offer.expired";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign.code_sent";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign.email_verified";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                email: string;
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign_request.applied";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                apply_id: string | null;
+                sign_request_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign_request.confirmed";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                mandate_id: string;
+                offer_id?: string;
+                sign_request_id: string;
+                /** @description the version of the request the principal reviewed */
+                version?: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign_request.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                document_id: string;
+                mandate_id: string;
+                offer_id?: string;
+                reason: string | null;
+                sign_request_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign_request.declined";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                offer_id?: string;
+                sign_request_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "sign_request.expired";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                document_id?: string;
+                offer_id?: string;
+                sign_request_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "signature.rejected";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                apply_id: string;
+                code: string;
+                message: string;
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "signature.submitted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                /** @enum {string} */
+                appearance: "drawn" | "typed" | "uploaded" | "stored";
+                apply_id: string;
+                /** @enum {string} */
+                kind: "browser" | "mandate";
+                signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "template.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                name: string;
+                pdf_sha256: string;
+                /** @description what the intake stripped from the PDF, by kind */
+                removed: string[];
+                roles: string[];
+                template_id: string;
+                widgets: number;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.accepted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                recipient_id: string;
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.bound";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                principal_id: string;
+                recipient_id: string;
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.cancelled";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.created";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                files: string[];
+                /** @enum {string} */
+                mode: "share" | "sign" | "accept";
+                recipients: string[];
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.downloads_minted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                recipient_id: string | null;
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.offered";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                transfer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "transfer.released";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                /** @enum {string} */
+                mode: "share" | "sign" | "accept";
+                transfer_id: string;
+            };
+        };
         ContactAcceptedEvent: {
             /** Format: date-time */
             created_at: string;
