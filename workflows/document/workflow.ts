@@ -10,6 +10,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
+import { activityOptions } from '../activity-options';
 import { wakeSignal } from '../wake';
 import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
@@ -28,17 +29,8 @@ function failureOf(error: ActivityFailure): { type?: string; message?: string } 
  * holds up the applies behind it.
  */
 export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ status: string }> {
-  const retry = { initialInterval: input.retryInitialMs, maximumInterval: input.retryMaxMs, backoffCoefficient: 2 };
-  const acts = proxyActivities<DocumentActivities>({
-    startToCloseTimeout: input.activityTimeoutMs,
-    heartbeatTimeout: input.heartbeatMs,
-    retry: { ...retry, maximumAttempts: input.activityAttempts },
-  });
-  const applying = proxyActivities<DocumentActivities>({
-    startToCloseTimeout: input.activityTimeoutMs,
-    heartbeatTimeout: input.heartbeatMs,
-    retry: { ...retry, maximumAttempts: input.applyAttempts },
-  });
+  const acts = proxyActivities<DocumentActivities>(activityOptions(input));
+  const applying = proxyActivities<DocumentActivities>(activityOptions(input, { maximumAttempts: input.applyAttempts }));
 
   /** Work beside the document's path (mail): a failure is logged, never a reason to stop applying. */
   async function beside(what: string, work: () => Promise<unknown>): Promise<void> {

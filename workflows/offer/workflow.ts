@@ -1,6 +1,7 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { OfferActivities } from '../../activities/offers/activities';
 import type { OfferStatus } from '../../db/models';
+import { activityOptions } from '../activity-options';
 import { type OfferWorkflowInput, wakeSignal } from './shared';
 
 /** The offer's final states (OFFER_FINAL of its model; a workflow takes types only from there) and `abandoned`: never committed. */
@@ -13,16 +14,7 @@ export const FINAL = new Set<OfferStatus | 'abandoned'>(['accepted', 'declined',
  * request is here; the state itself lives in the database.
  */
 export async function offerWorkflow(input: OfferWorkflowInput): Promise<{ status: string }> {
-  const acts = proxyActivities<OfferActivities>({
-    startToCloseTimeout: input.activityTimeoutMs,
-    heartbeatTimeout: input.heartbeatMs,
-    retry: {
-      initialInterval: input.retryInitialMs,
-      maximumInterval: input.retryMaxMs,
-      backoffCoefficient: 2,
-      maximumAttempts: input.activityAttempts,
-    },
-  });
+  const acts = proxyActivities<OfferActivities>(activityOptions(input));
   let woken = false;
   setHandler(wakeSignal, () => {
     woken = true;

@@ -9,6 +9,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { SignRequestActivities } from '../../activities/signing/sign-request-activities';
+import { activityOptions } from '../activity-options';
 import { confirmSignal, declineSignal, type SignRequestWorkflowInput, signRequestSettledUpdate, wakeSignal } from './shared';
 
 /**
@@ -22,16 +23,7 @@ import { confirmSignal, declineSignal, type SignRequestWorkflowInput, signReques
  * database. The app's confirm page waits on the `settled` update for the outcome.
  */
 export async function signRequestWorkflow(input: SignRequestWorkflowInput): Promise<{ status: string }> {
-  const acts = proxyActivities<SignRequestActivities>({
-    startToCloseTimeout: input.activityTimeoutMs,
-    heartbeatTimeout: input.heartbeatMs,
-    retry: {
-      initialInterval: input.retryInitialMs,
-      maximumInterval: input.retryMaxMs,
-      backoffCoefficient: 2,
-      maximumAttempts: input.activityAttempts,
-    },
-  });
+  const acts = proxyActivities<SignRequestActivities>(activityOptions(input));
   let woken = false;
   setHandler(confirmSignal, () => {
     woken = true;

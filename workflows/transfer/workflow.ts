@@ -1,5 +1,6 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { TransferActivities } from '../../activities/transfers/activities';
+import { activityOptions } from '../activity-options';
 import { type TransferWorkflowInput, wakeSignal } from './shared';
 
 const DONE = new Set(['released', 'cancelled', 'blocked', 'abandoned']);
@@ -10,15 +11,7 @@ const DONE = new Set(['released', 'cancelled', 'blocked', 'abandoned']);
  * accept-to-unlock package when every recipient accepted. It ends once released, cancelled or blocked.
  */
 export async function transferWorkflow(input: TransferWorkflowInput): Promise<{ status: string }> {
-  const acts = proxyActivities<TransferActivities>({
-    startToCloseTimeout: input.activityTimeoutMs,
-    retry: {
-      initialInterval: input.retryInitialMs,
-      maximumInterval: input.retryMaxMs,
-      backoffCoefficient: 2,
-      maximumAttempts: input.activityAttempts,
-    },
-  });
+  const acts = proxyActivities<TransferActivities>(activityOptions(input));
   let woken = false;
   setHandler(wakeSignal, () => {
     woken = true;
