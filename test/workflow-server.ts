@@ -1,11 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 
 /** The test run's Temporal dev server (TEMPORAL_ADDRESS), for workflow tests against mocked activities. */
 export interface WorkflowTestServer {
   /** For workers: each test runs one on a task queue of its own with the prebuilt bundle (SVC_WORKFLOW_BUNDLE). */
   native: NativeConnection;
   client: Client;
+  /**
+   * Runs `body` while a worker of its own (a new task queue, the prebuilt bundle SVC_WORKFLOW_BUNDLE,
+   * these activities) polls; `body` starts its workflows on that task queue.
+   */
+  runOnOwnWorker<T>(activities: object, body: (taskQueue: string) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -24,6 +30,16 @@ export async function connectWorkflowTestServer(): Promise<WorkflowTestServer> {
   return {
     native,
     client: new Client({ connection, namespace: 'default' }),
+    async runOnOwnWorker(activities, body) {
+      const taskQueue = `wf-test-${randomUUID()}`;
+      const worker = await Worker.create({
+        connection: native,
+        taskQueue,
+        workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
+        activities,
+      });
+      return worker.runUntil(() => body(taskQueue));
+    },
     async close() {
       await connection.close();
       await native.close();

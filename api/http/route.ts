@@ -151,7 +151,8 @@ export class Routes {
   ): void {
     if (spec.body && spec.stream) throw new Error(`${spec.operationId}: a route takes a JSON body or a stream, not both`);
     const params = spec.params ?? pathParamsSchema(spec.path);
-    this.registered.push({ spec: { ...spec, params } as RegisteredRoute['spec'], implemented: Boolean(handler) });
+    const route: RegisteredRoute = { spec: { ...spec, params } as RegisteredRoute['spec'], implemented: Boolean(handler) };
+    this.registered.push(route);
     const { deps } = this;
     const limit = deps.config.jsonLimitBytes;
     const keyed = (spec.auth ?? 'key') === 'key';
@@ -218,7 +219,7 @@ export class Routes {
       await finish(ctx.status, ctx.body);
     };
     // Tests hold every route to its declared error list (route-errors.ts): an undeclared code fails the suite.
-    const declared = checkResponses ? declaredErrors(this.registered[this.registered.length - 1]) : undefined;
+    const declared = checkResponses ? declaredErrors(route) : undefined;
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {
         await run(ctx);

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { OfferActivities } from '../../activities/offers/activities';
 import type { OfferStatus } from '../../db/models';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
@@ -65,12 +64,11 @@ async function timers(handle: WorkflowHandle): Promise<Array<{ ms: number; at: n
 
 describe('offerWorkflow against mocked activities (no database)', { timeout: 60_000 }, () => {
   let server: WorkflowTestServer;
-  let native: NativeConnection;
   let client: Client;
 
   before(async () => {
     server = await connectWorkflowTestServer();
-    ({ native, client } = server);
+    ({ client } = server);
   });
   after(() => server?.close());
 
@@ -82,24 +80,18 @@ describe('offerWorkflow against mocked activities (no database)', { timeout: 60_
   ): Promise<void> {
     const offerId = randomUUID();
     const calls = new Calls(offerId);
-    const taskQueue = `wf-test-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: native,
-      taskQueue,
-      workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
-      activities: mockedActivities(calls, script),
-    });
-    const input: OfferWorkflowInput = {
-      offerId,
-      expiresAtMs: Date.now() + durations.expiresInMs,
-      recheckMs: durations.recheckMs,
-      activityTimeoutMs: 5000,
-      heartbeatMs: 5000,
-      retryInitialMs: 50,
-      retryMaxMs: 100,
-      activityAttempts: 3,
-    };
-    await worker.runUntil(async () => {
+    await server.runOnOwnWorker(mockedActivities(calls, script), async (taskQueue) => {
+      // expires_at counts from the start, once the worker is up.
+      const input: OfferWorkflowInput = {
+        offerId,
+        expiresAtMs: Date.now() + durations.expiresInMs,
+        recheckMs: durations.recheckMs,
+        activityTimeoutMs: 5000,
+        heartbeatMs: 5000,
+        retryInitialMs: 50,
+        retryMaxMs: 100,
+        activityAttempts: 3,
+      };
       const handle = await client.workflow.start<typeof offerWorkflow>(OFFER_WORKFLOW, {
         taskQueue,
         workflowId: offerWorkflowId(offerId),

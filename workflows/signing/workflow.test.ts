@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { SignRequestActivities } from '../../activities/signing/sign-request-activities';
 import type { SignRequestStatus } from '../../db/models';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
@@ -84,12 +83,11 @@ const ATTEMPTS = 3;
 
 describe('signRequestWorkflow against mocked activities (no database)', { timeout: 60_000 }, () => {
   let server: WorkflowTestServer;
-  let native: NativeConnection;
   let client: Client;
 
   before(async () => {
     server = await connectWorkflowTestServer();
-    ({ native, client } = server);
+    ({ client } = server);
   });
   after(() => server?.close());
 
@@ -101,13 +99,6 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
   ): Promise<T> {
     const id = randomUUID();
     const calls = new Calls(id);
-    const taskQueue = `wf-test-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: native,
-      taskQueue,
-      workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
-      activities: mockedActivities(calls, script),
-    });
     const input: SignRequestWorkflowInput = {
       signRequestId: id,
       lifetimeMs: LONG_LIFETIME_MS,
@@ -118,7 +109,7 @@ describe('signRequestWorkflow against mocked activities (no database)', { timeou
       activityAttempts: ATTEMPTS,
       ...(typeof lifetimeMs === 'number' ? { lifetimeMs } : lifetimeMs),
     };
-    return worker.runUntil(async () => {
+    return server.runOnOwnWorker(mockedActivities(calls, script), async (taskQueue) => {
       const handle = await client.workflow.start<typeof signRequestWorkflow>(SIGN_REQUEST_WORKFLOW, {
         taskQueue,
         workflowId: signRequestWorkflowId(id),

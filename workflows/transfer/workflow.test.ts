@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ActivityFailure } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { TransferActivities } from '../../activities/transfers/activities';
 import type { ReleaseState } from '../../activities/transfers/release';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
@@ -41,12 +40,11 @@ const ATTEMPTS = 3;
 
 describe('transferWorkflow against mocked activities (no database)', { timeout: 60_000 }, () => {
   let server: WorkflowTestServer;
-  let native: NativeConnection;
   let client: Client;
 
   before(async () => {
     server = await connectWorkflowTestServer();
-    ({ native, client } = server);
+    ({ client } = server);
   });
   after(() => server?.close());
 
@@ -57,7 +55,6 @@ describe('transferWorkflow against mocked activities (no database)', { timeout: 
     body: (started: Array<{ handle: WorkflowHandle<typeof transferWorkflow>; calls: Calls; id: string }>) => Promise<void>,
   ): Promise<void> {
     const calls = scripts.map(() => new Calls());
-    const taskQueue = `wf-test-${randomUUID()}`;
     const ids: string[] = scripts.map(() => randomUUID());
     const activities: TransferActivities = {
       async checkRelease(transferId: string) {
@@ -65,13 +62,7 @@ describe('transferWorkflow against mocked activities (no database)', { timeout: 
         return calls[which].answer(transferId, scripts[which]);
       },
     };
-    const worker = await Worker.create({
-      connection: native,
-      taskQueue,
-      workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
-      activities,
-    });
-    await worker.runUntil(async () => {
+    await server.runOnOwnWorker(activities, async (taskQueue) => {
       const started = await Promise.all(
         ids.map(async (id, i) => {
           const input: TransferWorkflowInput = {

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { WebhookActivities } from '../../activities/webhooks/activities';
 import type { AttemptResult } from '../../activities/webhooks/delivery';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
@@ -46,28 +45,20 @@ async function timers(handle: WorkflowHandle): Promise<number[]> {
 
 describe('webhookDeliveryWorkflow against mocked activities (no database)', { timeout: 60_000 }, () => {
   let server: WorkflowTestServer;
-  let native: NativeConnection;
   let client: Client;
 
   before(async () => {
     server = await connectWorkflowTestServer();
-    ({ native, client } = server);
+    ({ client } = server);
   });
   after(() => server?.close());
 
   /** Runs the workflow for a new delivery to its end on a worker of its own; answers its result, the calls made and its timers. */
   async function deliver(answers: Array<AttemptResult | Error>, durations: Omit<DeliveryWorkflowInput, 'deliveryId' | 'attemptTimeoutMs'>) {
     const calls: Call[] = [];
-    const taskQueue = `wf-test-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: native,
-      taskQueue,
-      workflowBundle: { codePath: process.env.SVC_WORKFLOW_BUNDLE! },
-      activities: mockedActivities(calls, answers),
-    });
     const id = randomUUID();
     const input: DeliveryWorkflowInput = { deliveryId: id, attemptTimeoutMs: 1000, ...durations };
-    return worker.runUntil(async () => {
+    return server.runOnOwnWorker(mockedActivities(calls, answers), async (taskQueue) => {
       const handle = await client.workflow.start<typeof webhookDeliveryWorkflow>(DELIVERY_WORKFLOW, {
         taskQueue,
         workflowId: deliveryWorkflowId(id),
