@@ -2,26 +2,15 @@
 // certificate made by the `openssl` command line, with an OCSP responder, a CRL and CA repository,
 // and an RFC 3161 timestamp authority served over HTTP. Nothing here is mocked: every answer is
 // what `openssl ocsp`, `openssl ca -gencrl` and `openssl ts -reply` produce.
-import { execFile } from 'node:child_process';
+// The commands and configuration are in pki-openssl.ts, the HTTP services in pki-services.ts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { openssl, opensslConfig, startDate } from './pki-openssl';
+import { type PkiService, PUBLISHED, startPkiServices } from './pki-services';
 
-const exec = promisify(execFile);
-
-/** One HTTP service of the PKI, on a fixed loopback port that survives stop() and start(). */
-export interface PkiService {
-  /** Requests received since the PKI started. */
-  readonly requests: number;
-  /** Closes the port (clients then get ECONNREFUSED) and drops open connections. */
-  stop(): Promise<void>;
-  /** Listens again on the same port. */
-  start(): Promise<void>;
-}
+export type { PkiService } from './pki-services';
 
 export interface TestPki {
   dir: string;
@@ -50,177 +39,6 @@ export interface TestPki {
   close(): Promise<void>;
 }
 
-async function openssl(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  try {
-    const { stdout } = await exec('openssl', args, { cwd: options.cwd, env: options.env, timeout: 30_000, maxBuffer: 16 << 20 });
-    return stdout;
-  } catch (error) {
-    const failed = error as Error & { stderr?: string };
-    throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${failed.stderr || failed.message}`);
-  }
-}
-
-const MAX_BODY = 64 * 1024;
-
-function body(request: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) request.destroy(new Error('request too large'));
-      else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-type Handler = (request: http.IncomingMessage) => Promise<{ status: number; type?: string; body?: Buffer }>;
-
-/** A loopback HTTP server on a port of its own; a handler that throws answers 500 with the reason. */
-async function loopbackService(handler: Handler): Promise<PkiService & { port: number }> {
-  let requests = 0;
-  const server = http.createServer((request, response) => {
-    requests += 1;
-    handler(request).then(
-      (answer) => {
-        response.writeHead(answer.status, answer.type ? { 'Content-Type': answer.type } : {});
-        response.end(answer.body);
-      },
-      (error: Error) => {
-        response.writeHead(500, { 'Content-Type': 'text/plain' });
-        response.end(error.message);
-      },
-    );
-  });
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve((server.address() as AddressInfo).port);
-      });
-    });
-  const port = await listen(0);
-  return {
-    port,
-    get requests() {
-      return requests;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-    start: async () => {
-      if (!server.listening) await listen(port);
-    },
-  };
-}
-
-/** `openssl ca` settings for one CA directory; `-name` picks the CA. */
-function caSection(name: string, dir: string): string {
-  return `[${name}]
-dir = ${dir}
-database = $dir/index.txt
-new_certs_dir = $dir/newcerts
-crlnumber = $dir/crlnumber
-certificate = $dir/ca.pem
-private_key = $dir/ca.key
-default_md = sha256
-default_crl_days = 7
-policy = policy_any
-unique_subject = no
-copy_extensions = none
-rand_serial = yes
-crl_extensions = crl_ext
-`;
-}
-
-function opensslConfig(dir: string, urls: { repository: string; ocsp: string }): string {
-  const leaf = `subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-authorityInfoAccess = OCSP;URI:${urls.ocsp}, caIssuers;URI:${urls.repository}/ca.cer
-crlDistributionPoints = URI:${urls.repository}/ca.crl
-`;
-  return `${caSection('root_ca', path.join(dir, 'root'))}
-${caSection('issuing_ca', path.join(dir, 'issuing'))}
-[policy_any]
-commonName = supplied
-organizationName = optional
-
-[crl_ext]
-authorityKeyIdentifier = keyid:always
-
-[root_ext]
-basicConstraints = critical, CA:true
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-
-[intermediate_ext]
-basicConstraints = critical, CA:true, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-authorityInfoAccess = caIssuers;URI:${urls.repository}/root.cer
-crlDistributionPoints = URI:${urls.repository}/root.crl
-
-[seal_ext]
-basicConstraints = critical, CA:false
-keyUsage = critical, digitalSignature, nonRepudiation
-# documentSigning (RFC 9336), and emailProtection for validators that predate it.
-extendedKeyUsage = 1.3.6.1.5.5.7.3.36, emailProtection
-${leaf}
-[tsa_ext]
-basicConstraints = critical, CA:false
-keyUsage = critical, digitalSignature, nonRepudiation
-extendedKeyUsage = critical, timeStamping
-${leaf}
-[ocsp_ext]
-basicConstraints = critical, CA:false
-keyUsage = critical, digitalSignature
-extendedKeyUsage = critical, OCSPSigning
-# id-pkix-ocsp-nocheck: a client does not ask the responder about its own certificate.
-noCheck = ignored
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-
-[tsa]
-default_tsa = tsa_config
-
-[tsa_config]
-serial = ${path.join(dir, 'tsa', 'serial')}
-crypto_device = builtin
-signer_digest = sha256
-default_policy = 1.2.3.4.1
-digests = sha256, sha384, sha512
-accuracy = secs:1
-clock_precision_digits = 0
-ordering = no
-tsa_name = yes
-ess_cert_id_chain = no
-ess_cert_id_alg = sha256
-`;
-}
-
-/** Serialises the jobs given to it (openssl ts keeps its serial number in a file it rewrites). */
-function queue(): <T>(job: () => Promise<T>) => Promise<T> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (job) => {
-    const result = tail.then(job);
-    tail = result.catch(() => undefined);
-    return result;
-  };
-}
-
-/** Certificates are valid from an hour back, so a validator whose clock is a little behind still accepts them. */
-function startDate(): string {
-  return `${new Date(Date.now() - 3_600_000).toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
-}
-
 /**
  * Builds the PKI in a fresh temporary directory and starts its servers on loopback. With
  * `intermediate` (the default) the chain is root → issuing CA → leaves; without it, root → leaves.
@@ -232,46 +50,7 @@ export async function startTestPki(options: { intermediate?: boolean } = {}): Pr
   const file = (name: string) => path.join(dir, name);
   const issuer = intermediate ? 'issuing_ca' : 'root_ca';
   const issuerDir = file(intermediate ? 'issuing' : 'root');
-  /** Runs openssl on the request body in a file of its own and answers the file it writes. */
-  const answer = async (der: Buffer, args: (input: string, output: string) => string[]) => {
-    const base = file(`work/${randomBytes(8).toString('hex')}`);
-    await fs.writeFile(`${base}.in`, der);
-    try {
-      await openssl(args(`${base}.in`, `${base}.out`), { cwd });
-      return await fs.readFile(`${base}.out`);
-    } finally {
-      await Promise.all([fs.rm(`${base}.in`, { force: true }), fs.rm(`${base}.out`, { force: true })]);
-    }
-  };
-
-  const responder = ['-index', path.join(issuerDir, 'index.txt'), '-CA', path.join(issuerDir, 'ca.pem')];
-  const ocsp = await loopbackService(async (request) => {
-    // RFC 6960 appendix A: POST carries the DER request, GET its base64 in the path.
-    const der = request.method === 'POST' ? await body(request) : Buffer.from(decodeURIComponent((request.url ?? '/').slice(1)), 'base64');
-    if (der.length === 0) return { status: 400 };
-    // The index is read per request, so a revoke() is answered at once.
-    const signer = ['-rsigner', file('ocsp.pem'), '-rkey', file('ocsp.key'), '-ndays', '1'];
-    const reply = await answer(der, (input, output) => ['ocsp', ...responder, ...signer, '-reqin', input, '-respout', output]);
-    return { status: 200, type: 'application/ocsp-response', body: reply };
-  });
-  const stamp = queue();
-  const tsa = await loopbackService(async (request) => {
-    if (request.method !== 'POST') return { status: 405 };
-    if (request.headers['content-type'] !== 'application/timestamp-query') return { status: 415 };
-    const query = await body(request);
-    const signer = ['-inkey', file('tsa.key'), '-signer', file('tsa.pem'), '-chain', file('chain.pem')];
-    const reply = await stamp(() =>
-      answer(query, (input, output) => ['ts', '-reply', '-config', file('openssl.cnf'), ...signer, '-queryfile', input, '-out', output]),
-    );
-    return { status: 200, type: 'application/timestamp-reply', body: reply };
-  });
-  const published = new Set(['ca.cer', 'ca.crl', 'root.cer', 'root.crl']);
-  const repository = await loopbackService(async (request) => {
-    const name = (request.url ?? '').slice(1);
-    if (request.method !== 'GET' || !published.has(name)) return { status: 404 };
-    const type = name.endsWith('.crl') ? 'application/pkix-crl' : 'application/pkix-cert';
-    return { status: 200, type, body: await fs.readFile(file(`public/${name}`)) };
-  });
+  const { ocsp, tsa, repository } = await startPkiServices(dir, issuerDir);
   const services = [ocsp, tsa, repository];
   const close = async () => {
     await Promise.all(services.map((service) => service.stop()));
@@ -343,7 +122,7 @@ export async function startTestPki(options: { intermediate?: boolean } = {}): Pr
       { cwd, env: { ...process.env, SVC_PKI_PASSPHRASE: sealPassphrase } },
     );
     // Ready means answering: each published file downloads before the PKI is handed out.
-    for (const name of published) {
+    for (const name of PUBLISHED) {
       const reply = await fetch(`${urls.repository}/${name}`);
       await reply.arrayBuffer();
       if (!reply.ok) throw new Error(`the test PKI's repository did not serve ${name}: HTTP ${reply.status}`);
