@@ -1,141 +1,35 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DocumentRevision, Event, type Template } from '../../../db/models';
+import { it } from 'node:test';
+import { DocumentRevision, Event } from '../../../db/models';
 import { randomBase62 } from '../../../lib/ids';
-import { assertAccessible, launchBrowser, watchProblems } from '../../../test/browser';
-import { createDocument, latestMail, seedSamples, waitForDocument } from '../../../test/documents';
-import { type Account, createAccount } from '../../../test/factories';
+import { assertAccessible } from '../../../test/browser';
+import { createDocument, latestMail } from '../../../test/documents';
+import {
+  consentAndSign,
+  documentStatus,
+  drawOn,
+  drawSignature,
+  mailedCode,
+  openSignPage,
+  owner,
+  problems,
+  run,
+  type SentSigner,
+  scratch,
+  sendNda,
+  services,
+  stack,
+  textOf,
+  useSignPage,
+  verify,
+} from '../../../test/fixtures/sign-page';
 import { call } from '../../../test/http';
 import { signaturePng } from '../../../test/images';
-import { type Stack, startStack } from '../../../test/stack';
 import { waitFor } from '../../../test/wait';
 
-interface SentSigner {
-  name: string;
-  email: string;
-  sign_url: string;
-}
-
-let stack: Stack;
-let owner: Account;
-let nda: Template;
-let services: Template;
-let browser: Browser;
-let scratch: string;
-const contexts: BrowserContext[] = [];
-/** Uncaught page errors and CSP violations of every page: the page must run clean under its CSP. */
-const problems: string[] = [];
-
-before(async () => {
-  // A failing apply is given up after two quick attempts (the rejection test).
-  stack = await startStack({ env: { SVC_APPLY_ATTEMPTS: '2', SVC_RETRY_INITIAL_MS: '200', SVC_RETRY_MAX_MS: '400' } });
-  owner = await createAccount(stack.deps.db);
-  ({ nda, services } = await seedSamples(stack, owner));
-  browser = await launchBrowser();
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sign-page-'));
-});
-
-after(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await stack?.close();
-  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-});
-
-/** The sample NDA, sent: signer 1 is the Disclosing Party, signer 2 the Receiving Party. */
-async function sendNda(options: { strictOrder?: boolean } = {}): Promise<{ id: string; signers: SentSigner[] }> {
-  const tag = randomBase62(6).toLowerCase();
-  const signers = [
-    { name: 'Dana Discloser', email: `dana-${tag}@example.test` },
-    { name: 'Rey Receiver', email: `rey-${tag}@example.test` },
-  ];
-  const created = await createDocument(stack, owner, {
-    template_id: nda.id,
-    name: `NDA ${tag}`,
-    signers,
-    send: true,
-    ...(options.strictOrder ? { strict_order: true } : {}),
-  });
-  assert.ok(created.status < 300, created.text);
-  return { id: created.body.document_id, signers: created.body.signers };
-}
-
-/** A fresh browser context per signer, on the test server (the link carries the public host). */
-async function openSignPage(signer: SentSigner, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  watchProblems(page, problems, signer.email);
-  await page.goto(`${stack.url}${new URL(signer.sign_url).pathname}`);
-  return page;
-}
-
-async function mailedCode(email: string): Promise<string> {
-  const mail = await latestMail(stack, email, 'sign-code');
-  const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
-  assert.ok(code, `no code mailed to ${email}`);
-  return code;
-}
-
-async function textOf(page: Page, testid: string, pattern: RegExp): Promise<string> {
-  const locator = page.getByTestId(testid).filter({ hasText: pattern });
-  await locator.waitFor();
-  return locator.innerText();
-}
-
-/** Send code → read it from the outbox → confirm; the document then loads in place. */
-async function verify(page: Page, email: string): Promise<void> {
-  await page.getByTestId('send-code').click();
-  await textOf(page, 'status', /We sent a code to/);
-  await page.getByTestId('code-input').fill(await mailedCode(email));
-  await page.getByTestId('verify').click();
-  await page.locator('[data-testid="page-1"][data-rendered]').waitFor();
-}
-
-async function drawSignature(page: Page): Promise<void> {
-  await page.getByTestId('signature-open').click();
-  await drawOn(page);
-  await page.getByTestId('signature-apply').click();
-  await page.getByTestId('signature-preview').locator('img').waitFor();
-}
-
-/** A stroke with real mouse moves on the dialog's drawing canvas. */
-async function drawOn(page: Page): Promise<void> {
-  await page.getByTestId('tab-draw').click();
-  const box = await page.getByTestId('draw-canvas').boundingBox();
-  assert.ok(box);
-  await page.mouse.move(box.x + 30, box.y + box.height * 0.6);
-  await page.mouse.down();
-  for (let step = 1; step <= 24; step += 1) {
-    await page.mouse.move(box.x + 30 + (step * (box.width - 60)) / 24, box.y + box.height * (0.55 - 0.25 * Math.sin(step / 2.5)), {
-      steps: 3,
-    });
-  }
-  await page.mouse.up();
-}
-
-async function consentAndSign(page: Page): Promise<void> {
-  await page.getByTestId('consent').check();
-  assert.equal(await page.getByTestId('sign-submit').isEnabled(), true);
-  await page.getByTestId('sign-submit').click();
-  await textOf(page, 'status', /^Signed\./);
-  await page.getByTestId('download').waitFor();
-}
-
-async function documentStatus(id: string, wanted: string): Promise<any> {
-  return waitForDocument(stack, owner.key, id, (document) => document.status === wanted, `document ${id} to be ${wanted}`);
-}
-
-function run(command: string, args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
-  return { status: result.status, out: `${result.stdout}${result.stderr}` };
-}
+useSignPage();
 
 it('two signers sign the NDA in the browser (drawn, then typed with fields) and the sealed PDF verifies', async () => {
   const doc = await sendNda();
