@@ -1,3 +1,4 @@
+import type { Apply, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
 
 /** A workflow that waits on an apply and is woken when the document's workflow settled it. */
@@ -13,19 +14,23 @@ export type ApplyWaiter = { offerId: string } | { signRequestId: string };
 export interface Workflows {
   /** Where a best-effort wake-up that failed is logged (lib/temporal bestEffort). */
   readonly log?: Logger;
-  /** Starts the document's workflow, or joins the one running (business key: the document id). */
-  startDocument(documentId: string): Promise<void>;
+  /**
+   * Starts the document's workflow, or joins the one running (business key: the document id). The
+   * rows passed to the starts carry what an operator finds the work by (its tenant, principal, state
+   * and deadline) and reads in its summary (ids and the document's name; never an e-mail address).
+   */
+  startDocument(document: Pick<Document, 'id' | 'tenant_id' | 'owner_principal_id' | 'name'>, signers: number): Promise<void>;
   /**
    * Hands a recorded apply to its document's workflow (starting it if needed); durable. `waiter` is
    * woken by the document's workflow when the apply settles (an offer accepting by L2, an L1 request).
    */
-  handOverApply(documentId: string, applyId: string, waiter?: ApplyWaiter): Promise<void>;
+  handOverApply(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, waiter?: ApplyWaiter): Promise<void>;
   /** Resolves once the document's workflow settled the apply; rejects when it cannot say by `deadline` (epoch ms). */
   applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
-  /** The document left `sent` outside its workflow (a decline): the workflow stops waiting. */
-  documentSettled(documentId: string): Promise<void>;
+  /** The document left `sent` outside its workflow (a decline): the workflow stops waiting, showing `status`. */
+  documentSettled(documentId: string, status: 'declined' | 'voided'): Promise<void>;
   /** Starts an L1 sign request's workflow (business key: the request id). */
-  startSignRequest(signRequestId: string, expiresAt: Date): Promise<void>;
+  startSignRequest(request: Pick<SignRequest, 'id' | 'tenant_id' | 'principal_id' | 'document_id' | 'expires_at'>): Promise<void>;
   /**
    * Wakes the request's workflow: the app recorded the principal's decision (the workflow reads it
    * from the database, never from the caller). Durable; 503 when Temporal cannot take it.
@@ -37,15 +42,20 @@ export interface Workflows {
    */
   signRequestSettled(signRequestId: string, deadline: number): Promise<string>;
   /** Starts an offer's workflow (business key: the offer id), in the offer's own transaction. */
-  startOffer(offerId: string, expiresAt: Date): Promise<void>;
+  startOffer(
+    offer: Pick<Offer, 'id' | 'from_tenant_id' | 'to_tenant_id' | 'from_principal_id' | 'to_principal_id' | 'document_id' | 'expires_at'>,
+  ): Promise<void>;
   /** Wakes an offer's workflow to read what changed. */
   wakeOffer(offerId: string): Promise<void>;
   /** Starts a queued mail's delivery workflow (joined when it runs already). */
-  startMail(mailId: string): Promise<void>;
+  startMail(mail: Pick<MailMessage, 'id' | 'tenant_id' | 'document_id' | 'purpose'>): Promise<void>;
   /** Starts the unlock wait of an offered package, in its offer's transaction. */
-  startTransfer(transferId: string): Promise<void>;
+  startTransfer(transfer: Pick<Transfer, 'id' | 'tenant_id' | 'principal_id' | 'mode' | 'document_id'>): Promise<void>;
   /** Wakes a package's unlock wait. */
   wakeTransfer(transferId: string): Promise<void>;
   /** Starts a webhook delivery's retry workflow after `attemptsMade` attempts (joined when it runs already). */
-  startDelivery(deliveryId: string, attemptsMade: number): Promise<void>;
+  startDelivery(
+    delivery: Pick<Delivery, 'id' | 'tenant_id' | 'target_kind' | 'target_id' | 'event_id'>,
+    attemptsMade: number,
+  ): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_TYPE_NAMES, SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { loopbackListener } from './listeners';
 
 export interface DevServerOptions {
@@ -64,6 +65,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   // (no round trip through the activity task queue; docs/performance.md). Production Temporal
   // servers get the same setting from their dynamic config (docker-compose: deploy/temporal).
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  // Operators find work by the service's search attributes (docs/operations.md); a kept database
+  // registered them before, and the worker adds any missing at boot.
+  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`);
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) {

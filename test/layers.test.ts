@@ -25,10 +25,11 @@ const ALLOWED: Record<string, string[]> = {
 /** Type-only imports beyond ALLOWED: a workflow names its activities' types; a rule may name a shared definition's type. */
 const TYPES_ALSO: Record<string, string[]> = { workflows: ['activities', 'lib', 'db'], activities: ['workflows'], api: ['workflows'] };
 /**
- * The port's implementation (workflows/client.ts) is client code beside the workflows: it may use the
- * Temporal client helpers of lib/, and nothing in workflows/ imports it, so it never enters the bundle.
+ * The port's implementation (workflows/client.ts, with the start labels of workflows/labels.ts) is
+ * client code beside the workflows: it may use the Temporal client helpers of lib/, and nothing else in
+ * workflows/ imports it, so it never enters the bundle.
  */
-const CLIENT_SIDE = path.join('workflows', 'client.ts');
+const CLIENT_SIDE = [path.join('workflows', 'client.ts'), path.join('workflows', 'labels.ts')];
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm;
 
@@ -61,7 +62,7 @@ export function violations(): string[] {
         const target = layerOf(path.resolve(path.dirname(file), specifier));
         const relative = path.relative(ROOT, file);
         const resolved = path.relative(ROOT, path.resolve(path.dirname(file), specifier)).replace(/\.ts$/, '');
-        const clientSide = relative === CLIENT_SIDE && target === 'lib';
+        const clientSide = CLIENT_SIDE.includes(relative) && target === 'lib';
         const allowed = clientSide || ALLOWED[layer].includes(target) || (typeOnly && (TYPES_ALSO[layer] ?? []).includes(target));
         // Types only, and only of shared definitions: a rule never names a workflow function.
         const workflowCode =
@@ -70,7 +71,8 @@ export function violations(): string[] {
           layer !== 'worker' &&
           target === 'workflows' &&
           !/\/(shared|wake)(\.ts)?$/.test(specifier);
-        const intoBundle = layer === 'workflows' && relative !== CLIENT_SIDE && resolved === CLIENT_SIDE.replace(/\.ts$/, '');
+        const intoBundle =
+          layer === 'workflows' && !CLIENT_SIDE.includes(relative) && CLIENT_SIDE.some((side) => resolved === side.replace(/\.ts$/, ''));
         if (!allowed || workflowCode || intoBundle) found.push(`${relative} imports ${specifier}${typeOnly ? ' (types)' : ''}`);
       }
     }

@@ -9,9 +9,11 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import type { Services } from '../activities/services';
+import { labelledStarts, workLabels } from '../workflows/labels';
 import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
 import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
 import { createActivities } from './activities';
+import { ensureSearchAttributes } from './search-attributes';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** The workflow interceptors of tracing, in the bundle only when tracing is on. */
@@ -61,19 +63,23 @@ export interface RunningWorker {
 
 /** The outbox relay of this task queue: started by every worker, joined when it already runs. */
 async function startRelay(deps: Services): Promise<void> {
-  await deps.temporal.client.workflow.start<typeof outboxRelayWorkflow>(RELAY_WORKFLOW, {
-    workflowId: relayWorkflowId(deps.temporal.taskQueue),
-    taskQueue: deps.temporal.taskQueue,
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    args: [
-      {
-        pollMs: deps.config.durations.outboxPollMs,
-        batchSize: 250,
-        activityTimeoutMs: deps.config.durations.activityTimeoutMs,
-        heartbeatMs: deps.config.durations.activityHeartbeatMs,
-      },
-    ],
-  });
+  const workflowId = relayWorkflowId(deps.temporal.taskQueue);
+  await labelledStarts(deps.log)(workLabels.relay(workflowId), (labels) =>
+    deps.temporal.client.workflow.start<typeof outboxRelayWorkflow>(RELAY_WORKFLOW, {
+      ...labels,
+      workflowId,
+      taskQueue: deps.temporal.taskQueue,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      args: [
+        {
+          pollMs: deps.config.durations.outboxPollMs,
+          batchSize: 250,
+          activityTimeoutMs: deps.config.durations.activityTimeoutMs,
+          heartbeatMs: deps.config.durations.activityHeartbeatMs,
+        },
+      ],
+    }),
+  );
 }
 
 /**
@@ -102,6 +108,7 @@ export async function startWorker(deps: Services): Promise<RunningWorker> {
     ...traced,
   });
   const done = worker.run().finally(() => connection.close());
+  await ensureSearchAttributes(deps.temporal.connection, deps.temporal.namespace, deps.log);
   await startRelay(deps);
   return {
     worker,

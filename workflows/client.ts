@@ -15,6 +15,7 @@ import {
   documentWorkflowId,
   settledSignal,
 } from './document/shared';
+import { labelledStarts, workLabels } from './labels';
 import { MAIL_WORKFLOW, type MailWorkflowInput, mailWorkflowId } from './mail/shared';
 import { OFFER_WORKFLOW, type OfferWorkflowInput, offerWorkflowId } from './offer/shared';
 import {
@@ -36,6 +37,7 @@ export function waiterWorkflowId(waiter: ApplyWaiter): string {
 
 export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workflows {
   const { durations } = config;
+  const labelled = labelledStarts(temporal.log);
   const { workflow } = temporal.client;
   const taskQueue = temporal.taskQueue;
   /** Bounded by SVC_TEMPORAL_CALL_TIMEOUT_MS; unreachable → 503. */
@@ -64,26 +66,33 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
   return {
     log: temporal.log,
 
-    async startDocument(documentId) {
+    async startDocument(document, signers) {
       await call(() =>
-        workflow.start(DOCUMENT_WORKFLOW, {
-          workflowId: documentWorkflowId(documentId),
-          taskQueue,
-          args: [documentInput(documentId)],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        }),
+        labelled(workLabels.document(document, signers), (labels) =>
+          workflow.start(DOCUMENT_WORKFLOW, {
+            workflowId: documentWorkflowId(document.id),
+            taskQueue,
+            args: [documentInput(document.id)],
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            ...labels,
+          }),
+        ),
       );
     },
 
-    async handOverApply(documentId, applyId, waiter) {
+    async handOverApply(apply, waiter) {
       await call(() =>
-        workflow.signalWithStart(DOCUMENT_WORKFLOW, {
-          workflowId: documentWorkflowId(documentId),
-          taskQueue,
-          args: [documentInput(documentId)],
-          signal: applySignal,
-          signalArgs: [waiter ? { applyId, waiter: waiterWorkflowId(waiter) } : { applyId }],
-        }),
+        labelled(workLabels.document({ id: apply.document_id, tenant_id: apply.tenant_id }), (labels) =>
+          workflow.signalWithStart(DOCUMENT_WORKFLOW, {
+            workflowId: documentWorkflowId(apply.document_id),
+            taskQueue,
+            args: [documentInput(apply.document_id)],
+            signal: applySignal,
+            signalArgs: [waiter ? { applyId: apply.id, waiter: waiterWorkflowId(waiter) } : { applyId: apply.id }],
+            // Only when it starts the workflow here (a document whose workflow ended): its name is not at hand.
+            ...labels,
+          }),
+        ),
       );
     },
 
@@ -92,25 +101,28 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
       await temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
     },
 
-    async documentSettled(documentId) {
-      await call(() => workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal));
+    async documentSettled(documentId, status) {
+      await call(() => workflow.getHandle(documentWorkflowId(documentId)).signal(settledSignal, { status }));
     },
 
-    async startSignRequest(signRequestId, expiresAt) {
+    async startSignRequest(request) {
       await call(() =>
-        workflow.start(SIGN_REQUEST_WORKFLOW, {
-          workflowId: signRequestWorkflowId(signRequestId),
-          taskQueue,
-          args: [
-            {
-              signRequestId,
-              lifetimeMs: durations.signRequestMs,
-              expiresAtMs: expiresAt.getTime(),
-              heartbeatMs: durations.activityHeartbeatMs,
-              ...retry,
-            } satisfies SignRequestWorkflowInput,
-          ],
-        }),
+        labelled(workLabels.signRequest(request), (labels) =>
+          workflow.start(SIGN_REQUEST_WORKFLOW, {
+            workflowId: signRequestWorkflowId(request.id),
+            taskQueue,
+            args: [
+              {
+                signRequestId: request.id,
+                lifetimeMs: durations.signRequestMs,
+                expiresAtMs: request.expires_at.getTime(),
+                heartbeatMs: durations.activityHeartbeatMs,
+                ...retry,
+              } satisfies SignRequestWorkflowInput,
+            ],
+            ...labels,
+          }),
+        ),
       );
     },
 
@@ -125,74 +137,86 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
       return temporal.connection.withDeadline(deadline, () => handle.executeUpdate(signRequestSettledUpdate));
     },
 
-    async startOffer(offerId, expiresAt) {
+    async startOffer(offer) {
       await call(() =>
-        workflow.start(OFFER_WORKFLOW, {
-          workflowId: offerWorkflowId(offerId),
-          taskQueue,
-          args: [
-            {
-              offerId,
-              expiresAtMs: expiresAt.getTime(),
-              recheckMs: durations.retryMaxMs,
-              heartbeatMs: durations.activityHeartbeatMs,
-              ...retry,
-            } satisfies OfferWorkflowInput,
-          ],
-        }),
+        labelled(workLabels.offer(offer), (labels) =>
+          workflow.start(OFFER_WORKFLOW, {
+            workflowId: offerWorkflowId(offer.id),
+            taskQueue,
+            args: [
+              {
+                offerId: offer.id,
+                expiresAtMs: offer.expires_at.getTime(),
+                recheckMs: durations.retryMaxMs,
+                heartbeatMs: durations.activityHeartbeatMs,
+                ...retry,
+              } satisfies OfferWorkflowInput,
+            ],
+            ...labels,
+          }),
+        ),
       );
     },
 
     wakeOffer: (offerId) => wake(offerWorkflowId(offerId)),
 
-    async startMail(mailId) {
+    async startMail(mail) {
       await call(() =>
-        workflow.start(MAIL_WORKFLOW, {
-          workflowId: mailWorkflowId(mailId),
-          taskQueue,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          args: [
-            {
-              mailId,
-              attempts: durations.mailAttempts,
-              retryInitialMs: durations.retryInitialMs,
-              retryMaxMs: durations.retryMaxMs,
-              activityTimeoutMs: durations.activityTimeoutMs,
-            } satisfies MailWorkflowInput,
-          ],
-        }),
+        labelled(workLabels.mail(mail), (labels) =>
+          workflow.start(MAIL_WORKFLOW, {
+            workflowId: mailWorkflowId(mail.id),
+            taskQueue,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            args: [
+              {
+                mailId: mail.id,
+                attempts: durations.mailAttempts,
+                retryInitialMs: durations.retryInitialMs,
+                retryMaxMs: durations.retryMaxMs,
+                activityTimeoutMs: durations.activityTimeoutMs,
+              } satisfies MailWorkflowInput,
+            ],
+            ...labels,
+          }),
+        ),
       );
     },
 
-    async startTransfer(transferId) {
+    async startTransfer(transfer) {
       await call(() =>
-        workflow.start(TRANSFER_WORKFLOW, {
-          workflowId: transferWorkflowId(transferId),
-          taskQueue,
-          args: [{ transferId, recheckMs: durations.transferRecheckMs, ...retry } satisfies TransferWorkflowInput],
-        }),
+        labelled(workLabels.transfer(transfer), (labels) =>
+          workflow.start(TRANSFER_WORKFLOW, {
+            workflowId: transferWorkflowId(transfer.id),
+            taskQueue,
+            args: [{ transferId: transfer.id, recheckMs: durations.transferRecheckMs, ...retry } satisfies TransferWorkflowInput],
+            ...labels,
+          }),
+        ),
       );
     },
 
     wakeTransfer: (transferId) => wake(transferWorkflowId(transferId)),
 
-    async startDelivery(deliveryId, attemptsMade) {
+    async startDelivery(delivery, attemptsMade) {
       // Not bounded like a request's call: the relay's activity has its own timeout and retries.
-      await workflow.start(DELIVERY_WORKFLOW, {
-        workflowId: deliveryWorkflowId(deliveryId),
-        taskQueue,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        args: [
-          {
-            deliveryId,
-            retryInitialMs: durations.webhookRetryInitialMs,
-            retryMaxMs: durations.webhookRetryMaxMs,
-            giveUpMs: durations.webhookGiveUpMs,
-            attemptTimeoutMs: durations.webhookTimeoutMs,
-            attemptsMade,
-          } satisfies DeliveryWorkflowInput,
-        ],
-      });
+      await labelled(workLabels.delivery(delivery, durations.webhookGiveUpMs), (labels) =>
+        workflow.start(DELIVERY_WORKFLOW, {
+          workflowId: deliveryWorkflowId(delivery.id),
+          taskQueue,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          args: [
+            {
+              deliveryId: delivery.id,
+              retryInitialMs: durations.webhookRetryInitialMs,
+              retryMaxMs: durations.webhookRetryMaxMs,
+              giveUpMs: durations.webhookGiveUpMs,
+              attemptTimeoutMs: durations.webhookTimeoutMs,
+              attemptsMade,
+            } satisfies DeliveryWorkflowInput,
+          ],
+          ...labels,
+        }),
+      );
     },
   };
 }

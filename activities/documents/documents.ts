@@ -121,7 +121,7 @@ export async function createDocument(
   caller: Caller,
   input: { source: DocumentSourceInput; name: string; signers: SignerInput[]; strictOrder?: boolean },
   actor: Actor,
-  send?: (document: Document) => Promise<void>,
+  send?: (document: Document, signers: number) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   const source = await resolveSource(deps, caller, input.source);
   checkSignerCount(0, input.signers.length, source.roles);
@@ -211,7 +211,7 @@ export async function sendDocument(
   caller: Caller,
   id: string,
   actor: Actor,
-  start: (document: Document) => Promise<void>,
+  start: (document: Document, signers: number) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   return db.transaction(async (trx) => markSent(trx, await lockOwned(trx, caller, id), actor, start));
 }
@@ -221,7 +221,7 @@ async function markSent(
   trx: Knex.Transaction,
   document: Document,
   actor: Actor,
-  start: (document: Document) => Promise<void>,
+  start: (document: Document, signers: number) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   if (document.status !== 'draft') throw errors.invalidState(`Only a draft can be sent; this document is ${document.status}.`);
   const signers = await signersOf(trx, document.id);
@@ -239,7 +239,7 @@ async function markSent(
     action: 'document.sent',
     data: { strict_order: document.strict_order },
   });
-  await start(sent);
+  await start(sent, signers.length);
   return { document: sent, signers };
 }
 

@@ -18,7 +18,7 @@ export interface ApplyHandOverDeps {
  */
 export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waiter?: ApplyWaiter): Promise<void> {
   try {
-    await deps.workflows.handOverApply(apply.document_id, apply.id, waiter);
+    await deps.workflows.handOverApply(apply, waiter);
   } catch (error) {
     const reason =
       error instanceof ServiceError

@@ -19,6 +19,6 @@ export async function queueMail(deps: MailQueueDeps, mail: OutgoingMail, trx?: K
   const message = await deps.mailer.queue(mail, trx);
   if (message.status !== 'queued') return message;
   // Temporal unreachable answers 503 (a rule's caller rolls back; an activity retries it).
-  await deps.workflows.startMail(message.id);
+  await deps.workflows.startMail(message);
   return message;
 }

@@ -150,7 +150,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
       actor,
       async (request, trx) => {
         await escalateInTransaction(deps, trx, offer, request, actor);
-        await deps.workflows.startSignRequest(request.id, request.expires_at);
+        await deps.workflows.startSignRequest(request);
       },
       { id: offer.id, preSignHash: offer.pre_sign_hash },
     );

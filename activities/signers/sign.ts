@@ -61,7 +61,9 @@ export async function declineAtLink(
   client: SignerClient,
 ): Promise<{ documentStatus: string }> {
   const declined = await declineDocument(deps.db, { signerId: view.signer.id, reason, actor: signerActor(view.signer, client) });
-  await bestEffort(deps.workflows, `settled signal to ${view.document.id}`, () => deps.workflows.documentSettled(view.document.id));
+  await bestEffort(deps.workflows, `settled signal to ${view.document.id}`, () =>
+    deps.workflows.documentSettled(view.document.id, 'declined'),
+  );
   // Its sign-to-unlock packages never release now; their waits also find out on their own next look.
   await bestEffort(deps.workflows, `transfers linked to ${view.document.id}`, () => settleLinkedTransfers(deps, view.document.id));
   return { documentStatus: declined.status };

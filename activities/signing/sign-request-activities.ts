@@ -100,7 +100,14 @@ async function stepConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Pro
   }
   const outcome = (await applyOutcome(deps.db, request.apply_id!))!;
   if (outcome.status === 'pending') {
-    await deps.workflows.handOverApply(request.document_id, request.apply_id!, { signRequestId: request.id });
+    await deps.workflows.handOverApply(
+      {
+        id: request.apply_id!,
+        document_id: request.document_id,
+        tenant_id: (await Document.query(deps.db).findById(request.document_id))!.tenant_id,
+      },
+      { signRequestId: request.id },
+    );
     return { status: 'confirming', applyId: request.apply_id! };
   }
   const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
@@ -200,7 +207,7 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
      */
     async settleSignRequest(id: string): Promise<SignRequestStatus> {
       for (;;) {
-        heartbeat();
+        heartbeat({ doing: 'waiting for the apply to settle (legacy path)' });
         const { status, applyId, documentId } = await step(deps, id);
         if (status !== 'confirming') return status;
         await deps.workflows.applySettled(documentId!, applyId!, Date.now() + 1000).catch((error: unknown) => {

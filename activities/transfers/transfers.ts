@@ -209,7 +209,7 @@ export async function offerTransfer(deps: TransferDeps, caller: Caller, id: stri
     await transfer.$query(trx).patch({ status: 'offered', offered_at: new Date() });
     await recordAudit(trx, { tenantId: transfer.tenant_id, actor, action: 'transfer.offered', data: { transfer_id: id } });
     await releaseIfReady(trx, id);
-    await deps.workflows.startTransfer(id);
+    await deps.workflows.startTransfer(transfer);
     return { view: await transferView(trx, (await Transfer.query(trx).findById(id))!), tokens };
   });
 }

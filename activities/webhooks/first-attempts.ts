@@ -184,6 +184,6 @@ async function stillNew(
 
 /** Starts the delivery's retry workflow (joining one a crashed run started) and marks it handed off. */
 async function handOff(deps: FirstAttemptDeps, delivery: Delivery, attemptsMade: number): Promise<void> {
-  await deps.workflows.startDelivery(delivery.id, attemptsMade);
+  await deps.workflows.startDelivery(delivery, attemptsMade);
   await Delivery.query(deps.db).findById(delivery.id).whereNull('workflow_started_at').patch({ workflow_started_at: new Date() });
 }

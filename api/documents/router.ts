@@ -32,7 +32,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       deps.db,
       views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)),
     );
-  const start = (documentId: string) => deps.workflows.startDocument(documentId);
+  const start: Parameters<typeof sendDocument>[4] = (document, signers) => deps.workflows.startDocument(document, signers);
 
   routes.add(
     {
@@ -50,7 +50,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
     async (ctx, { body }) => {
       const caller = callerOf(ctx);
       const actor = agentActor(caller, requestMeta(ctx));
-      const send = body.send ? (document: { id: string }) => start(document.id) : undefined;
+      const send = body.send ? start : undefined;
       return present(
         await createDocument(
           deps,
@@ -136,9 +136,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
     },
     async (ctx, { params }) => {
       const caller = callerOf(ctx);
-      return present(
-        await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), (document) => start(document.id)),
-      );
+      return present(await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), start));
     },
   );
   routes.add(

@@ -103,9 +103,7 @@ export function offerRoutes(routes: Routes, deps: Services): void {
       errors: ['not_found', 'invalid_state', 'principal_not_signer', 'already_signed', 'service_unavailable'],
     },
     async (ctx, { params, body }) => {
-      const offer = await proposeOffer(rules, callerOf(ctx), params.id, body, actor(ctx), (created) =>
-        deps.workflows.startOffer(created.id, created.expires_at),
-      );
+      const offer = await proposeOffer(rules, callerOf(ctx), params.id, body, actor(ctx), (created) => deps.workflows.startOffer(created));
       return present(ctx, offer);
     },
   );

@@ -105,7 +105,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
       const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) =>
-        deps.workflows.startSignRequest(created.id, created.expires_at),
+        deps.workflows.startSignRequest(created),
       );
       return (await present([request]))[0];
     },
