@@ -41,9 +41,12 @@ describe('workflow replay: histories recorded from real runs replay against the 
   it('fails, naming the history, when a workflow schedules an activity before one it already ran', { timeout: 120_000 }, async () => {
     // The mail workflow as it is today, plus one activity before deliverMail: the change a patch must guard.
     const source = fs.readFileSync(path.join(ROOT, 'workflows/mail/workflow.ts'), 'utf8');
-    const anchor = 'await mail.deliverMail(input.mailId);';
+    const anchor = 'await mail.deliverMail';
     assert.ok(source.includes(anchor), `workflows/mail/workflow.ts no longer has "${anchor}": update this test's change`);
-    const changed = source.replace(anchor, `await record.recordMailFailure(input.mailId, 'added before deliverMail');\n    ${anchor}`);
+    const changed = source
+      .replace(anchor, `await record.recordMailFailure(input.mailId, 'added before deliverMail');\n    ${anchor}`)
+      // The copy lives outside the tree: its relative imports point back into it.
+      .replace(/from '(\.{1,2}\/[^']+)'/g, (_, relative: string) => `from '${path.join(ROOT, 'workflows/mail', relative)}'`);
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-replay-'));
     try {
       const workflowsPath = path.join(directory, 'workflows.ts');

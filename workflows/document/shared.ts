@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { WorkStatus } from '../operator-view';
 
 export const DOCUMENT_WORKFLOW = 'documentWorkflow';
 
@@ -25,9 +26,10 @@ export interface DocumentWorkflowInput {
  * gets the `wake` signal when the apply settles.
  */
 export const applySignal = defineSignal<[{ applyId: string; waiter?: string }]>('apply');
-/** The document left `sent` outside the workflow (declined, voided): stop waiting. */
-export const settledSignal = defineSignal<[]>('settled');
-export const statusQuery = defineQuery<{ status: string; processed: string[]; queued: string[] }>('status');
+/** The document left `sent` outside the workflow (declined, voided): stop waiting. Older senders gave no status. */
+export const settledSignal = defineSignal<[{ status?: string }?]>('settled');
+/** The document workflow's `status`: what every long-lived workflow answers (WorkStatus), and its applies. */
+export const statusQuery = defineQuery<WorkStatus & { status: string; processed: string[]; queued: string[] }>('status');
 
 /** What an apply came to, as the workflow saw it (the API reads the full outcome from the database). */
 export interface ApplySettled {

@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
 import { activityOptions } from '../activity-options';
+import { OperatorView } from '../operator-view';
 import { wakeSignal } from '../wake';
 import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
@@ -94,21 +95,32 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       },
     },
   );
-  setHandler(settledSignal, () => {
+  /** What the document became outside the workflow (declined …), as the settle signal said. */
+  let settledAs: string | undefined;
+  setHandler(settledSignal, (how) => {
     settled = true;
+    settledAs ??= how?.status;
   });
-  setHandler(statusQuery, () => ({ status, processed: [...processed.keys()], queued: [...queued] }));
+  const view = new OperatorView(status, 'the send to commit');
+  setHandler(statusQuery, () => ({ ...view.status(), status, processed: [...processed.keys()], queued: [...queued] }));
 
   try {
     // The send may commit a moment after this workflow starts: the activity retries until it sees it.
-    status = (await acts.documentSent(input.documentId)).status;
+    status = (await acts.documentSent.executeWithOptions({ summary: 'wait for the send to commit' }, [input.documentId])).status;
   } catch (error) {
-    if (error instanceof ActivityFailure) return { status: 'draft' };
+    if (error instanceof ActivityFailure) {
+      view.set('draft', 'nothing: the send never committed');
+      return { status: 'draft' };
+    }
     throw error;
   }
-  if (status === 'sent') await beside('inviting signers', () => acts.inviteSigners(input.documentId));
+  if (status === 'sent')
+    await beside('inviting signers', () =>
+      acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
+    );
   // Applies queued after the document settled are still processed: each is then rejected, not left pending.
   for (;;) {
+    view.set(status, status === 'sent' ? 'a signature to apply (the apply signal)' : 'nothing more: the document left sent');
     await condition(() => queued.length > 0 || settled || status !== 'sent');
     const applyId = queued.shift();
     if (!applyId) {
@@ -117,28 +129,41 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     }
     let outcome: Awaited<ReturnType<DocumentActivities['applySignature']>> | undefined;
     inFlight = applyId;
+    view.set(status, `apply ${applyId} to be stamped and sealed`);
     try {
-      outcome = await applying.applySignature(applyId);
+      outcome = await applying.applySignature.executeWithOptions({ summary: `stamp and seal apply ${applyId}` }, [applyId]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      outcome = await acts.rejectApply(applyId, failureOf(error));
+      outcome = await acts.rejectApply.executeWithOptions({ summary: `reject apply ${applyId}` }, [applyId, failureOf(error)]);
     }
     processed.set(applyId, { applyId, status: outcome?.status ?? null });
     inFlight = undefined;
     wakeWaiters(applyId);
     if (!outcome) continue;
     status = outcome.document_status;
-    if (outcome.status === 'applied') await beside('notifying the principal', () => acts.notifyApplied(applyId));
+    if (outcome.status === 'applied')
+      await beside('notifying the principal', () =>
+        acts.notifyApplied.executeWithOptions({ summary: `tell the principal of apply ${applyId}` }, [applyId]),
+      );
     // A rejection is mailed to whoever signed (histories from before this patch replay without it).
     else if (outcome.status === 'rejected' && patched('notify-rejected'))
-      await beside('telling the signer of the rejection', () => acts.notifyRejected(applyId));
-    if (outcome.all_signed && status === 'sent') status = (await acts.completeDocument(input.documentId)).status;
-    else if (outcome.status === 'applied' && status === 'sent')
-      await beside('inviting signers', () => acts.inviteSigners(input.documentId));
+      await beside('telling the signer of the rejection', () =>
+        acts.notifyRejected.executeWithOptions({ summary: `tell the signer apply ${applyId} was rejected` }, [applyId]),
+      );
+    if (outcome.all_signed && status === 'sent') {
+      view.set(status, 'the completion seal');
+      status = (await acts.completeDocument.executeWithOptions({ summary: 'seal the completed document' }, [input.documentId])).status;
+    } else if (outcome.status === 'applied' && status === 'sent')
+      await beside('inviting signers', () =>
+        acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
+      );
   }
   // Completion reaches everyone: each signer and the sender's principal get the completed PDF.
   if (status === 'completed' && patched('completion-mail'))
-    await beside('mailing the completed copies', () => acts.mailCompletedCopies(input.documentId));
+    await beside('mailing the completed copies', () =>
+      acts.mailCompletedCopies.executeWithOptions({ summary: 'mail the completed copies' }, [input.documentId]),
+    );
+  view.set(settled && status === 'sent' ? (settledAs ?? 'settled') : status, 'nothing: the document is final');
   // Update handlers still answering (and wake-ups still on their way) finish before the run ends.
   await condition(allHandlersFinished);
   await Promise.all(wakes);

@@ -1,5 +1,6 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { MailActivities } from '../../activities/mail/activities';
+import { OperatorView } from '../operator-view';
 import type { MailWorkflowInput } from './shared';
 
 /**
@@ -17,12 +18,19 @@ export async function mailWorkflow(input: MailWorkflowInput): Promise<{ status: 
     startToCloseTimeout: input.activityTimeoutMs,
     retry: { ...retry, maximumAttempts: 10 },
   });
+  const id = input.mailId;
+  const view = new OperatorView('queued', 'the mail relay to take it');
   try {
-    await mail.deliverMail(input.mailId);
+    await mail.deliverMail.executeWithOptions({ summary: `hand ${id} to the mail relay (SMTP)` }, [id]);
+    view.set('sent', 'nothing: delivered to the relay');
     return { status: 'sent' };
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    await record.recordMailFailure(input.mailId, error.cause?.message ?? 'the mail could not be delivered');
+    await record.recordMailFailure.executeWithOptions({ summary: `record that ${id} failed` }, [
+      id,
+      error.cause?.message ?? 'the mail could not be delivered',
+    ]);
+    view.set('failed', 'nothing: the mail failed and is on the record');
     return { status: 'failed' };
   }
 }

@@ -2,6 +2,7 @@ import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { OfferActivities } from '../../activities/offers/activities';
 import type { OfferStatus } from '../../db/models';
 import { activityOptions } from '../activity-options';
+import { inWords, OperatorView } from '../operator-view';
 import { type OfferWorkflowInput, wakeSignal } from './shared';
 
 /** The offer's final states (OFFER_FINAL of its model; a workflow takes types only from there) and `abandoned`: never committed. */
@@ -19,17 +20,27 @@ export async function offerWorkflow(input: OfferWorkflowInput): Promise<{ status
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  const id = input.offerId;
+  const view = new OperatorView('pending', 'the counterparty', input.expiresAtMs).answerStatusQuery();
+  const final = (status: OfferStatus | 'abandoned') => {
+    view.set(status, 'nothing: the offer is final', null);
+    return { status };
+  };
   let pastDeadline = false;
   for (;;) {
     const remaining = input.expiresAtMs - Date.now();
-    await condition(() => woken, pastDeadline ? input.recheckMs : Math.max(remaining, 1));
+    await condition(() => woken, pastDeadline ? input.recheckMs : Math.max(remaining, 1), {
+      summary: pastDeadline ? `look again at ${id}, kept open by work in flight` : `${inWords(remaining)} expiry of ${id}`,
+    });
     woken = false;
-    let status = await acts.settleOffer(input.offerId);
-    if (FINAL.has(status)) return { status };
+    let status = await acts.settleOffer.executeWithOptions({ summary: `settle what happened to ${id}` }, [id]);
+    if (FINAL.has(status)) return final(status);
+    view.set(status, status === 'escalated' ? 'the principal to confirm in the app' : 'the counterparty');
     if (Date.now() >= input.expiresAtMs) {
       pastDeadline = true;
-      status = await acts.expireOffer(input.offerId);
-      if (FINAL.has(status)) return { status };
+      status = await acts.expireOffer.executeWithOptions({ summary: `expire ${id}` }, [id]);
+      if (FINAL.has(status)) return final(status);
+      view.set(status, 'work in flight on the offer to settle');
     }
   }
 }

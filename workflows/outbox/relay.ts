@@ -1,5 +1,6 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks/activities';
+import { OperatorView } from '../operator-view';
 import type { RelayWorkflowInput } from '../webhook/shared';
 
 /** Rounds before the relay starts afresh, keeping its history short. */
@@ -15,9 +16,15 @@ export async function outboxRelayWorkflow(input: RelayWorkflowInput): Promise<vo
     heartbeatTimeout: input.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     retry: { initialInterval: 1000, maximumInterval: 30_000, backoffCoefficient: 2 },
   });
+  const view = new OperatorView('running', 'a batch of events to move').answerStatusQuery();
   for (let round = 0; round < ROUNDS; round += 1) {
-    const moved = await dispatchOutbox(input.batchSize);
-    if (moved < input.batchSize) await sleep(input.pollMs);
+    const moved = await dispatchOutbox.executeWithOptions({ summary: `move up to ${input.batchSize} events to delivery` }, [
+      input.batchSize,
+    ]);
+    if (moved < input.batchSize) {
+      view.set('running', 'new events in the outbox (resting between looks)');
+      await sleep(input.pollMs, { summary: 'rest: the outbox had no full batch' });
+    } else view.set('running', 'a batch of events to move');
   }
   await continueAsNew<typeof outboxRelayWorkflow>(input);
 }

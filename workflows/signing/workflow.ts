@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { SignRequestActivities } from '../../activities/signing/sign-request-activities';
 import { activityOptions } from '../activity-options';
+import { inWords, OperatorView } from '../operator-view';
 import { confirmSignal, declineSignal, type SignRequestWorkflowInput, signRequestSettledUpdate, wakeSignal } from './shared';
 
 /**
@@ -40,7 +41,11 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
     await condition(() => final !== undefined);
     return final!;
   });
+  const deadline = input.expiresAtMs ?? Date.now() + input.lifetimeMs;
+  const id = input.signRequestId;
+  const view = new OperatorView('open', 'the confirm mail to be queued', deadline).answerStatusQuery();
   const finish = async (status: string) => {
+    view.set(status, 'nothing: the request is final', null);
     final = status;
     await condition(allHandlersFinished);
     return { status };
@@ -49,19 +54,19 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
   const coordinated = patched('apply-wait-in-workflow');
   /** Carries out what the database records; a confirmation waits here for its apply to settle. */
   const settle = async (): Promise<string> => {
-    if (!coordinated) return acts.settleSignRequest(input.signRequestId);
+    if (!coordinated) return acts.settleSignRequest(id);
     for (;;) {
       woken = false;
-      const status = await acts.stepSignRequest(input.signRequestId);
+      const status = await acts.stepSignRequest.executeWithOptions({ summary: `carry out the decision on ${id}` }, [id]);
       if (status !== 'confirming') return status;
+      view.set('confirming', 'its apply to settle (the document workflow wakes it)');
       // Woken by the document's workflow when the apply settles; looked at again now and then should that wake-up be lost.
-      await condition(() => woken, input.retryMaxMs);
+      await condition(() => woken, input.retryMaxMs, { summary: `look again at the apply of ${id}` });
     }
   };
 
-  const deadline = input.expiresAtMs ?? Date.now() + input.lifetimeMs;
   try {
-    await acts.emailSignRequest(input.signRequestId);
+    await acts.emailSignRequest.executeWithOptions({ summary: `queue the confirm mail of ${id}` }, [id]);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     // The request's transaction never committed: there is nothing to wait for.
@@ -73,8 +78,10 @@ export async function signRequestWorkflow(input: SignRequestWorkflowInput): Prom
   }
   for (;;) {
     const remaining = deadline - Date.now();
-    if (remaining <= 0 || !(await condition(() => woken, remaining))) {
-      const status = await acts.expireSignRequest(input.signRequestId);
+    view.set('open', 'the principal to confirm or decline in the app');
+    if (remaining <= 0 || !(await condition(() => woken, remaining, { summary: `${inWords(remaining)} expiry of ${id}` }))) {
+      view.set('open', 'the expiry to be recorded');
+      const status = await acts.expireSignRequest.executeWithOptions({ summary: `expire ${id}` }, [id]);
       // A confirmation the app recorded before the deadline is still carried out.
       return finish(status === 'confirming' ? await settle() : status);
     }

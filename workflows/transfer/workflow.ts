@@ -1,6 +1,7 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { TransferActivities } from '../../activities/transfers/activities';
 import { activityOptions } from '../activity-options';
+import { OperatorView } from '../operator-view';
 import { type TransferWorkflowInput, wakeSignal } from './shared';
 
 const DONE = new Set(['released', 'cancelled', 'blocked', 'abandoned']);
@@ -16,10 +17,17 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<{ 
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  const id = input.transferId;
+  const view = new OperatorView('offered', 'the first check of what unlocks it').answerStatusQuery();
   for (;;) {
-    const status = await acts.checkRelease(input.transferId);
-    if (DONE.has(status)) return { status };
-    await condition(() => woken, input.recheckMs);
+    const status = await acts.checkRelease.executeWithOptions({ summary: `release ${id} if what unlocks it holds` }, [id]);
+    if (DONE.has(status)) {
+      view.set(status, 'nothing: the package is final');
+      return { status };
+    }
+    // Still offered: a document to complete, or recipients to accept (the release's own words).
+    view.set('offered', 'its document to complete or its recipients to accept (a wake, or the next look)');
+    await condition(() => woken, input.recheckMs, { summary: `look again at ${id}` });
     woken = false;
   }
 }

@@ -5,9 +5,11 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { WebhookActivities } from '../../activities/webhooks/activities';
 import type { AttemptResult } from '../../activities/webhooks/delivery';
+import { waitFor } from '../../test/wait';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
+import { workStatusQuery } from '../operator-view';
 import type { webhookDeliveryWorkflow } from './delivery';
-import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput, deliveryWorkflowId } from './shared';
+import { DELIVERY_WORKFLOW, type DeliveryWorkflowInput, deliveryWorkflowId, retryNowSignal } from './shared';
 
 const FAILED: AttemptResult = { done: false, delivered: false, statusCode: 503, error: 'HTTP 503' };
 const DELIVERED: AttemptResult = { done: true, delivered: true, statusCode: 200 };
@@ -54,7 +56,11 @@ describe('webhookDeliveryWorkflow against mocked activities (no database)', { ti
   after(() => server?.close());
 
   /** Runs the workflow for a new delivery to its end on a worker of its own; answers its result, the calls made and its timers. */
-  async function deliver(answers: Array<AttemptResult | Error>, durations: Omit<DeliveryWorkflowInput, 'deliveryId' | 'attemptTimeoutMs'>) {
+  async function deliver(
+    answers: Array<AttemptResult | Error>,
+    durations: Omit<DeliveryWorkflowInput, 'deliveryId' | 'attemptTimeoutMs'>,
+    meanwhile?: (handle: WorkflowHandle<typeof webhookDeliveryWorkflow>) => Promise<void>,
+  ) {
     const calls: Call[] = [];
     const id = randomUUID();
     const input: DeliveryWorkflowInput = { deliveryId: id, attemptTimeoutMs: 1000, ...durations };
@@ -64,6 +70,7 @@ describe('webhookDeliveryWorkflow against mocked activities (no database)', { ti
         workflowId: deliveryWorkflowId(id),
         args: [input],
       });
+      await meanwhile?.(handle);
       const result = await handle.result();
       return { id, result, calls, timers: await timers(handle) };
     });
@@ -150,5 +157,29 @@ describe('webhookDeliveryWorkflow against mocked activities (no database)', { ti
       ['attemptDelivery', id, 2],
     ]);
     assert.deepEqual(timers, [100]);
+  });
+
+  it('an operator’s retry-now ends the back-off wait at once: the next attempt is made long before it was due', async () => {
+    const started = Date.now();
+    const { result, calls, timers } = await deliver(
+      [DELIVERED],
+      { retryInitialMs: 600_000, retryMaxMs: 600_000, giveUpMs: 3_600_000, attemptsMade: 1 },
+      async (handle) => {
+        // The status says what it waits for: attempt 2, after its back-off.
+        const status = await waitFor('the back-off wait', async () => {
+          const now = await handle.query(workStatusQuery);
+          return /attempt 2 after 10 min/.test(now.waiting_for) && now;
+        });
+        assert.equal(status.state, 'pending');
+        await handle.signal(retryNowSignal);
+      },
+    );
+    assert.deepEqual(result, { delivered: true, attempts: 2 });
+    assert.deepEqual(
+      calls.map((call) => call[0]),
+      ['attemptDelivery'],
+    );
+    assert.deepEqual(timers, [600_000], 'the one back-off timer, cut short');
+    assert.ok(Date.now() - started < 30_000);
   });
 });

@@ -1,4 +1,12 @@
+import { defineSignal } from '@temporalio/workflow';
+
 export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+
+/**
+ * An operator's "retry now" (docs/operations.md): the delivery skips the rest of its back-off wait
+ * and makes its next attempt at once (`temporal workflow signal --name retry-now`).
+ */
+export const retryNowSignal = defineSignal<[]>('retry-now');
 export const RELAY_WORKFLOW = 'outboxRelayWorkflow';
 
 export function deliveryWorkflowId(deliveryId: string): string {
