@@ -18,7 +18,7 @@ async function untilDatabaseAnswers(db: Db, attemptStarted: number): Promise<voi
   const context = Context.current();
   const deadline = attemptStarted + context.info.startToCloseTimeoutMs - MARGIN_MS;
   while (Date.now() < deadline) {
-    context.heartbeat();
+    context.heartbeat({ doing: 'waiting for the database to answer again (it was unreachable)' });
     try {
       await context.sleep(PING_MS);
     } catch {

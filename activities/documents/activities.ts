@@ -28,7 +28,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return { status: document.status };
     },
     async applySignature(applyId: string) {
-      const outcome = await applySignature(deps, applyId, () => heartbeat()).catch(retriedWhileDown);
+      const outcome = await applySignature(deps, applyId, (doing) => heartbeat({ doing })).catch(retriedWhileDown);
       // The last signature completed the document: its sign-to-unlock packages are released now (retried with this activity).
       if (outcome.document_status === 'completed')
         await settleLinkedTransfers(deps, (await Apply.query(deps.db).findById(applyId))!.document_id);
@@ -47,7 +47,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {
-      const outcome = await completeDocument(deps, documentId, () => heartbeat()).catch(retriedWhileDown);
+      const outcome = await completeDocument(deps, documentId, (doing) => heartbeat({ doing })).catch(retriedWhileDown);
       if (outcome.completed) await settleLinkedTransfers(deps, documentId);
       return outcome;
     },

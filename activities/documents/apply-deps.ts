@@ -19,4 +19,5 @@ export interface ApplyDeps {
 }
 
 /** Called between the slow steps of an apply (a Temporal heartbeat when run as an activity). */
-export type Progress = () => void;
+/** Called as the work goes on, with what it does now: the heartbeat's detail, read when a heartbeat times out. */
+export type Progress = (doing: string) => void;

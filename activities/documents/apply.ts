@@ -60,7 +60,7 @@ function methodOf(apply: Apply): string {
 
 async function pause(ms: number, progress: Progress): Promise<void> {
   for (let waited = 0; waited < ms; waited += 200) {
-    progress();
+    progress('pausing (a fault injected by a test)');
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, ms - waited)));
   }
 }
@@ -111,8 +111,10 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const completing = signers.every((other) => other.id === signer.id || other.status === 'signed');
     let pdfs: ApplyPdfs;
     try {
+      progress('reading the current PDF from the blob store');
       const unsealed = await deps.blobs.get(current.unsealed_sha256);
       clock.mark('load');
+      progress('stamping the fields');
       pdfs = await pdfStep(async () => {
         const stamped = await stampWidgets(unsealed, {
           widgets: widgetsOf(document, signer),
@@ -122,12 +124,12 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           initialsImage: apply.initials_sha256 ? await deps.blobs.get(apply.initials_sha256) : undefined,
           values: apply.input.values,
         });
-        progress();
+        progress('sealing the stamped PDF (PAdES signature, timestamp authority)');
         clock.mark('stamp');
         const sealed = await (await deps.sealer()).seal(stamped, { reason: `Signed by ${identity.name}`, signedAt });
         clock.mark('seal');
         if (!completing) return { stamped, sealed };
-        progress();
+        progress('certifying the completed document (certificate page, audit trail, seal)');
         const entries = signers.map((other) =>
           other.id === signer.id
             ? certificateEntry({
@@ -184,7 +186,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       if (error instanceof ServiceError && error.code !== 'service_unavailable') return (await rejectApply(deps.db, apply.id, error))!;
       throw error;
     }
-    progress();
+    progress('storing the signed PDFs in the blob store');
     const [unsealedSha256, sealedSha256] = [await deps.blobs.put(pdfs.stamped), await deps.blobs.put(pdfs.sealed)];
     const completion = pdfs.completion && {
       unsealed: await deps.blobs.put(pdfs.completion.unsealed),
@@ -193,6 +195,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     };
     clock.mark('store');
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
+    progress('committing the revision (database: the document row lock, audit and events)');
 
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
       const locked = (await Document.query(trx).findById(document.id).forUpdate())!;

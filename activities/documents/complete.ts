@@ -190,7 +190,7 @@ export async function completeDocument(
         evidence,
       }),
     );
-    progress();
+    progress('storing the certified PDFs in the blob store');
     const [unsealedSha256, sealedSha256] = [await deps.blobs.put(certified.unsealed), await deps.blobs.put(certified.sealed)];
 
     const done = await deps.db.transaction(async (trx) => {

@@ -8,10 +8,10 @@ import { dispatchOutbox, type RelayDeps } from './relay';
  * Heartbeats every third of the activity's heartbeat timeout while `work` runs: a worker killed in the
  * middle then hands the activity on within that timeout instead of its start-to-close.
  */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+async function heartbeating<T>(doing: string, work: () => Promise<T>): Promise<T> {
   const context = Context.current();
   const every = (context.info.heartbeatTimeoutMs ?? 0) / 3;
-  const timer = every > 0 ? setInterval(() => context.heartbeat(), every) : undefined;
+  const timer = every > 0 ? setInterval(() => context.heartbeat({ doing }), every) : undefined;
   try {
     return await work();
   } finally {
@@ -38,7 +38,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await giveUp(deps.db, deliveryId);
     },
     async dispatchOutbox(batchSize: number): Promise<number> {
-      return heartbeating(() => dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize));
+      return heartbeating(`moving up to ${batchSize} events from the outbox (database) to their first delivery attempts`, () =>
+        dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize),
+      );
     },
   };
 }
