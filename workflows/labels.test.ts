@@ -8,6 +8,7 @@ import { Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import type { Template } from '../db/models';
 import type { Logger } from '../lib/log';
+import { buildSampleNda } from '../lib/pdf';
 import { ROOT } from '../test/cli';
 import { seedSamples, sentNda } from '../test/documents';
 import type { Account } from '../test/factories';
@@ -16,6 +17,7 @@ import { mandatedAccount } from '../test/principal';
 import { type Stack, startStack } from '../test/stack';
 import { waitFor } from '../test/wait';
 import { ensureSearchAttributes } from '../worker/search-attributes';
+import { startWorker } from '../worker/worker';
 import { documentWorkflowId, statusQuery } from './document/shared';
 import { labelledStarts, workLabels } from './labels';
 import { workStatusQuery } from './operator-view';
@@ -30,6 +32,7 @@ import {
   SvcTenantId,
 } from './search-attributes';
 import { signRequestWorkflowId } from './signing/shared';
+import { relayWorkflowId } from './webhook/shared';
 
 describe('operators find and read the service’s work in Temporal (search attributes, summaries, status)', { timeout: 180_000 }, () => {
   let stack: Stack;
@@ -199,6 +202,67 @@ describe('operators find and read the service’s work in Temporal (search attri
         return (!wanted || found.includes(wanted)) && found;
       });
       if (wanted) assert.ok(ids.includes(wanted), `${line} finds ${wanted}`);
+    }
+  });
+
+  it('the runbook’s actions run with the temporal CLI: a package’s unlock wait cancelled; the relay terminated, then started again by a booting worker', async () => {
+    const docs = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8').replace(/\s*\n\s*/g, ' ');
+    const runbook = (start: string) => {
+      const command = new RegExp(`\`(${start}[^\`]+)\``).exec(docs)?.[1];
+      assert.ok(command, `docs/operations.md has \`${start} …\``);
+      return command;
+    };
+    const cli = (command: string) => {
+      const words = (command.match(/"[^"]*"|\S+/g) ?? []).map((word) => word.replace(/^"|"$/g, ''));
+      assert.equal(words[0], 'temporal');
+      const run = spawnSync(process.env.TEMPORAL_CLI!, words.slice(1), {
+        encoding: 'utf8',
+        env: { ...process.env, TEMPORAL_NAMESPACE: stack.config.temporal.namespace },
+      });
+      assert.equal(run.status, 0, `${command}: ${run.stderr}`);
+    };
+
+    // An accept-to-unlock package, offered: its workflow waits for the recipient.
+    const file = await call(stack.url, 'POST', '/v1/assets?filename=contract.pdf', {
+      key: owner.key,
+      raw: Buffer.from((await buildSampleNda()).pdf),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    assert.equal(file.status, 201, file.text);
+    const created = await call(stack.url, 'POST', '/v1/transfers', {
+      key: owner.key,
+      body: {
+        name: 'Waits for Rita',
+        drive_file_ids: [file.body.drive_file_id],
+        recipients: [{ email: 'rita@example.test', name: 'Rita' }],
+        requires_acceptance: true,
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const transferId: string = created.body.transfer_id;
+    const offer = await call(stack.url, 'POST', `/v1/transfers/${transferId}/offer`, { key: owner.key, body: { confirm: true } });
+    assert.equal(offer.status, 200, offer.text);
+    const [waiting] = await listed(`SvcKind = 'transfer' AND SvcResourceId = '${transferId}' AND ExecutionStatus = 'Running'`);
+    assert.equal(waiting.typedSearchAttributes.get(SvcState), 'offered');
+    cli(runbook('temporal workflow cancel').replace('XFR_ID', transferId));
+    await listed(`SvcResourceId = '${transferId}' AND ExecutionStatus = 'Canceled'`, (rows) => rows.length === 1);
+
+    // The relay: terminated, nothing lost, and the next worker to boot starts it again.
+    const relayId = relayWorkflowId(stack.config.temporal.taskQueue);
+    const [before] = await listed(`WorkflowId = '${relayId}' AND ExecutionStatus = 'Running'`);
+    cli(
+      runbook('temporal workflow terminate --workflow-id outbox-relay-')
+        .replace('<queue>', stack.config.temporal.taskQueue)
+        .replace('…', 'runbook test'),
+    );
+    await listed(`WorkflowId = '${relayId}' AND ExecutionStatus = 'Terminated'`);
+    const booted = await startWorker(stack.deps);
+    try {
+      const [again] = await listed(`WorkflowId = '${relayId}' AND ExecutionStatus = 'Running'`);
+      assert.notEqual(again.runId, before.runId);
+      assert.equal(again.typedSearchAttributes.get(SvcKind), 'relay');
+    } finally {
+      await booted.stop();
     }
   });
 

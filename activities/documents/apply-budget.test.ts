@@ -151,5 +151,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     assert.equal(failures.length, 1, 'one attempt, no retries');
     assert.equal(failures[0]!.applicationFailureInfo?.type, 'not_found');
     assert.equal(failures[0]!.applicationFailureInfo?.nonRetryable, true);
+    // The rule's own words, in the history where an operator reads them.
+    assert.equal(failures[0]!.message, 'No apply apl_doesnotexist00000000.');
   });
 });
