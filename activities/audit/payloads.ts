@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTACT_STATUSES } from '../../db/models';
-import { id, instant, sha256 } from '../events/payloads';
+import { id, instant, sha256, unionByName } from '../events/payloads';
 
 /**
  * What every audit line carries, one strict zod schema per action, declared once: `recordAudit`
@@ -169,19 +169,13 @@ export const AUDIT_ACTIONS = Object.keys(AUDIT_DATA) as AuditAction[];
 export type AuditData<A extends AuditAction> = z.input<(typeof AUDIT_DATA)[A]>;
 
 /** One audit line as the trail shows it (`{at, action, actor, data}`), by action. */
-export const AuditLineSchema = z.discriminatedUnion(
-  'action',
-  AUDIT_ACTIONS.map((action) =>
-    z.object({
-      at: instant,
-      action: z.literal(action),
-      actor: z.object({
-        type: z.enum(['signer', 'principal', 'agent', 'operator', 'system', 'recipient']),
-        id: z.string().nullable(),
-        ip: z.string().nullable(),
-        user_agent: z.string().nullable(),
-      }),
-      data: AUDIT_DATA[action],
-    }),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-);
+export const AuditLineSchema = unionByName('action', AUDIT_ACTIONS, (action) => ({
+  at: instant,
+  actor: z.object({
+    type: z.enum(['signer', 'principal', 'agent', 'operator', 'system', 'recipient']),
+    id: z.string().nullable(),
+    ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
+  }),
+  data: AUDIT_DATA[action as AuditAction],
+}));

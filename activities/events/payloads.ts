@@ -132,10 +132,20 @@ export const EVENT_NAMES = Object.keys(EVENT_DATA) as EventName[];
 /** The data of one event, as it is written (token links sealed). */
 export type EventData<E extends EventName> = z.input<(typeof EVENT_DATA)[E]>;
 
+/**
+ * A union of `{…, [key]: name, data}` objects, one per name, each with that name's data schema: the
+ * event a receiver gets, the audit line a trail shows.
+ */
+export function unionByName(key: string, names: string[], entry: (name: string) => z.ZodRawShape) {
+  return z.discriminatedUnion(
+    key,
+    names.map((name) => z.object({ [key]: z.literal(name), ...entry(name) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  );
+}
+
 /** One event as a webhook or an inbox receives it: `{id, event, created_at, data}`, by event name. */
-export const EventSchema = z.discriminatedUnion(
-  'event',
-  EVENT_NAMES.map((name) =>
-    z.object({ id: id('evt_'), event: z.literal(name), created_at: instant, data: EVENT_DATA[name] }),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-);
+export const EventSchema = unionByName('event', EVENT_NAMES, (name) => ({
+  id: id('evt_'),
+  created_at: instant,
+  data: EVENT_DATA[name as EventName],
+}));
