@@ -39,6 +39,9 @@ export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Pro
     ip: entry.actor.ip ?? null,
     user_agent: entry.actor.userAgent ? entry.actor.userAgent.slice(0, 500) : null,
     data: entry.data,
+    // The time of this statement, not of the transaction's start (now()): lines written together (a
+    // document created and sent at once, an apply and its completion) keep their order in the trail.
+    created_at: trx.raw('clock_timestamp()') as unknown as Date,
   });
 }
 
