@@ -13,6 +13,14 @@ export interface TransferWorkflowInput {
   retryInitialMs: number;
   retryMaxMs: number;
   activityAttempts: number;
+  /**
+   * Looks before the wait starts afresh (continue-as-new), so a package waiting for months keeps a
+   * short history; absent: TRANSFER_ROUNDS_PER_RUN.
+   */
+  roundsPerRun?: number;
 }
+
+/** A look an hour (the default recheck) for about three weeks per run: a few thousand events at most. */
+export const TRANSFER_ROUNDS_PER_RUN = 500;
 
 export { wakeSignal } from '../wake';

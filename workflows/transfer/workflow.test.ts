@@ -7,6 +7,7 @@ import { ActivityFailure } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { TransferActivities } from '../../activities/transfers/activities';
 import type { ReleaseState } from '../../activities/transfers/release';
+import { waitFor } from '../../test/wait';
 import { connectWorkflowTestServer, type WorkflowTestServer } from '../../test/workflow-server';
 import { TRANSFER_WORKFLOW, type TransferWorkflowInput, transferWorkflowId, wakeSignal } from './shared';
 import type { transferWorkflow } from './workflow';
@@ -53,6 +54,7 @@ describe('transferWorkflow against mocked activities (no database)', { timeout: 
     scripts: Array<ReadonlyArray<ReleaseState | Error>>,
     recheckMs: number,
     body: (started: Array<{ handle: WorkflowHandle<typeof transferWorkflow>; calls: Calls; id: string }>) => Promise<void>,
+    extra: Partial<TransferWorkflowInput> = {},
   ): Promise<void> {
     const calls = scripts.map(() => new Calls());
     const ids: string[] = scripts.map(() => randomUUID());
@@ -72,6 +74,7 @@ describe('transferWorkflow against mocked activities (no database)', { timeout: 
             retryInitialMs: 50,
             retryMaxMs: 100,
             activityAttempts: ATTEMPTS,
+            ...extra,
           };
           const handle = await client.workflow.start<typeof transferWorkflow>(TRANSFER_WORKFLOW, {
             taskQueue,
@@ -143,5 +146,25 @@ describe('transferWorkflow against mocked activities (no database)', { timeout: 
       assert.ok(failure.cause instanceof ActivityFailure, String(failure.cause));
       assert.deepEqual(calls.list, Array(ATTEMPTS).fill(id));
     });
+  });
+
+  it('a long wait starts afresh every roundsPerRun looks (continue-as-new), so its history stays short, and ends with the final state', async () => {
+    await run(
+      [['waiting', 'waiting', 'waiting', 'waiting', 'released']],
+      100,
+      async ([{ handle, calls, id }]) => {
+        // The handle follows the runs: two looks per run, so the fifth look is the third run's first.
+        assert.deepEqual(await handle.result(), { status: 'released' });
+        assert.deepEqual(calls.list, [id, id, id, id, id]);
+        const runs = await waitFor('three runs of the one workflow id', async () => {
+          const found: string[] = [];
+          for await (const execution of client.workflow.list({ query: `WorkflowId = '${transferWorkflowId(id)}'` }))
+            found.push(execution.status.name);
+          return found.length === 3 && found;
+        });
+        assert.deepEqual([...runs].sort(), ['COMPLETED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);
+      },
+      { roundsPerRun: 2 },
+    );
   });
 });

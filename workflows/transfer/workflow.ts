@@ -1,8 +1,8 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { TransferActivities } from '../../activities/transfers/activities';
 import { activityOptions } from '../activity-options';
 import { OperatorView } from '../operator-view';
-import { type TransferWorkflowInput, wakeSignal } from './shared';
+import { TRANSFER_ROUNDS_PER_RUN, type TransferWorkflowInput, wakeSignal } from './shared';
 
 const DONE = new Set(['released', 'cancelled', 'blocked', 'abandoned']);
 
@@ -19,7 +19,8 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<{ 
   });
   const id = input.transferId;
   const view = new OperatorView('offered', 'the first check of what unlocks it').answerStatusQuery();
-  for (;;) {
+  const rounds = input.roundsPerRun ?? TRANSFER_ROUNDS_PER_RUN;
+  for (let round = 1; ; round += 1) {
     const status = await acts.checkRelease.executeWithOptions({ summary: `release ${id} if what unlocks it holds` }, [id]);
     if (DONE.has(status)) {
       view.set(status, 'nothing: the package is final');
@@ -27,6 +28,9 @@ export async function transferWorkflow(input: TransferWorkflowInput): Promise<{ 
     }
     // Still offered: a document to complete, or recipients to accept (the release's own words).
     view.set('offered', 'its document to complete or its recipients to accept (a wake, or the next look)');
+    // A long wait starts afresh with the same input (its first step is the same look), so its history
+    // stays short; executions from before this patch replay without it.
+    if (round >= rounds && patched('transfer-continue-as-new')) await continueAsNew<typeof transferWorkflow>(input);
     await condition(() => woken, input.recheckMs, { summary: `look again at ${id}` });
     woken = false;
   }
