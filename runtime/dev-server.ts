@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_TYPE_NAMES, SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { searchAttributeTypeName } from '../worker/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { loopbackListener } from './listeners';
 
 export interface DevServerOptions {
@@ -67,7 +68,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // Operators find work by the service's search attributes (docs/operations.md); a kept database
   // registered them before, and the worker adds any missing at boot.
-  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`);
+  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${searchAttributeTypeName(key)}`);
   if (options.headless) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (options.dbFile) {

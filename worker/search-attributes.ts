@@ -1,20 +1,13 @@
 import type { Connection } from '@temporalio/client';
-import { SearchAttributeType } from '@temporalio/common';
-import protos from '@temporalio/proto';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { Logger } from '../lib/log';
-import { SEARCH_ATTRIBUTE_TYPE_NAMES, SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 
-const { IndexedValueType } = protos.temporal.api.enums.v1;
-
-const INDEXED: Record<SearchAttributeType, protos.temporal.api.enums.v1.IndexedValueType> = {
-  [SearchAttributeType.TEXT]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  [SearchAttributeType.KEYWORD]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  [SearchAttributeType.INT]: IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  [SearchAttributeType.DOUBLE]: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  [SearchAttributeType.BOOL]: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  [SearchAttributeType.DATETIME]: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-  [SearchAttributeType.KEYWORD_LIST]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-};
+/** `Keyword`, `KeywordList`, `Datetime` …: the type names the Temporal CLI takes (`--search-attribute Name=Type`, `--type`). */
+export function searchAttributeTypeName(key: (typeof SEARCH_ATTRIBUTES)[number]): string {
+  return TypedSearchAttributes.toMetadataType(key.type);
+}
 
 /** Registers the attributes the namespace lacks, answering their names; throws when the cluster refuses. */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
@@ -23,14 +16,14 @@ export async function registerSearchAttributes(connection: Connection, namespace
   if (missing.length === 0) return [];
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, INDEXED[key.type]])),
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, encodeSearchAttributeIndexedValueType(key.type)!])),
   });
   return missing.map((key) => key.name);
 }
 
 /** `temporal operator search-attribute create …` for every attribute the service sets (docs/operations.md). */
 export function searchAttributeCommand(namespace: string): string {
-  const flags = SEARCH_ATTRIBUTES.map((key) => `--name ${key.name} --type ${SEARCH_ATTRIBUTE_TYPE_NAMES[key.type]}`);
+  const flags = SEARCH_ATTRIBUTES.map((key) => `--name ${key.name} --type ${searchAttributeTypeName(key)}`);
   return `temporal operator search-attribute create --namespace ${namespace} ${flags.join(' ')}`;
 }
 

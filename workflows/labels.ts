@@ -7,7 +7,34 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
-import { type WorkLabels, workAttributes } from './search-attributes';
+import { SvcDeadline, SvcKind, SvcPrincipalId, SvcRelatedId, SvcResourceId, SvcState, SvcTenantId } from './search-attributes';
+
+type WorkKind = 'document' | 'sign-request' | 'offer' | 'transfer' | 'mail' | 'webhook-delivery' | 'relay';
+
+/** What the service knows of a piece of work when it starts its workflow. */
+interface WorkLabels {
+  kind: WorkKind;
+  resourceId: string;
+  tenantIds?: string[];
+  principalIds?: string[];
+  relatedIds?: string[];
+  state: string;
+  deadline?: Date;
+}
+
+/** The search attributes a workflow starts with. */
+function workAttributes(labels: WorkLabels): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [
+    { key: SvcKind, value: labels.kind },
+    { key: SvcResourceId, value: labels.resourceId },
+    { key: SvcState, value: labels.state },
+  ];
+  if (labels.tenantIds?.length) pairs.push({ key: SvcTenantId, value: [...new Set(labels.tenantIds)] });
+  if (labels.principalIds?.length) pairs.push({ key: SvcPrincipalId, value: [...new Set(labels.principalIds)] });
+  if (labels.relatedIds?.length) pairs.push({ key: SvcRelatedId, value: [...new Set(labels.relatedIds)] });
+  if (labels.deadline) pairs.push({ key: SvcDeadline, value: labels.deadline });
+  return pairs;
+}
 
 /** The start options that label a workflow. */
 export interface StartLabels {
