@@ -3,7 +3,7 @@
  * place that knows which workflow, id, signal or update carries each call. Client side only: the
  * workflow bundle (workflows/index.ts) never imports this file, and runtime/ wires it.
  */
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
 import type { ApplyWaiter, Workflows } from '../activities/workflows';
 import type { Config } from '../lib/config/config';
 import { type TemporalDeps, temporalCall } from '../lib/temporal';
@@ -15,7 +15,7 @@ import {
   documentWorkflowId,
   settledSignal,
 } from './document/shared';
-import { labelledStarts, workLabels } from './labels';
+import { labelledStarts, type StartLabels, workLabels } from './labels';
 import { MAIL_WORKFLOW, type MailWorkflowInput, mailWorkflowId } from './mail/shared';
 import { OFFER_WORKFLOW, type OfferWorkflowInput, offerWorkflowId } from './offer/shared';
 import {
@@ -54,6 +54,9 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
     heartbeatMs: durations.activityHeartbeatMs,
     applyAttempts: durations.applyAttempts,
   });
+  /** Starts a workflow on the service's task queue with what labels it for operators (labels.ts). */
+  const start = (type: string, labels: StartLabels, options: Omit<WorkflowStartOptions, 'taskQueue'>) =>
+    labelled(labels, (extra) => workflow.start(type, { taskQueue, ...options, ...extra }));
   /** A wake-up of a workflow that already ended has nothing to wake. */
   const wake = async (workflowId: string) => {
     try {
@@ -68,15 +71,11 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async startDocument(document, signers) {
       await call(() =>
-        labelled(workLabels.document(document, signers), (labels) =>
-          workflow.start(DOCUMENT_WORKFLOW, {
-            workflowId: documentWorkflowId(document.id),
-            taskQueue,
-            args: [documentInput(document.id)],
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-            ...labels,
-          }),
-        ),
+        start(DOCUMENT_WORKFLOW, workLabels.document(document, signers), {
+          workflowId: documentWorkflowId(document.id),
+          args: [documentInput(document.id)],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        }),
       );
     },
 
@@ -107,22 +106,18 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async startSignRequest(request) {
       await call(() =>
-        labelled(workLabels.signRequest(request), (labels) =>
-          workflow.start(SIGN_REQUEST_WORKFLOW, {
-            workflowId: signRequestWorkflowId(request.id),
-            taskQueue,
-            args: [
-              {
-                signRequestId: request.id,
-                lifetimeMs: durations.signRequestMs,
-                expiresAtMs: request.expires_at.getTime(),
-                heartbeatMs: durations.activityHeartbeatMs,
-                ...retry,
-              } satisfies SignRequestWorkflowInput,
-            ],
-            ...labels,
-          }),
-        ),
+        start(SIGN_REQUEST_WORKFLOW, workLabels.signRequest(request), {
+          workflowId: signRequestWorkflowId(request.id),
+          args: [
+            {
+              signRequestId: request.id,
+              lifetimeMs: durations.signRequestMs,
+              expiresAtMs: request.expires_at.getTime(),
+              heartbeatMs: durations.activityHeartbeatMs,
+              ...retry,
+            } satisfies SignRequestWorkflowInput,
+          ],
+        }),
       );
     },
 
@@ -139,22 +134,18 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async startOffer(offer) {
       await call(() =>
-        labelled(workLabels.offer(offer), (labels) =>
-          workflow.start(OFFER_WORKFLOW, {
-            workflowId: offerWorkflowId(offer.id),
-            taskQueue,
-            args: [
-              {
-                offerId: offer.id,
-                expiresAtMs: offer.expires_at.getTime(),
-                recheckMs: durations.retryMaxMs,
-                heartbeatMs: durations.activityHeartbeatMs,
-                ...retry,
-              } satisfies OfferWorkflowInput,
-            ],
-            ...labels,
-          }),
-        ),
+        start(OFFER_WORKFLOW, workLabels.offer(offer), {
+          workflowId: offerWorkflowId(offer.id),
+          args: [
+            {
+              offerId: offer.id,
+              expiresAtMs: offer.expires_at.getTime(),
+              recheckMs: durations.retryMaxMs,
+              heartbeatMs: durations.activityHeartbeatMs,
+              ...retry,
+            } satisfies OfferWorkflowInput,
+          ],
+        }),
       );
     },
 
@@ -162,36 +153,28 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async startMail(mail) {
       await call(() =>
-        labelled(workLabels.mail(mail), (labels) =>
-          workflow.start(MAIL_WORKFLOW, {
-            workflowId: mailWorkflowId(mail.id),
-            taskQueue,
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-            args: [
-              {
-                mailId: mail.id,
-                attempts: durations.mailAttempts,
-                retryInitialMs: durations.retryInitialMs,
-                retryMaxMs: durations.retryMaxMs,
-                activityTimeoutMs: durations.activityTimeoutMs,
-              } satisfies MailWorkflowInput,
-            ],
-            ...labels,
-          }),
-        ),
+        start(MAIL_WORKFLOW, workLabels.mail(mail), {
+          workflowId: mailWorkflowId(mail.id),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          args: [
+            {
+              mailId: mail.id,
+              attempts: durations.mailAttempts,
+              retryInitialMs: durations.retryInitialMs,
+              retryMaxMs: durations.retryMaxMs,
+              activityTimeoutMs: durations.activityTimeoutMs,
+            } satisfies MailWorkflowInput,
+          ],
+        }),
       );
     },
 
     async startTransfer(transfer) {
       await call(() =>
-        labelled(workLabels.transfer(transfer), (labels) =>
-          workflow.start(TRANSFER_WORKFLOW, {
-            workflowId: transferWorkflowId(transfer.id),
-            taskQueue,
-            args: [{ transferId: transfer.id, recheckMs: durations.transferRecheckMs, ...retry } satisfies TransferWorkflowInput],
-            ...labels,
-          }),
-        ),
+        start(TRANSFER_WORKFLOW, workLabels.transfer(transfer), {
+          workflowId: transferWorkflowId(transfer.id),
+          args: [{ transferId: transfer.id, recheckMs: durations.transferRecheckMs, ...retry } satisfies TransferWorkflowInput],
+        }),
       );
     },
 
@@ -199,24 +182,20 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async startDelivery(delivery, attemptsMade) {
       // Not bounded like a request's call: the relay's activity has its own timeout and retries.
-      await labelled(workLabels.delivery(delivery, durations.webhookGiveUpMs), (labels) =>
-        workflow.start(DELIVERY_WORKFLOW, {
-          workflowId: deliveryWorkflowId(delivery.id),
-          taskQueue,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          args: [
-            {
-              deliveryId: delivery.id,
-              retryInitialMs: durations.webhookRetryInitialMs,
-              retryMaxMs: durations.webhookRetryMaxMs,
-              giveUpMs: durations.webhookGiveUpMs,
-              attemptTimeoutMs: durations.webhookTimeoutMs,
-              attemptsMade,
-            } satisfies DeliveryWorkflowInput,
-          ],
-          ...labels,
-        }),
-      );
+      await start(DELIVERY_WORKFLOW, workLabels.delivery(delivery, durations.webhookGiveUpMs), {
+        workflowId: deliveryWorkflowId(delivery.id),
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        args: [
+          {
+            deliveryId: delivery.id,
+            retryInitialMs: durations.webhookRetryInitialMs,
+            retryMaxMs: durations.webhookRetryMaxMs,
+            giveUpMs: durations.webhookGiveUpMs,
+            attemptTimeoutMs: durations.webhookTimeoutMs,
+            attemptsMade,
+          } satisfies DeliveryWorkflowInput,
+        ],
+      });
     },
   };
 }
