@@ -114,10 +114,12 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     }
     throw error;
   }
-  if (status === 'sent')
-    await beside('inviting signers', () =>
+  /** Mails the signers whose turn it is now (after the send, and after each applied signature). */
+  const invite = () =>
+    beside('inviting signers', () =>
       acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
     );
+  if (status === 'sent') await invite();
   // Applies queued after the document settled are still processed: each is then rejected, not left pending.
   for (;;) {
     view.set(status, status === 'sent' ? 'a signature to apply (the apply signal)' : 'nothing more: the document left sent');
@@ -153,10 +155,7 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     if (outcome.all_signed && status === 'sent') {
       view.set(status, 'the completion seal');
       status = (await acts.completeDocument.executeWithOptions({ summary: 'seal the completed document' }, [input.documentId])).status;
-    } else if (outcome.status === 'applied' && status === 'sent')
-      await beside('inviting signers', () =>
-        acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
-      );
+    } else if (outcome.status === 'applied' && status === 'sent') await invite();
   }
   // Completion reaches everyone: each signer and the sender's principal get the completed PDF.
   if (status === 'completed' && patched('completion-mail'))
