@@ -2,6 +2,7 @@ import type { Db, DbDriver } from '../db/connect';
 import type { BlobStore } from '../lib/blobs';
 import type { CodeLimits } from '../lib/code-limits';
 import type { Config, Faults } from '../lib/config/config';
+import type { KeyCache } from '../lib/key-cache';
 import type { KeyUsage } from '../lib/key-usage';
 import type { Logger } from '../lib/log';
 import type { Mailer } from '../lib/mail';
@@ -11,6 +12,7 @@ import type { SealerConfig } from '../lib/pdf/sealer';
 import type { ReceiptIssuer } from '../lib/receipts';
 import type { TemporalDeps } from '../lib/temporal';
 import type { Tracing } from '../lib/tracing';
+import type { Caller } from './accounts/accounts';
 import type { Workflows } from './workflows';
 
 /** What the API, the worker and the admin commands run on; built once per process (runtime/services.ts). */
@@ -39,6 +41,8 @@ export interface Services {
   receipts: ReceiptIssuer;
   /** API keys' last_used_at, written in batches off the request path. */
   keyUsage: KeyUsage;
+  /** Callers found by their key's hash, kept until a change to them is announced (lib/key-cache.ts). */
+  keyCache: KeyCache<Caller>;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */
   faults: Faults;
   /** OpenTelemetry tracing of this process (lib/tracing.ts startTracing); undefined when off, the default. */

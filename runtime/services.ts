@@ -4,6 +4,7 @@ import { type BlobStore, createFileBlobStore } from '../lib/blobs';
 import { createS3BlobStore } from '../lib/blobs-s3';
 import { createCodeLimits } from '../lib/code-limits';
 import type { Config } from '../lib/config/config';
+import { KeyCache } from '../lib/key-cache';
 import { KeyUsage } from '../lib/key-usage';
 import { createLogger, type Logger } from '../lib/log';
 import { createMailer } from '../lib/mail';
@@ -78,6 +79,7 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
     }),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
+    keyCache: new KeyCache(db, { ttlMs: config.durations.keyCacheTtlMs, databaseUrl: config.databaseUrl, log }),
     faults: config.faults,
     tracing: options.tracing,
   };
@@ -114,6 +116,7 @@ export function createBlobStore(config: Config): BlobStore {
 
 export async function closeServices(deps: Services): Promise<void> {
   await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
+  await deps.keyCache.close();
   deps.mailer.close();
   await deps.pdf.close();
   await deps.temporal.connection.close().catch(() => undefined);

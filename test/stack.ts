@@ -31,7 +31,10 @@ export interface Stack {
   sharedDb?: Db;
   /** Another API process on the same database and task queue, with its own environment. */
   /** Another API on this stack's database and Temporal with these settings (and, given, its own logger). */
-  withEnv(env: Record<string, string | undefined>, options?: { log?: Logger }): Promise<{ url: string; close(): Promise<void> }>;
+  withEnv(
+    env: Record<string, string | undefined>,
+    options?: { log?: Logger },
+  ): Promise<{ url: string; deps: Services; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -129,7 +132,7 @@ export async function startStack(
         await closeServices(extra.deps);
       };
       extras.push(close);
-      return { url: extra.http.url, close };
+      return { url: extra.http.url, deps: extra.deps, close };
     },
     async close() {
       for (const close of extras) await close().catch(() => undefined);

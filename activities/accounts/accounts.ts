@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors';
 import { ApiKey, PLANS, type Plan, Principal, Tenant } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
+import type { KeyCache } from '../../lib/key-cache';
 import { type Actor, recordAudit } from '../audit/audit';
 import { revokeKeyWithMandates, type Stopped } from '../mandates/stop';
 import { authorize } from './authorize';
@@ -103,30 +104,45 @@ export interface Caller {
   tenant: Tenant;
 }
 
+export interface AuthenticateOptions {
+  /** Marks the key used (batched, see lib/key-usage.ts), so authenticating writes nothing on the request path. */
+  touch?: (apiKey: ApiKey, now: Date) => void;
+  /** Callers already looked up, by key hash (lib/key-cache.ts): a known key then reads nothing. */
+  cache?: KeyCache<Caller>;
+}
+
 /**
  * The caller behind a raw API key, or undefined for a malformed, unknown or revoked one. The key is
  * looked up by its SHA-256, so no stored value can be compared against a guess character by character;
- * one query reads the key with its principal and tenant. `touch` marks the key used (batched, see
- * lib/key-usage.ts), so authenticating writes nothing on the request path.
+ * one query reads the key with its principal and tenant, unless the cache holds them. Unknown and
+ * revoked keys are not cached: a key made a moment ago works at once.
  */
 export async function authenticateKey(
   db: Db,
   raw: string,
-  touch?: (apiKey: ApiKey, now: Date) => void,
+  options: AuthenticateOptions = {},
   now = new Date(),
 ): Promise<Caller | undefined> {
   if (!KEY_PATTERN.test(raw)) return undefined;
-  const apiKey = await ApiKey.query(db)
-    .withGraphJoined('[principal, tenant]')
-    .where('api_keys.key_hash', sha256Hex(raw))
-    .whereNull('api_keys.revoked_at')
-    .first();
-  const { principal, tenant } = apiKey ?? {};
-  if (!apiKey || !principal || !tenant) return undefined;
-  delete apiKey.principal;
-  delete apiKey.tenant;
-  touch?.(apiKey, now);
-  return { apiKey, principal, tenant };
+  const { cache, touch } = options;
+  const hash = sha256Hex(raw);
+  let caller = cache?.get(hash, now.getTime());
+  if (!caller) {
+    const version = cache?.version ?? 0;
+    const apiKey = await ApiKey.query(db)
+      .withGraphJoined('[principal, tenant]')
+      .where('api_keys.key_hash', hash)
+      .whereNull('api_keys.revoked_at')
+      .first();
+    const { principal, tenant } = apiKey ?? {};
+    if (!apiKey || !principal || !tenant) return undefined;
+    delete apiKey.principal;
+    delete apiKey.tenant;
+    caller = { apiKey, principal, tenant };
+    cache?.set(hash, caller, [`key:${apiKey.id}`, `principal:${principal.id}`, `tenant:${tenant.id}`], version, now.getTime());
+  }
+  touch?.(caller.apiKey, now);
+  return caller;
 }
 
 /** The principal's own API keys, newest first (revoked ones included, marked by revoked_at). */

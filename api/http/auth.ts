@@ -6,13 +6,14 @@ import type { ApiContext } from './route';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-type KeyDeps = Pick<Services, 'db' | 'keyUsage'>;
+type KeyDeps = Pick<Services, 'db' | 'keyUsage' | 'keyCache'>;
 
 const lookups = new WeakMap<Context, Promise<Caller | undefined>>();
 
 /**
- * The caller behind the request's `Authorization: Bearer <key>`, looked up once per request: the rate
- * limit (which counts a valid key's requests per key) and the route's authentication share the query.
+ * The caller behind the request's `Authorization: Bearer <key>`, looked up once per request (and
+ * then from the key cache until the key, its principal or tenant changes): the rate limit (which
+ * counts a valid key's requests per key) and the route's authentication share the lookup.
  * Undefined without such a header; the promise answers undefined for an unknown or revoked key.
  */
 export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | undefined> | undefined {
@@ -20,7 +21,10 @@ export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | unde
   if (!match) return undefined;
   let lookup = lookups.get(ctx);
   if (!lookup) {
-    lookup = authenticateKey(deps.db, match[1], (apiKey, now) => deps.keyUsage.touch(apiKey, now));
+    lookup = authenticateKey(deps.db, match[1], {
+      touch: (apiKey, now) => deps.keyUsage.touch(apiKey, now),
+      cache: deps.keyCache,
+    });
     lookups.set(ctx, lookup);
   }
   return lookup;

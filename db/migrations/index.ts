@@ -14,6 +14,7 @@ import * as paging from './20261127000012_paging';
 import * as requestLimits from './20261128000013_request_limits';
 import * as applyState from './20261129000014_apply_state';
 import * as revokedKeys from './20261130000015_revoked_keys';
+import * as keyChanges from './20261201000016_key_changes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261128000013_request_limits', requestLimits],
   ['20261129000014_apply_state', applyState],
   ['20261130000015_revoked_keys', revokedKeys],
+  ['20261201000016_key_changes', keyChanges],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

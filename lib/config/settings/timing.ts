@@ -35,6 +35,10 @@ export const TIMING_SETTINGS = {
     schema: int(10, 10_000),
     doc: "how often the API keys' `last_used_at` marks are written (one batched statement; nothing is written on a request)",
   },
+  SVC_KEY_CACHE_TTL_MS: {
+    schema: int(0, 5_000, 60_000),
+    doc: "how long an API process answers from an API key it looked up (with its principal and tenant) without reading it again; a revocation, plan or scope change reaches every process at once through PostgreSQL's notices, this bounds it should a notice be lost; `0` reads the key on every request",
+  },
   SVC_ONE_TIME_CODE_TTL_MS: {
     schema: int(1000, 10 * 60_000),
     doc: 'lifetime of an e-mailed code (6 digits, 5 tries)',
