@@ -251,9 +251,18 @@ export async function findVisibleDocument(db: Db, caller: Caller, id: string): P
     .modifiers({ applyState: selectApplyState })
     .findById(id)
     .orderBy('signers.position');
+  const signers = document?.signers ?? [];
+  delete document?.signers;
+  return visibleTo(caller, document, signers);
+}
+
+/** The document as this caller may see it: their tenant's (outbound), or sent to them to sign (inbound); else 404. */
+export function visibleTo<T extends DocumentWithSigners['signers'][number]>(
+  caller: Caller,
+  document: Document | undefined,
+  signers: T[],
+): { document: Document; signers: T[]; inbound: boolean } {
   if (document) {
-    const signers = document.signers ?? [];
-    delete document.signers;
     if (document.tenant_id === caller.tenant.id) return { document, signers, inbound: false };
     const isSigner = signers.some((signer) => signer.email === normalizeEmail(caller.principal.email));
     if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };

@@ -8,6 +8,7 @@ import {
 } from '../../activities/documents/documents';
 import { type Invitation, invitationsOf } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
+import { readVisibleDocument } from '../../activities/documents/read';
 import type { Services } from '../../activities/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
@@ -99,8 +100,8 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       errors: ['not_found'],
     },
     async (ctx, { params }) => {
-      const view = await findVisibleDocument(deps.db, callerOf(ctx), params.id);
-      return present(view, view.inbound, await invitationsFor([view]));
+      const view = await readVisibleDocument(deps.db, callerOf(ctx), params.id);
+      return present(view, view.inbound, view.invitations);
     },
   );
   routes.add(
