@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/connect';
-import { knexLimiterStore } from '../db/limiter-store';
 import type { Logger } from './log';
 
 /** The general request limits (README: SVC_RATE_LIMIT_*); a count of 0 turns that limit off. */
@@ -11,6 +10,8 @@ export interface RequestLimitSettings {
   /** Requests per window from one client address, for every request without a valid key. */
   perIp: number;
   windowMs: number;
+  /** How often counts kept in memory are written to the shared rows (DEFAULT_SYNC_MS unless given). */
+  syncMs?: number;
 }
 
 /** Which limit a count is kept under: the name a refusal gives in its `details`. */
@@ -61,87 +62,155 @@ export function addressKey(ip: string): string {
 
 type Counter = (subject: string) => Promise<RequestCount>;
 
-function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, windowMs: number): Counter {
-  const options = { keyPrefix: name, points: limit, duration: windowMs / 1000 };
-  const shared = new RateLimiterPostgres({
-    ...options,
-    storeClient: knexLimiterStore(db),
-    storeType: 'client',
-    tableName: TABLE,
-    tableCreated: true,
-    // A refused subject is then refused from memory until its window ends, with no query: the end
-    // is the shared row's, so every process would refuse it until then anyway.
-    inMemoryBlockOnConsumed: limit + 1,
-  });
-  // Counts in this process while the database does not answer: a limit per process beats none, and an outage of the counters must not fail requests.
-  const local = new RateLimiterMemory(options);
-  let warnedAt = 0;
+/** How often counts kept in memory are written to the shared rows (SVC_RATE_LIMIT_SYNC_MS's default). */
+export const DEFAULT_SYNC_MS = 1_000;
+/** Expired rows are deleted at most this often (by whichever process writes then). */
+const SWEEP_EVERY_MS = 5 * 60_000;
 
-  const count = (outcome: RateLimiterRes, allowed: boolean): RequestCount => ({
+/** What this process knows of one subject's window. */
+interface Held {
+  /** The points the shared row held when last read (this process's written counts included). */
+  shared: number;
+  /** Counted here since, not written yet. */
+  pending: number;
+  endsAt: number;
+}
+
+/**
+ * One limit over the shared rows (`<name>:<subject>`, points in the window, window end in epoch
+ * milliseconds: rate-limiter-flexible's layout). A subject's first request of a window in this
+ * process reads and counts its row; after that the process counts in memory and writes what it
+ * counted every `syncMs` in one statement, which also brings back what the other processes counted.
+ * The last tenth of the limit (at least 10) is counted on the row itself, request by request, so one
+ * process refuses exactly at the limit. Across processes the limit holds to within one
+ * reconciliation: each process may admit, from a view at most `syncMs` old, what it believes is left
+ * before that last tenth (docs/decisions.md).
+ */
+function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, windowMs: number, syncMs: number): Counter {
+  const margin = Math.max(10, Math.ceil(limit / 10));
+  // Counts in this process while the database does not answer: a limit per process beats none, and an outage of the counters must not fail requests.
+  const local = new RateLimiterMemory({ keyPrefix: name, points: limit, duration: windowMs / 1000 });
+  const held = new Map<string, Held>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweptAt = Date.now();
+  let warnedAt = 0;
+  const warn = (error: unknown) => {
+    if (Date.now() - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = Date.now();
+    log.warn('rate limit counters unreachable in the database; counting in this process meanwhile', { limit: name, error });
+  };
+  const answer = (points: number, endsAt: number, allowed: boolean): RequestCount => ({
     name,
     limit,
-    remaining: allowed ? outcome.remainingPoints : 0,
-    resetMs: Math.max(0, outcome.msBeforeNext),
+    remaining: allowed ? Math.max(0, limit - points) : 0,
+    resetMs: Math.max(0, endsAt - Date.now()),
     allowed,
   });
-  const consume = async (limiter: RateLimiterPostgres | RateLimiterMemory, subject: string): Promise<RequestCount> => {
-    try {
-      return count(await limiter.consume(subject), true);
-    } catch (outcome) {
-      if (outcome instanceof RateLimiterRes) return count(outcome, false);
-      throw outcome;
+
+  /** Adds points to rows (a row whose window ended starts a new one); answers what each holds now, and keeps it. */
+  const write = async (counts: Array<[string, number]>): Promise<Map<string, { points: number; endsAt: number }>> => {
+    const now = Date.now();
+    const { rows } = await db.raw(
+      `insert into "${TABLE}" (key, points, expire) values ${counts.map(() => '(?, ?::int, ?::bigint)').join(', ')}
+       on conflict (key) do update set
+         points = case when ${TABLE}.expire <= ? then excluded.points else ${TABLE}.points + excluded.points end,
+         expire = case when ${TABLE}.expire <= ? then excluded.expire else ${TABLE}.expire end
+       returning key, points, expire`,
+      [...counts.flatMap(([subject, points]) => [`${name}:${subject}`, points, now + windowMs]), now, now],
+    );
+    const read = new Map<string, { points: number; endsAt: number }>();
+    for (const row of rows as Array<{ key: string; points: number; expire: number | bigint | string }>) {
+      const subject = row.key.slice(name.length + 1);
+      const endsAt = Number(row.expire);
+      const known = held.get(subject);
+      // Answers may arrive out of order: within one window the larger count is the later one.
+      if (known && known.endsAt === endsAt) known.shared = Math.max(known.shared, row.points);
+      else held.set(subject, { shared: row.points, pending: 0, endsAt });
+      read.set(subject, { points: row.points, endsAt });
     }
+    return read;
   };
 
-  /**
-   * Points taken from the shared row a few at a time (a fiftieth of the limit): the next requests of
-   * that subject are counted here without a write, so a busy key costs one upsert per `chunk`
-   * requests instead of one each. Points a process took and did not use by the window's end are
-   * lost, so a subject may be refused up to (chunk − 1) requests early per API process; never late.
-   */
-  const chunk = Math.max(1, Math.floor(limit / 50));
-  const reserved = new Map<string, { left: number; shared: number; endsAt: number }>();
-  const consumeShared = async (subject: string): Promise<RequestCount> => {
+  const reconcile = async () => {
+    timer = undefined;
     const now = Date.now();
-    const held = reserved.get(subject);
-    if (held && held.left > 0 && now < held.endsAt) {
-      held.left -= 1;
-      return { name, limit, remaining: held.shared + held.left, resetMs: held.endsAt - now, allowed: true };
+    const counts: Array<[string, number]> = [];
+    for (const [subject, entry] of held) {
+      if (entry.endsAt <= now) held.delete(subject);
+      else if (entry.pending > 0) {
+        counts.push([subject, entry.pending]);
+        entry.pending = 0;
+      }
     }
-    if (reserved.size > 10_000) for (const [key, entry] of reserved) if (entry.endsAt <= now) reserved.delete(key);
+    if (counts.length === 0) return;
     try {
-      const outcome = await shared.consume(subject, chunk);
-      reserved.set(subject, { left: chunk - 1, shared: outcome.remainingPoints, endsAt: now + outcome.msBeforeNext });
-      return count(outcome, true);
-    } catch (outcome) {
-      if (!(outcome instanceof RateLimiterRes)) throw outcome;
-      reserved.delete(subject);
-      // The row's answer (not a refusal from memory, which carries no count) says fewer than a chunk
-      // but at least one point was left: this request takes one of them (the row now counts the whole
-      // chunk, so the subject is refused from here to the window's end).
-      const counted = outcome.consumedPoints;
-      if (chunk > 1 && counted > limit && counted - chunk < limit) return { ...count(outcome, true), remaining: 0 };
-      return count(outcome, false);
+      await write(counts);
+      if (now - sweptAt >= SWEEP_EVERY_MS) {
+        sweptAt = now;
+        await db.raw(`delete from ${TABLE} where expire < ?`, [now]);
+      }
+    } catch (error) {
+      warn(error);
+      // Kept for the next reconciliation, unless their window ended meanwhile.
+      for (const [subject, points] of counts) {
+        const entry = held.get(subject);
+        if (entry) entry.pending += points;
+      }
+      arm();
+    }
+  };
+  const arm = () => {
+    timer ??= setTimeout(() => void reconcile(), syncMs).unref();
+  };
+
+  /** Counts this request (and what was pending) on the row itself. */
+  const countOnRow = async (subject: string): Promise<RequestCount> => {
+    const entry = held.get(subject);
+    const pending = entry?.pending ?? 0;
+    if (entry) entry.pending = 0;
+    try {
+      const row = (await write([[subject, pending + 1]])).get(subject)!;
+      return answer(row.points, row.endsAt, row.points <= limit);
+    } catch (error) {
+      if (entry) entry.pending += pending;
+      throw error;
     }
   };
 
   return async (subject) => {
-    try {
-      return await consumeShared(subject);
-    } catch (error) {
-      if (Date.now() - warnedAt >= WARN_EVERY_MS) {
-        warnedAt = Date.now();
-        log.warn('rate limit counters unreachable in the database; counting in this process meanwhile', { limit: name, error });
+    const now = Date.now();
+    if (held.size > 10_000) for (const [key, known] of held) if (known.endsAt <= now && known.pending === 0) held.delete(key);
+    const entry = held.get(subject);
+    if (entry && entry.endsAt > now) {
+      const counted = entry.shared + entry.pending;
+      // Refused from memory until the window ends: the row holds at least this much.
+      if (counted >= limit) return answer(counted, entry.endsAt, false);
+      if (counted + 1 + margin <= limit) {
+        entry.pending += 1;
+        arm();
+        return answer(counted + 1, entry.endsAt, true);
       }
-      return consume(local, subject);
+    }
+    try {
+      return await countOnRow(subject);
+    } catch (error) {
+      warn(error);
+      try {
+        const outcome = await local.consume(subject);
+        return answer(limit - outcome.remainingPoints, now + outcome.msBeforeNext, true);
+      } catch (outcome) {
+        if (outcome instanceof RateLimiterRes) return answer(limit, now + outcome.msBeforeNext, false);
+        throw outcome;
+      }
     }
   };
 }
 
-/** The per-key and per-address request counters over the database (rate-limiter-flexible, fixed windows). */
+/** The per-key and per-address request counters over the database (fixed windows), counted in memory between reconciliations. */
 export function createRequestLimits(db: Db, settings: RequestLimitSettings, log: Logger): RequestLimits {
-  const perKey = settings.perKey > 0 ? counter(db, log, 'requests_per_key', settings.perKey, settings.windowMs) : undefined;
-  const perIp = settings.perIp > 0 ? counter(db, log, 'requests_per_address', settings.perIp, settings.windowMs) : undefined;
+  const { windowMs, syncMs = DEFAULT_SYNC_MS } = settings;
+  const perKey = settings.perKey > 0 ? counter(db, log, 'requests_per_key', settings.perKey, windowMs, syncMs) : undefined;
+  const perIp = settings.perIp > 0 ? counter(db, log, 'requests_per_address', settings.perIp, windowMs, syncMs) : undefined;
   return {
     settings,
     async countKey(apiKeyId) {

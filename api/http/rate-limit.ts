@@ -39,10 +39,12 @@ function refusal(count: RequestCount, windowMs: number) {
  * (its id), any other one against its client address (ctx.ip, so SVC_TRUST_PROXY decides whether
  * X-Forwarded-For is read). Every counted answer carries X-RateLimit-*; past the limit it is 429
  * `rate_limited` naming the limit in `details`, so it reads apart from the L2 cap and the code limits.
+ * Counted in memory and reconciled with the shared counters every SVC_RATE_LIMIT_SYNC_MS (lib/request-limits.ts).
  */
 export function rateLimit(deps: Services) {
   const { perKey, perIp, windowMs } = deps.config.rateLimits;
-  const limits = createRequestLimits(deps.db, deps.config.rateLimits, deps.log.child({ component: 'api' }));
+  const settings = { ...deps.config.rateLimits, syncMs: deps.config.durations.rateLimitSyncMs };
+  const limits = createRequestLimits(deps.db, settings, deps.log.child({ component: 'api' }));
   return async (ctx: Context, next: Next) => {
     if ((perKey === 0 && perIp === 0) || exemptFromRateLimits(ctx.path)) return next();
     // A key the database cannot check now counts by address; the route's authentication then meets the same failure.

@@ -136,6 +136,7 @@ export function loadConfig(rawEnv: Env = process.env) {
       completedCopyMs: e.SVC_COMPLETED_COPY_TTL_MS,
       keyUsageFlushMs: e.SVC_KEY_USAGE_FLUSH_MS,
       keyCacheTtlMs: e.SVC_KEY_CACHE_TTL_MS,
+      rateLimitSyncMs: e.SVC_RATE_LIMIT_SYNC_MS,
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
       signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,

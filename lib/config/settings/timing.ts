@@ -87,6 +87,10 @@ export const TIMING_SETTINGS = {
     schema: int(1000, 60_000),
     doc: "the window of those two (fixed, from a counter's first request)",
   },
+  SVC_RATE_LIMIT_SYNC_MS: {
+    schema: int(50, 1_000, 10_000),
+    doc: "how often an API process writes the requests it counted in memory to the shared counters and reads the other processes' counts: across processes a limit holds to within what they admit in one such interval (the last tenth of a limit is counted on the shared row, request by request)",
+  },
   SVC_HEALTH_LIMIT_PER_IP: {
     schema: int(0, 600),
     doc: '`GET /v1/health` per client address per minute, counted in each API process (`0`: off); more get `429 rate_limited` with `Retry-After`',
