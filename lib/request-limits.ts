@@ -91,7 +91,7 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
   // Counts in this process while the database does not answer: a limit per process beats none, and an outage of the counters must not fail requests.
   const local = new RateLimiterMemory({ keyPrefix: name, points: limit, duration: windowMs / 1000 });
   const held = new Map<string, Held>();
-  let timer: NodeJS.Timeout | undefined;
+  let armed = false;
   let sweptAt = Date.now();
   let warnedAt = 0;
   const warn = (error: unknown) => {
@@ -132,7 +132,7 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
   };
 
   const reconcile = async () => {
-    timer = undefined;
+    armed = false;
     const now = Date.now();
     const counts: Array<[string, number]> = [];
     for (const [subject, entry] of held) {
@@ -160,7 +160,9 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
     }
   };
   const arm = () => {
-    timer ??= setTimeout(() => void reconcile(), syncMs).unref();
+    if (armed) return;
+    armed = true;
+    setTimeout(() => void reconcile(), syncMs).unref();
   };
 
   /** Counts this request (and what was pending) on the row itself. */
