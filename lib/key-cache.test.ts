@@ -6,6 +6,7 @@ import type { Services } from '../activities/services';
 import { ApiKey } from '../db/models';
 import { type Account, createAccount } from '../test/factories';
 import { call } from '../test/http';
+import { queriesDuring } from '../test/queries';
 import { type Stack, startStack, testDbDriver } from '../test/stack';
 import { waitFor } from '../test/wait';
 import { KeyCache } from './key-cache';
@@ -29,16 +30,11 @@ async function answersWithin(api: Api, key: string, done: (status: number, body:
   }
 }
 
-/** SQL the API ran on its own database while answering one request. */
+/** How many times the API read the key while answering one request. */
 async function keyReadsOf(api: Api, account: Account): Promise<number> {
-  const seen: string[] = [];
-  const listener = (query: { sql: string }) => seen.push(query.sql);
-  api.deps.db.on('query', listener);
-  try {
+  const seen = await queriesDuring(api.deps.db, async () => {
     assert.equal((await call(api.url, 'GET', '/v1/me', { key: account.key })).status, 200);
-  } finally {
-    api.deps.db.off('query', listener);
-  }
+  });
   return seen.filter((sql) => /from "api_keys"/.test(sql)).length;
 }
 
@@ -82,11 +78,10 @@ describe('the key cache of each API process', () => {
       await stack.deps.keyUsage.flush();
       // Two minutes on, past last_used_at's resolution, the key comes from the cache and is marked again.
       const later = new Date(Date.now() + 2 * 60_000);
-      const seen: string[] = [];
-      const listener = (query: { sql: string }) => seen.push(query.sql);
-      stack.deps.db.on('query', listener);
-      const caller = await authenticateKey(stack.deps.db, account.key, { cache, touch }, later);
-      stack.deps.db.off('query', listener);
+      let caller: Caller | undefined;
+      const seen = await queriesDuring(stack.deps.db, async () => {
+        caller = await authenticateKey(stack.deps.db, account.key, { cache, touch }, later);
+      });
       assert.equal(caller?.apiKey.id, account.keyId);
       assert.deepEqual(seen, [], 'answered from the cache');
       await stack.deps.keyUsage.flush();

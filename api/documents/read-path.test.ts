@@ -4,6 +4,7 @@ import { ApiKey } from '../../db/models';
 import { createDocument, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
+import { queriesDuring } from '../../test/queries';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 
@@ -35,17 +36,7 @@ describe('GET /v1/documents/:id: one read, no write', () => {
   after(() => stack.close());
 
   /** The SQL the service ran while answering one request (this process serves it). */
-  async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
-    const seen: string[] = [];
-    const listener = (query: { sql: string }) => seen.push(query.sql);
-    stack.deps.db.on('query', listener);
-    try {
-      await request();
-    } finally {
-      stack.deps.db.off('query', listener);
-    }
-    return seen;
-  }
+  const queriesOf = (request: () => Promise<unknown>) => queriesDuring(stack.deps.db, request);
 
   it('answers with the document and both signers in one query once the key is known, none of them a write', async () => {
     // The process's first joined read fetches the tables' column lists once (Objection caches them);

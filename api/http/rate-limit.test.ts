@@ -7,6 +7,7 @@ import type { LogFields, Logger } from '../../lib/log';
 import { addressKey, createRequestLimits } from '../../lib/request-limits';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call, type Reply } from '../../test/http';
+import { queriesDuring } from '../../test/queries';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 
@@ -210,14 +211,9 @@ describe('general request limits: 3 per key, 2 per address, per minute', () => {
 
   it('looks the key up once per request, and writes only its counter', async () => {
     const fresh = await createAccount(stack.deps.db);
-    const seen: string[] = [];
-    const listener = (query: { sql: string }) => seen.push(query.sql);
-    stack.deps.db.on('query', listener);
-    try {
+    const seen = await queriesDuring(stack.deps.db, async () => {
       assert.equal((await call(stack.url, 'GET', '/v1/me', { key: fresh.key })).status, 200);
-    } finally {
-      stack.deps.db.off('query', listener);
-    }
+    });
     assert.equal(seen.filter((sql) => /from "api_keys"/.test(sql)).length, 1, seen.join('\n'));
     const writes = seen.filter((sql) => /^\s*(insert|update|delete)\b/i.test(sql));
     assert.equal(writes.length, 1, writes.join('\n'));
