@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiKey } from '../../db/models';
+import { authenticateKey } from '../../activities/accounts/accounts';
+import { findVisibleDocument } from '../../activities/documents/documents';
+import { invitationsOf } from '../../activities/documents/invitations';
+import { ApiKey, Document, DocumentSigner, MailMessage } from '../../db/models';
+import { newId } from '../../lib/ids';
 import { createDocument, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { queriesDuring } from '../../test/queries';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+import { presentDocument } from './presenter';
 
 /**
  * The read path does the least work: a known key is answered from the key cache (lib/key-cache.ts),
@@ -85,6 +90,69 @@ describe('GET /v1/documents/:id: one read, no write', () => {
     await ApiKey.query(stack.deps.db).findById(revoked.keyId).patch({ revoked_at: new Date() });
     const reply = await call(stack.url, 'GET', '/v1/me', { key: revoked.key });
     assert.equal(reply.status, 401);
+  });
+
+  it('answers exactly what the reads it replaced answered: invitation states, outbound and inbound', async () => {
+    const document = await Document.query(stack.deps.db).findById(documentId);
+    const signers = await DocumentSigner.query(stack.deps.db).where({ document_id: documentId }).orderBy('position');
+    // The invitation mails the workflow would have queued: one failed at the relay, one sent.
+    await MailMessage.query(stack.deps.db).insert([
+      {
+        id: newId('msg'),
+        tenant_id: document!.tenant_id,
+        to_address: signers[0].email,
+        subject: 's',
+        text: 't',
+        purpose: 'sign-invite',
+        dedupe_key: `sign-invite:${signers[0].id}`,
+        status: 'failed',
+        error: '550 no such mailbox',
+        document_id: documentId,
+        signer_id: signers[0].id,
+      },
+      {
+        id: newId('msg'),
+        tenant_id: document!.tenant_id,
+        to_address: signers[1].email,
+        subject: 's',
+        text: 't',
+        purpose: 'sign-invite',
+        dedupe_key: `sign-invite:${signers[1].id}`,
+        status: 'sent',
+        error: 'kept, not shown',
+        document_id: documentId,
+        signer_id: signers[1].id,
+      },
+    ]);
+    await Document.query(stack.deps.db).findById(documentId).patch({ status: 'sent', sent_at: new Date() });
+    const signer = await createAccount(stack.deps.db);
+    await stack.deps.db('principals').where({ id: signer.principalId }).update({ email: 'bob-read@example.test' });
+    for (const [account, inbound] of [
+      [owner, false],
+      [signer, true],
+    ] as const) {
+      const caller = (await authenticateKey(stack.deps.db, account.key))!;
+      const view = await findVisibleDocument(stack.deps.db, caller, documentId);
+      assert.equal(view.inbound, inbound);
+      const invitations = inbound
+        ? undefined
+        : await invitationsOf(
+            stack.deps.db,
+            view.signers.map((one) => one.id),
+          );
+      const before = presentDocument(view, { inbound, appUrl: stack.config.appUrl, secret: stack.deps.secret, invitations });
+      const reply = await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: account.key });
+      assert.equal(reply.status, 200, reply.text);
+      assert.deepEqual(reply.body, JSON.parse(JSON.stringify(before)));
+    }
+    const shown = (await call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key })).body.signers;
+    assert.deepEqual(
+      shown.map((one: { invitation: unknown }) => one.invitation),
+      [
+        { status: 'failed', error: '550 no such mailbox' },
+        { status: 'sent', error: null },
+      ],
+    );
   });
 });
 
