@@ -96,34 +96,24 @@ describe('GET /v1/documents/:id: one read, no write', () => {
     const document = await Document.query(stack.deps.db).findById(documentId);
     const signers = await DocumentSigner.query(stack.deps.db).where({ document_id: documentId }).orderBy('position');
     // The invitation mails the workflow would have queued: one failed at the relay, one sent.
-    await MailMessage.query(stack.deps.db).insert([
-      {
+    const outcomes = [
+      { status: 'failed', error: '550 no such mailbox' },
+      { status: 'sent', error: 'kept, not shown' },
+    ] as const;
+    await MailMessage.query(stack.deps.db).insert(
+      signers.map((one, i) => ({
+        ...outcomes[i],
         id: newId('msg'),
         tenant_id: document!.tenant_id,
-        to_address: signers[0].email,
+        to_address: one.email,
         subject: 's',
         text: 't',
         purpose: 'sign-invite',
-        dedupe_key: `sign-invite:${signers[0].id}`,
-        status: 'failed',
-        error: '550 no such mailbox',
+        dedupe_key: `sign-invite:${one.id}`,
         document_id: documentId,
-        signer_id: signers[0].id,
-      },
-      {
-        id: newId('msg'),
-        tenant_id: document!.tenant_id,
-        to_address: signers[1].email,
-        subject: 's',
-        text: 't',
-        purpose: 'sign-invite',
-        dedupe_key: `sign-invite:${signers[1].id}`,
-        status: 'sent',
-        error: 'kept, not shown',
-        document_id: documentId,
-        signer_id: signers[1].id,
-      },
-    ]);
+        signer_id: one.id,
+      })),
+    );
     await Document.query(stack.deps.db).findById(documentId).patch({ status: 'sent', sent_at: new Date() });
     const signer = await createAccount(stack.deps.db);
     await stack.deps.db('principals').where({ id: signer.principalId }).update({ email: 'bob-read@example.test' });
