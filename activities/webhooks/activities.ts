@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connect';
 import type { Config } from '../../lib/config/config';
+import type { Logger } from '../../lib/log';
 import { attemptDelivery, giveUp } from './delivery';
 import { dispatchOutbox, type RelayDeps } from './relay';
 
@@ -20,7 +21,7 @@ async function heartbeating<T>(doing: string, work: () => Promise<T>): Promise<T
 }
 
 /** What the delivery and relay workflows' activities work with. */
-export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config };
+export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config; log: Logger };
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const delivery = {

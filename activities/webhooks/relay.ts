@@ -3,14 +3,18 @@ import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
+import type { Logger } from '../../lib/log';
 import { isContactEvent } from '../events/outbox';
 import type { Workflows } from '../workflows';
-import { type FirstAttemptDeps, firstAttempts } from './first-attempts';
+import type { DeliveryContext } from './delivery';
+import { type FirstAttemptDeps, FirstAttempts } from './first-attempts';
 
 export interface RelayDeps {
   db: Db;
   workflows: Workflows;
   config: Config;
+  /** Where each run's timing line goes (debug). */
+  log?: Logger;
 }
 
 export interface DeliveryTarget {
@@ -50,13 +54,9 @@ async function targetsFor(trx: Knex.Transaction, events: Event[]): Promise<Map<s
   return targets;
 }
 
-/**
- * Moves a batch of new events from the outbox to deliveries (one per event and endpoint, unique, so
- * a batch run twice adds nothing), then makes the first attempt of every delivery not yet handed off
- * (this batch's, and any a crashed run left), starting retry workflows only for those that failed.
- */
-export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number): Promise<number> {
-  const dispatched = await deps.db.transaction(async (trx) => {
+/** Moves a batch of new events from the outbox to deliveries (one per event and endpoint, unique, so a batch run twice adds nothing). */
+async function moveBatch(deps: FirstAttemptDeps, batchSize: number): Promise<Event[]> {
+  return deps.db.transaction(async (trx) => {
     const events = await Event.query(trx)
       .whereNull('dispatched_at')
       .orderBy('created_at')
@@ -64,7 +64,7 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number):
       .limit(batchSize)
       .forUpdate()
       .skipLocked();
-    if (events.length === 0) return 0;
+    if (events.length === 0) return [];
     const targets = await targetsFor(trx, events);
     const rows = events.flatMap((event) =>
       targets.get(event.id)!.map((target) => ({
@@ -87,9 +87,71 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number):
         events.map((e) => e.id),
       )
       .patch({ dispatched_at: new Date() });
-    return events.length;
+    return events;
   });
+}
+
+/** The events, webhooks and inbox contacts of a batch of deliveries, in at most three queries (events already read are not read again). */
+async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[], known: Event[]): Promise<DeliveryContext[]> {
+  const ids = (kind: 'webhook' | 'inbox') => [...new Set(deliveries.filter((d) => d.target_kind === kind).map((d) => d.target_id))];
+  const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
+  const event = byId(known);
+  const missing = [...new Set(deliveries.map((d) => d.event_id).filter((id) => !event.has(id)))];
+  const [events, webhooks, inboxes] = await Promise.all([
+    missing.length > 0 ? Event.query(deps.db).whereIn('id', missing) : [],
+    Webhook.query(deps.db).whereIn('id', ids('webhook')),
+    ids('inbox').length > 0 ? Contact.query(deps.db).whereIn('id', ids('inbox')) : [],
+  ]);
+  for (const row of events) event.set(row.id, row);
+  const [webhook, inbox] = [byId(webhooks), byId(inboxes)];
+  return deliveries.map((delivery) => ({
+    delivery,
+    event: event.get(delivery.event_id)!,
+    webhook: delivery.target_kind === 'webhook' ? webhook.get(delivery.target_id) : undefined,
+    inbox: delivery.target_kind === 'inbox' ? inbox.get(delivery.target_id) : undefined,
+  }));
+}
+
+/**
+ * Moves batches of new events from the outbox to deliveries and makes their first attempts, batch
+ * after batch while the outbox has full ones (for a quarter of the activity's time): the next batch
+ * is moved, and the last one's records written, while this one posts (two batches in flight at
+ * most). The first batch also takes every delivery a crashed run left without a first attempt.
+ * Only failures start retry workflows. Answers the number of events moved.
+ */
+export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number): Promise<number> {
+  const startedAt = Date.now();
+  const timeoutMs = deps.config.durations.activityTimeoutMs;
   // Half the activity's time for first attempts; what is left over goes to retry workflows untried.
-  await firstAttempts(deps, batchSize * 5, deps.config.durations.activityTimeoutMs / 2);
-  return dispatched;
+  const attempts = new FirstAttempts(deps, startedAt + timeoutMs / 2);
+  const timings: Array<{ moveMs: number; readMs: number }> = [];
+  let moved = 0;
+  let previous: Awaited<ReturnType<FirstAttempts['take']>> | undefined;
+  for (let round = 0; ; round += 1) {
+    const began = performance.now();
+    const events = await moveBatch(deps, batchSize);
+    const movedAt = performance.now();
+    moved += events.length;
+    const pending = Delivery.query(deps.db).whereNull('workflow_started_at').orderBy('created_at').orderBy('id');
+    const deliveries =
+      round === 0
+        ? await pending.limit(batchSize * 5)
+        : await pending.whereIn(
+            'event_id',
+            events.map((event) => event.id),
+          );
+    const current = await attempts.take(await contextsOf(deps, deliveries, events));
+    timings.push({ moveMs: movedAt - began, readMs: performance.now() - movedAt });
+    if (events.length < batchSize || Date.now() - startedAt > timeoutMs / 4) break;
+    await previous?.posted;
+    previous = current;
+  }
+  const rounds = await attempts.finish();
+  if (rounds.some((r) => r.deliveries > 0))
+    deps.log?.debug('outbox relay run', {
+      moved,
+      tookMs: Date.now() - startedAt,
+      rounds: rounds.map((r, i) => ({ ...timings[i], ...r })),
+    });
+  return moved;
 }
