@@ -8,6 +8,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { writeEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
+import type { Logger } from '../lib/log';
 import { createAccount } from '../test/factories';
 import { selfSignedCertificate } from '../test/receiver';
 import { startHarness } from './harness';
@@ -19,16 +20,17 @@ const TIMEOUT_MS = 10 * 60_000;
 /** Requests in flight to the one endpoint: the service's SVC_WEBHOOK_CONCURRENCY (default 16) and the bare loop's. */
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 16);
 
-/** The receiver process: each request answered by its next message (one request at a time). */
+/** The receiver process: its answers come in the order of the requests. */
 async function receiverProcess(tls: { key: string; cert: string }) {
   const child: ChildProcess = fork(path.join(path.dirname(new URL(import.meta.url).pathname), 'receiver-process.ts'), {
     execArgv: ['--import', 'tsx'],
     stdio: 'inherit',
   });
+  const waiting: Array<(answer: unknown) => void> = [];
+  child.on('message', (answer) => waiting.shift()?.(answer));
   const ask = <T>(request: ReceiverRequest) =>
-    new Promise<T>((resolve, reject) => {
-      child.once('message', (answer) => resolve(answer as T));
-      child.once('error', reject);
+    new Promise<T>((resolve) => {
+      waiting.push(resolve as (answer: unknown) => void);
       child.send(request);
     });
   const { url } = await ask<{ url: string }>({ type: 'start', tls });
@@ -39,6 +41,22 @@ async function receiverProcess(tls: { key: string; cert: string }) {
     report: () => ask<ReceiverReport>({ type: 'report' }),
     stop: () => child.disconnect(),
   };
+}
+
+/** The relay's timing lines (one per round, debug level), kept for printing; errors to stderr. */
+function relayTimings(): Logger & { lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = {
+    lines,
+    debug: (message: string, fields?: Record<string, unknown>) => {
+      if (message === 'outbox relay round') lines.push({ recordedAt: Date.now(), ...fields });
+    },
+    info: () => undefined,
+    warn: () => undefined,
+    error: (message: string, fields?: Record<string, unknown>) => console.error(message, fields ?? ''),
+    child: () => log,
+  };
+  return log;
 }
 
 const handshakes = (report: ReceiverReport) => `${report.connections} TLS handshakes (${report.resumed} resumed)`;
@@ -81,12 +99,16 @@ async function bareLoop(url: string, ca: string): Promise<{ ms: number; ok: numb
 async function main() {
   const tls = selfSignedCertificate();
   const receiver = await receiverProcess(tls);
-  const harness = await startHarness({
-    SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    SVC_WEBHOOK_CA_FILE: tls.caFile,
-    SVC_OUTBOX_POLL_MS: '200',
-    SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-  });
+  const timings = relayTimings();
+  const harness = await startHarness(
+    {
+      SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      SVC_WEBHOOK_CA_FILE: tls.caFile,
+      SVC_OUTBOX_POLL_MS: '200',
+      SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+    },
+    { log: timings },
+  );
   try {
     const { deps } = harness;
     const account = await createAccount(deps.db);
@@ -101,11 +123,15 @@ async function main() {
         ids.push((await writeEvent(trx, account.tenantId, 'document.signed', { document_id: `doc_bench${j}`, n: j })).id);
     });
     const committedAt = Date.now();
+    const committedMicros = process.hrtime.bigint() / 1000n;
     const emitted = performance.now() - writing;
     const deadline = committedAt + TIMEOUT_MS;
     while ((await receiver.count()).unique < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const service = await receiver.report();
     const elapsed = service.lastAt - committedAt;
+    // Under --cpu-prof: the profile's timestamps (µs, the monotonic clock) of the commit and the last delivery.
+    if (process.execArgv.some((arg) => arg.startsWith('--cpu-prof')))
+      console.log(`  profile window               ${committedMicros}–${committedMicros + BigInt(Math.round(elapsed * 1000))} µs`);
     const received = new Set(service.ids);
     const lost = ids.filter((id) => !received.has(id)).length;
     const duplicated = service.ids.length - received.size;
@@ -126,6 +152,19 @@ async function main() {
       `  bare HTTPS POST loop          ${bare.ms.toFixed(0)} ms, ${bareRate.toFixed(0)}/s (${CONCURRENCY} at a time, keep-alive, ${bare.ok} 2xx, ${handshakes(bareReport)})`,
     );
     console.log(`  service / bare throughput    ${ratio} (goal ≥ 50%)`);
+    // Printed last: a round's line is written with its records, after its last delivery.
+    console.log('  relay rounds (ms from the commit: moved and read, posted, recorded)');
+    for (const { startedAt, recordedAt, moveMs, readMs, postedAt, recordMs, deliveries } of timings.lines as Array<
+      Record<string, number>
+    >) {
+      if (startedAt < committedAt - 1000) continue;
+      const from = startedAt - committedAt;
+      const posted = postedAt - committedAt;
+      console.log(
+        `    ${String(deliveries).padStart(4)} deliveries: move ${from.toFixed(0)}+${moveMs.toFixed(0)}, read +${readMs.toFixed(0)}, ` +
+          `last answer at ${posted.toFixed(0)}, recorded at ${(recordedAt - committedAt).toFixed(0)} (${recordMs.toFixed(0)} ms)`,
+      );
+    }
     summarize({
       path: `${EVENTS} webhook events to one HTTPS receiver (commit → last delivery)`,
       measured: `${elapsed.toFixed(0)} ms, ${serviceRate.toFixed(0)}/s, ${lost} lost, ${duplicated} duplicated`,

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connect';
 import type { Config } from '../../lib/config/config';
 import type { Logger } from '../../lib/log';
-import { attemptDelivery, giveUp } from './delivery';
+import { attemptDelivery, giveUp, secureContextFor } from './delivery';
 import { dispatchOutbox, type RelayDeps } from './relay';
 
 /**
@@ -31,6 +31,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     timeoutMs: deps.config.durations.webhookTimeoutMs,
     caFile: deps.config.webhooks.caFile,
   };
+  // Built now (every public root parsed, some 20 ms) rather than in the middle of the first batch's posts.
+  secureContextFor(delivery.caFile);
   return {
     async attemptDelivery(deliveryId: string, attempt: number) {
       return attemptDelivery(delivery, deliveryId, attempt);
@@ -39,8 +41,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       await giveUp(deps.db, deliveryId);
     },
     async dispatchOutbox(batchSize: number): Promise<number> {
-      return heartbeating(`moving up to ${batchSize} events from the outbox (database) to their first delivery attempts`, () =>
-        dispatchOutbox({ ...deps, delivery, concurrency: deps.config.webhooks.concurrency }, batchSize),
+      return heartbeating(`moving events from the outbox (database) to their first delivery attempts, ${batchSize} at a time`, () =>
+        dispatchOutbox(
+          { ...deps, delivery, concurrency: deps.config.webhooks.concurrency },
+          batchSize,
+          Context.current().cancellationSignal,
+        ),
       );
     },
   };

@@ -33,7 +33,7 @@ let extraCa: { file: string; context: tls.SecureContext } | undefined;
  * The public roots plus the configured extra CA (a local test receiver's certificate), built once:
  * parsing every root for each request would block the event loop under load. Undefined: the defaults.
  */
-function secureContextFor(file: string | undefined): tls.SecureContext | undefined {
+export function secureContextFor(file: string | undefined): tls.SecureContext | undefined {
   if (!file) return undefined;
   if (extraCa?.file !== file)
     extraCa = { file, context: tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(file)] }) };
@@ -130,11 +130,19 @@ export async function dropDelivery(db: Db, deliveryId: string, reason: string): 
     .patch({ status: 'failed', failed_at: new Date(), last_error: reason, workflow_started_at: new Date() });
 }
 
+/** The secrets that sign a delivery's requests now: its webhook's (two during a rotation), or its inbox's. */
+export function secretsOf(context: DeliveryContext, key: Buffer): string[] {
+  return context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
+}
+
 /** The signed request of one attempt: the body, the event id and a signature made now with the target's secrets. */
-export function signedRequest(context: DeliveryContext, key: Buffer): { body: string; headers: Record<string, string> } {
+export function signedRequest(
+  context: DeliveryContext,
+  key: Buffer,
+  secrets = secretsOf(context, key),
+): { body: string; headers: Record<string, string> } {
   const body = payloadOf(context.event, key);
   const headers: Record<string, string> = { 'x-webhook-id': context.event.id };
-  const secrets = context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
   if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
   return { body, headers };
 }

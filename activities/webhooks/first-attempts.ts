@@ -9,6 +9,7 @@ import {
   outcomeOf,
   type PostResult,
   recordAttempts,
+  secretsOf,
   send,
   signedRequest,
 } from './delivery';
@@ -21,11 +22,11 @@ export type FirstAttemptDeps = RelayDeps & { delivery: DeliveryDeps; concurrency
 type Checked = { target: Target } | { refused: PostResult };
 type HandOff = { delivery: Delivery; attemptsMade: number };
 
-/** What one round took, for the relay's timing line. */
+/** What one round took, for its timing line (debug, `outbox relay round`). */
 export interface RoundTiming {
   deliveries: number;
-  /** From the round's start to its last answer, and from there to its records and hand-offs written. */
-  postMs: number;
+  /** When its last answer came (epoch ms), and how long its records and hand-offs then took to write. */
+  postedAt: number;
   recordMs: number;
   handedOff: number;
 }
@@ -39,8 +40,9 @@ export class Round {
   /** Its records written and its failures handed to retry workflows; rejects when that failed. */
   readonly done: Promise<RoundTiming>;
   private left = 1;
+  /** Each target's secrets, decrypted once a round rather than once a request. */
+  private readonly secrets = new Map<string, string[]>();
   private settle!: () => void;
-  private readonly startedAt = performance.now();
 
   constructor(
     deps: FirstAttemptDeps,
@@ -52,13 +54,20 @@ export class Round {
       this.settle = resolve;
     });
     this.done = this.posted.then(async () => {
-      const posted = performance.now();
+      const [postedAt, posted] = [Date.now(), performance.now()];
       await recordAttempts(deps.db, this.records);
       await handOff(deps, this.handOffs);
-      const recordMs = performance.now() - posted;
-      return { deliveries, postMs: posted - this.startedAt, recordMs, handedOff: this.handOffs.length };
+      return { deliveries, postedAt, recordMs: performance.now() - posted, handedOff: this.handOffs.length };
     });
     this.done.catch(() => undefined); // awaited by FirstAttempts.finish(); not an unhandled rejection meanwhile
+  }
+
+  secretsOf(context: DeliveryContext, key: Buffer): string[] {
+    const { target_kind, target_id } = context.delivery;
+    const id = `${target_kind} ${target_id}`;
+    const secrets = this.secrets.get(id) ?? secretsOf(context, key);
+    this.secrets.set(id, secrets);
+    return secrets;
   }
 
   begin(): void {
@@ -129,9 +138,9 @@ export class FirstAttempts {
     return round;
   }
 
-  /** Waits for every round's records and hand-offs; answers their timings. */
-  async finish(): Promise<RoundTiming[]> {
-    return Promise.all(this.rounds.map((round) => round.done));
+  /** Waits for every round's records and hand-offs; throws when one of them failed. */
+  async finish(): Promise<void> {
+    await Promise.all(this.rounds.map((round) => round.done));
   }
 
   private async lane(endpoint: Endpoint): Promise<void> {
@@ -158,7 +167,7 @@ export class FirstAttempts {
           : await send(
               this.deps.delivery,
               checked.target,
-              signedRequest(context, this.deps.delivery.secret),
+              signedRequest(context, this.deps.delivery.secret, round.secretsOf(context, this.deps.delivery.secret)),
               agentFor(checked.target, this.deps.concurrency),
             );
       round.records.push({ deliveryId: delivery.id, attempt: 1, startedAt, result });
