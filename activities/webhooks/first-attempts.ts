@@ -49,6 +49,8 @@ export class Round {
     readonly deliveries: number,
     /** Each endpoint checked once per round (a host may have moved to a private address since). */
     readonly checks = new Map<string, Promise<Checked>>(),
+    /** Endpoints that did not answer at all (refused, reset, timed out): the rest of the round goes to retry workflows untried. */
+    readonly unreachable = new Set<string>(),
   ) {
     this.posted = new Promise((resolve) => {
       this.settle = resolve;
@@ -89,8 +91,6 @@ interface Item {
 interface Endpoint {
   queue: Item[];
   lanes: number;
-  /** No answer at all (refused, reset, timed out): the rest of the run goes to retry workflows untried. */
-  unreachable: boolean;
 }
 
 /**
@@ -100,9 +100,9 @@ interface Endpoint {
  * run), and its lanes go from one round's deliveries straight on to the next's, so the relay can move
  * the next batch, and write the last one's records, while this one posts. A delivery that succeeds is
  * done; one that fails gets a retry workflow (DESIGN's backoff) that goes on from attempt 2. Once an
- * endpoint fails to answer at all, or the run has used its budget (`deadline`), that endpoint's
- * deliveries are handed to retry workflows without an attempt here, so one dead receiver cannot hold
- * up the others or the relay.
+ * endpoint fails to answer at all, the rest of its round, and once the run has used its budget
+ * (`deadline`), every delivery left, is handed to retry workflows without an attempt here, so one dead
+ * receiver cannot hold up the others or the relay.
  *
  * At least once: a crash after a POST and before its round's record makes that attempt again, as a
  * retried activity would; an attempt already recorded is never made twice by the relay, it is handed
@@ -125,7 +125,7 @@ export class FirstAttempts {
       if (!(await stillNew(this.deps, context, round.handOffs))) continue;
       const { url } = context.delivery;
       if (!round.checks.has(url)) round.checks.set(url, checkedTarget(url, this.deps.delivery.allowedHosts));
-      const endpoint = this.endpoints.get(url) ?? { queue: [], lanes: 0, unreachable: false };
+      const endpoint = this.endpoints.get(url) ?? { queue: [], lanes: 0 };
       this.endpoints.set(url, endpoint);
       round.begin();
       endpoint.queue.push({ context, round });
@@ -145,16 +145,16 @@ export class FirstAttempts {
 
   private async lane(endpoint: Endpoint): Promise<void> {
     try {
-      for (let item = endpoint.queue.shift(); item; item = endpoint.queue.shift()) await this.attempt(endpoint, item);
+      for (let item = endpoint.queue.shift(); item; item = endpoint.queue.shift()) await this.attempt(item);
     } finally {
       endpoint.lanes -= 1;
     }
   }
 
-  private async attempt(endpoint: Endpoint, { context, round }: Item): Promise<void> {
+  private async attempt({ context, round }: Item): Promise<void> {
     const { delivery } = context;
     try {
-      if (endpoint.unreachable || Date.now() > this.deadline) {
+      if (round.unreachable.has(delivery.url) || Date.now() > this.deadline) {
         round.handOffs.push({ delivery, attemptsMade: 0 });
         return;
       }
@@ -172,7 +172,7 @@ export class FirstAttempts {
             );
       round.records.push({ deliveryId: delivery.id, attempt: 1, startedAt, result });
       if (!outcomeOf(result).delivered) round.handOffs.push({ delivery, attemptsMade: 1 });
-      if (result.statusCode === undefined) endpoint.unreachable = true;
+      if (result.statusCode === undefined) round.unreachable.add(delivery.url);
     } catch {
       // Signing or checking failed (not the post, which answers every failure): a retry workflow tries it again.
       round.handOffs.push({ delivery, attemptsMade: 0 });

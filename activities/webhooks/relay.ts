@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
@@ -141,18 +142,8 @@ async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[], known:
 export const IDLE_LOOKS = 20;
 
 /** Resolves after `ms`, or at once when the activity is cancelled (its worker shutting down). */
-function rest(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+async function rest(ms: number, signal?: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /**
