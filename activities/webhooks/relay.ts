@@ -150,15 +150,16 @@ async function rest(ms: number, signal?: AbortSignal): Promise<void> {
  * Moves batches of new events from the outbox to deliveries and makes their first attempts: a full
  * batch is followed by the next at once, and the next is moved (and the last one's records written)
  * while this one posts, two batches in flight at most. An idle outbox is looked at again every
- * `SVC_OUTBOX_POLL_MS` within the activity, up to IDLE_LOOKS looks (and a quarter of the activity's
- * time), so a burst of events waits for one poll, not for a workflow timer, task and activity
- * dispatch. The first batch also takes every delivery a crashed run left without a first attempt.
+ * `SVC_OUTBOX_POLL_MS` within the activity, up to IDLE_LOOKS looks that find less than a batch, so a
+ * burst of events waits for one poll, not for a workflow timer, task and activity dispatch. Batches
+ * are taken for a quarter of the activity's time at most, first attempts made for half of it. The first batch also takes every delivery a crashed run left without a first attempt.
  * Only failures start retry workflows. Answers the number of events moved.
  */
 export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, signal?: AbortSignal): Promise<number> {
   const startedAt = Date.now();
   const { activityTimeoutMs, outboxPollMs } = deps.config.durations;
-  const takeUntil = startedAt + Math.min(activityTimeoutMs / 4, IDLE_LOOKS * outboxPollMs);
+  const takeUntil = startedAt + activityTimeoutMs / 4;
+  let idleLooks = 0;
   // Half the activity's time for first attempts; what is left over goes to retry workflows untried.
   const attempts = new FirstAttempts(deps, startedAt + activityTimeoutMs / 2);
   let moved = 0;
@@ -187,7 +188,8 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, 
         () => undefined,
       );
     }
-    if (signal?.aborted || Date.now() >= takeUntil) break;
+    if (events.length < batchSize) idleLooks += 1;
+    if (signal?.aborted || idleLooks >= IDLE_LOOKS || Date.now() >= takeUntil) break;
     if (events.length < batchSize) await rest(outboxPollMs, signal);
     else await previous?.posted;
     previous = current ?? previous;
