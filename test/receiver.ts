@@ -98,6 +98,11 @@ export class Receiver {
     return this;
   }
 
+  /** Closes every open connection (as a receiver's idle timeout would) and stays up: the sender must connect again. */
+  dropConnections(): void {
+    this.server?.closeAllConnections();
+  }
+
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;

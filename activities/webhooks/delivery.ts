@@ -33,7 +33,7 @@ let extraCa: { file: string; context: tls.SecureContext } | undefined;
  * The public roots plus the configured extra CA (a local test receiver's certificate), built once:
  * parsing every root for each request would block the event loop under load. Undefined: the defaults.
  */
-function secureContextFor(file: string | undefined): tls.SecureContext | undefined {
+export function secureContextFor(file: string | undefined): tls.SecureContext | undefined {
   if (!file) return undefined;
   if (extraCa?.file !== file)
     extraCa = { file, context: tls.createSecureContext({ ca: [...tls.rootCertificates, fs.readFileSync(file)] }) };
@@ -130,11 +130,19 @@ export async function dropDelivery(db: Db, deliveryId: string, reason: string): 
     .patch({ status: 'failed', failed_at: new Date(), last_error: reason, workflow_started_at: new Date() });
 }
 
+/** The secrets that sign a delivery's requests now: its webhook's (two during a rotation), or its inbox's. */
+export function secretsOf(context: DeliveryContext, key: Buffer): string[] {
+  return context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
+}
+
 /** The signed request of one attempt: the body, the event id and a signature made now with the target's secrets. */
-export function signedRequest(context: DeliveryContext, key: Buffer): { body: string; headers: Record<string, string> } {
+export function signedRequest(
+  context: DeliveryContext,
+  key: Buffer,
+  secrets = secretsOf(context, key),
+): { body: string; headers: Record<string, string> } {
   const body = payloadOf(context.event, key);
   const headers: Record<string, string> = { 'x-webhook-id': context.event.id };
-  const secrets = context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
   if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
   return { body, headers };
 }
@@ -154,20 +162,32 @@ export function outcomeOf(result: PostResult): { delivered: boolean; error?: str
 }
 
 /**
- * Writes attempts (their log lines and their deliveries' state) in one statement, however many; a
- * delivery that succeeded is done and needs no retry workflow, so it is marked handed off as well.
- * An attempt already logged (a retried activity) is not logged twice.
+ * Writes attempts (their log lines and their deliveries' state) in one statement, however many: the
+ * rows travel as one JSON parameter (`json_to_recordset`), so a batch of any size is one round trip
+ * and one plan on PostgreSQL and PGlite alike. A delivery that succeeded is done and needs no retry
+ * workflow, so it is marked handed off as well. An attempt already logged (a retried activity) is not
+ * logged twice.
  */
 export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const bindings = records.flatMap(({ deliveryId, attempt, startedAt, result }) => {
+  const rows = records.map(({ deliveryId, attempt, startedAt, result }) => {
     const { delivered, error } = outcomeOf(result);
     webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
-    return [deliveryId, attempt, startedAt, result.latencyMs, result.statusCode ?? null, error ?? null, delivered];
+    const { latencyMs, statusCode } = result;
+    return {
+      id: deliveryId,
+      attempt,
+      started_at: startedAt,
+      latency_ms: latencyMs,
+      status_code: statusCode ?? null,
+      error: error ?? null,
+      delivered,
+    };
   });
   await db.raw(
-    `with v (id, attempt, started_at, latency_ms, status_code, error, delivered) as (
-       values ${records.map(() => '(?::text, ?::int, ?::timestamptz, ?::int, ?::int, ?::text, ?::boolean)').join(', ')}
+    `with v as (
+       select * from json_to_recordset(?::json)
+         as r(id text, attempt int, started_at timestamptz, latency_ms int, status_code int, error text, delivered boolean)
      ), logged as (
        insert into delivery_attempts (delivery_id, attempt, started_at, latency_ms, status_code, error)
        select id, attempt, started_at, latency_ms, status_code, error from v
@@ -178,7 +198,7 @@ export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<
        delivered_at = case when v.delivered then now() else d.delivered_at end,
        workflow_started_at = case when v.delivered then coalesce(d.workflow_started_at, now()) else d.workflow_started_at end
      from v where d.id = v.id and d.status = 'pending'`,
-    bindings,
+    [JSON.stringify(rows)],
   );
 }
 

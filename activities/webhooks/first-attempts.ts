@@ -1,5 +1,4 @@
-import https from 'node:https';
-import { Contact, Delivery, Event, Webhook } from '../../db/models';
+import { Delivery } from '../../db/models';
 import {
   type AttemptRecord,
   checkedTarget,
@@ -8,163 +7,186 @@ import {
   dropDelivery,
   goneReason,
   outcomeOf,
+  type PostResult,
   recordAttempts,
+  secretsOf,
   send,
   signedRequest,
 } from './delivery';
+import { agentFor } from './pools';
 import type { RelayDeps } from './relay';
 import type { Target } from './targets';
 
 export type FirstAttemptDeps = RelayDeps & { delivery: DeliveryDeps; concurrency: number };
 
-/**
- * The first attempt of every delivery not yet handed off, made here in one batch rather than by a
- * workflow per delivery: deliveries are grouped by endpoint, each endpoint gets one keep-alive agent
- * (its TLS session reused) and at most `concurrency` requests in flight, and each attempt is recorded
- * as the retry workflow records its own. A delivery that succeeds is done; one that fails gets a retry
- * workflow (DESIGN's backoff) that goes on from attempt 2. Once an endpoint fails to answer at all
- * (refused, timed out, not a public address), or the batch has used `budgetMs`, the rest of that
- * endpoint's deliveries are handed to retry workflows without an attempt here, so one dead receiver
- * cannot hold up the others or the relay.
- *
- * At least once: a crash after a POST and before its record (records are written in bulk, 64 at a
- * time and at the end of the batch) makes that attempt again, as a retried activity would; an attempt
- * already recorded is never made twice by the relay, it is handed off instead.
- */
-export async function firstAttempts(deps: FirstAttemptDeps, limit: number, budgetMs: number): Promise<number> {
-  const deliveries = await Delivery.query(deps.db).whereNull('workflow_started_at').orderBy('created_at').orderBy('id').limit(limit);
-  if (deliveries.length === 0) return 0;
-  const contexts = await contextsOf(deps, deliveries);
-  const deadline = Date.now() + budgetMs;
-  const byEndpoint = new Map<string, DeliveryContext[]>();
-  for (const context of contexts) {
-    const group = byEndpoint.get(context.delivery.url) ?? [];
-    group.push(context);
-    byEndpoint.set(context.delivery.url, group);
+type Checked = { target: Target } | { refused: PostResult };
+type HandOff = { delivery: Delivery; attemptsMade: number };
+
+/** What one round took, for its timing line (debug, `outbox relay round`). */
+export interface RoundTiming {
+  deliveries: number;
+  /** When its last answer came (epoch ms), and how long its records and hand-offs then took to write. */
+  postedAt: number;
+  recordMs: number;
+  handedOff: number;
+}
+
+/** A batch of deliveries: its attempts are recorded together, in one statement, once all are made. */
+export class Round {
+  readonly records: AttemptRecord[] = [];
+  readonly handOffs: HandOff[] = [];
+  /** Every attempt of the round made (or handed off untried). */
+  readonly posted: Promise<void>;
+  /** Its records written and its failures handed to retry workflows; rejects when that failed. */
+  readonly done: Promise<RoundTiming>;
+  private left = 1;
+  /** Each target's secrets, decrypted once a round rather than once a request. */
+  private readonly secrets = new Map<string, string[]>();
+  private settle!: () => void;
+
+  constructor(
+    deps: FirstAttemptDeps,
+    readonly deliveries: number,
+    /** Each endpoint checked once per round (a host may have moved to a private address since). */
+    readonly checks = new Map<string, Promise<Checked>>(),
+    /** Endpoints that did not answer at all (refused, reset, timed out): the rest of the round goes to retry workflows untried. */
+    readonly unreachable = new Set<string>(),
+  ) {
+    this.posted = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    this.done = this.posted.then(async () => {
+      const [postedAt, posted] = [Date.now(), performance.now()];
+      await recordAttempts(deps.db, this.records);
+      await handOff(deps, this.handOffs);
+      return { deliveries, postedAt, recordMs: performance.now() - posted, handedOff: this.handOffs.length };
+    });
+    this.done.catch(() => undefined); // awaited by FirstAttempts.finish(); not an unhandled rejection meanwhile
   }
-  await Promise.all([...byEndpoint].map(([url, group]) => endpointBatch(deps, url, group, deadline)));
-  return deliveries.length;
+
+  secretsOf(context: DeliveryContext, key: Buffer): string[] {
+    const { target_kind, target_id } = context.delivery;
+    const id = `${target_kind} ${target_id}`;
+    const secrets = this.secrets.get(id) ?? secretsOf(context, key);
+    this.secrets.set(id, secrets);
+    return secrets;
+  }
+
+  begin(): void {
+    this.left += 1;
+  }
+
+  end(): void {
+    this.left -= 1;
+    if (this.left === 0) this.settle();
+  }
 }
 
-/** The events, webhooks and inbox contacts of a batch of deliveries, in three queries. */
-async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[]): Promise<DeliveryContext[]> {
-  const ids = (kind: 'webhook' | 'inbox') => [...new Set(deliveries.filter((d) => d.target_kind === kind).map((d) => d.target_id))];
-  const [events, webhooks, inboxes] = await Promise.all([
-    Event.query(deps.db).whereIn('id', [...new Set(deliveries.map((d) => d.event_id))]),
-    Webhook.query(deps.db).whereIn('id', ids('webhook')),
-    Contact.query(deps.db).whereIn('id', ids('inbox')),
-  ]);
-  const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
-  const [event, webhook, inbox] = [byId(events), byId(webhooks), byId(inboxes)];
-  return deliveries.map((delivery) => ({
-    delivery,
-    event: event.get(delivery.event_id)!,
-    webhook: delivery.target_kind === 'webhook' ? webhook.get(delivery.target_id) : undefined,
-    inbox: delivery.target_kind === 'inbox' ? inbox.get(delivery.target_id) : undefined,
-  }));
+interface Item {
+  context: DeliveryContext;
+  round: Round;
 }
 
-/** An endpoint's keep-alive agent is closed after this long without a batch for it. */
-const AGENT_IDLE_MS = 30_000;
-const agents = new Map<string, { agent: https.Agent; usedAt: number }>();
+/** An endpoint's lanes in one relay run: at most `concurrency` requests in flight, fed from one queue. */
+interface Endpoint {
+  queue: Item[];
+  lanes: number;
+}
 
 /**
- * The keep-alive agent of an endpoint at the address it was checked at, kept from batch to batch so
- * its connections and TLS sessions carry over; a new address gets a new agent, and agents idle for
- * AGENT_IDLE_MS are closed.
+ * The first attempt of every delivery the relay takes, made here in rounds rather than by a workflow
+ * per delivery. Deliveries are queued per endpoint; each endpoint has at most `concurrency` requests
+ * in flight over its keep-alive pool (pools.ts: connections and TLS sessions carried over from run to
+ * run), and its lanes go from one round's deliveries straight on to the next's, so the relay can move
+ * the next batch, and write the last one's records, while this one posts. A delivery that succeeds is
+ * done; one that fails gets a retry workflow (DESIGN's backoff) that goes on from attempt 2. Once an
+ * endpoint fails to answer at all, the rest of its round, and once the run has used its budget
+ * (`deadline`), every delivery left, is handed to retry workflows without an attempt here, so one dead
+ * receiver cannot hold up the others or the relay.
+ *
+ * At least once: a crash after a POST and before its round's record makes that attempt again, as a
+ * retried activity would; an attempt already recorded is never made twice by the relay, it is handed
+ * off instead.
  */
-function agentFor(target: Target, concurrency: number): https.Agent {
-  const now = Date.now();
-  for (const [key, entry] of agents) {
-    if (now - entry.usedAt > AGENT_IDLE_MS) {
-      entry.agent.destroy();
-      agents.delete(key);
+export class FirstAttempts {
+  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly rounds: Round[] = [];
+
+  constructor(
+    private readonly deps: FirstAttemptDeps,
+    private readonly deadline: number,
+  ) {}
+
+  /** Starts the first attempts of a batch of deliveries (with their events and targets). */
+  async take(contexts: DeliveryContext[]): Promise<Round> {
+    const round = new Round(this.deps, contexts.length);
+    this.rounds.push(round);
+    for (const context of contexts) {
+      if (!(await stillNew(this.deps, context, round.handOffs))) continue;
+      const { url } = context.delivery;
+      if (!round.checks.has(url)) round.checks.set(url, checkedTarget(url, this.deps.delivery.allowedHosts));
+      const endpoint = this.endpoints.get(url) ?? { queue: [], lanes: 0 };
+      this.endpoints.set(url, endpoint);
+      round.begin();
+      endpoint.queue.push({ context, round });
+      while (endpoint.lanes < Math.min(this.deps.concurrency, endpoint.queue.length)) {
+        endpoint.lanes += 1;
+        void this.lane(endpoint);
+      }
+    }
+    round.end();
+    return round;
+  }
+
+  /** Waits for every round's records and hand-offs; throws when one of them failed. */
+  async finish(): Promise<void> {
+    await Promise.all(this.rounds.map((round) => round.done));
+  }
+
+  private async lane(endpoint: Endpoint): Promise<void> {
+    try {
+      for (let item = endpoint.queue.shift(); item; item = endpoint.queue.shift()) await this.attempt(item);
+    } finally {
+      endpoint.lanes -= 1;
     }
   }
-  const key = `${target.url.origin} ${target.address} ${concurrency}`;
-  const entry = agents.get(key) ?? {
-    agent: new https.Agent({ keepAlive: true, maxSockets: concurrency, timeout: AGENT_IDLE_MS }),
-    usedAt: now,
-  };
-  entry.usedAt = now;
-  agents.set(key, entry);
-  return entry.agent;
-}
 
-/** Attempt records written 64 to a statement while the posts go on; `flush()` writes the rest. */
-function recorder(db: FirstAttemptDeps['db']) {
-  let queue: AttemptRecord[] = [];
-  let writing: Promise<void> = Promise.resolve();
-  let failure: unknown;
-  const write = () => {
-    const batch = queue;
-    queue = [];
-    writing = writing
-      .then(() => recordAttempts(db, batch))
-      .catch((error) => {
-        failure ??= error;
-      });
-  };
-  return {
-    add(record: AttemptRecord) {
-      queue.push(record);
-      if (queue.length >= 64) write();
-    },
-    async flush() {
-      write();
-      await writing;
-      if (failure) throw failure;
-    },
-  };
-}
-
-/**
- * One endpoint's share of the batch: its URL checked once, then `concurrency` lanes posting over one
- * keep-alive agent; attempts are recorded in bulk, and once all are recorded the failed ones, and
- * those left untried, are handed to retry workflows.
- */
-async function endpointBatch(deps: FirstAttemptDeps, url: string, group: DeliveryContext[], deadline: number): Promise<void> {
-  const records = recorder(deps.db);
-  const handOffs: Array<{ delivery: Delivery; attemptsMade: number }> = [];
-  // A refused target is recorded as the first delivery's attempt, exactly as a retry workflow records it.
-  const checked = await checkedTarget(url, deps.delivery.allowedHosts);
-  const target = 'target' in checked ? checked.target : undefined;
-  const refusal = 'refused' in checked ? checked.refused : undefined;
-  let unreachable = false;
-  const agent = target ? agentFor(target, deps.concurrency) : undefined;
-  let next = 0;
-  const lane = async () => {
-    while (next < group.length) {
-      const context = group[next++];
-      const { delivery } = context;
-      if (!(await stillNew(deps, context, handOffs))) continue;
-      if (unreachable || Date.now() > deadline) {
-        handOffs.push({ delivery, attemptsMade: 0 });
-        continue;
+  private async attempt({ context, round }: Item): Promise<void> {
+    const { delivery } = context;
+    try {
+      if (round.unreachable.has(delivery.url) || Date.now() > this.deadline) {
+        round.handOffs.push({ delivery, attemptsMade: 0 });
+        return;
       }
       const startedAt = new Date();
-      const result = refusal ?? (await send(deps.delivery, target!, signedRequest(context, deps.delivery.secret), agent));
-      records.add({ deliveryId: delivery.id, attempt: 1, startedAt, result });
-      if (!outcomeOf(result).delivered) handOffs.push({ delivery, attemptsMade: 1 });
-      // No answer at all (refused, reset, timed out): the rest wait for their retry workflows' backoff.
-      if (result.statusCode === undefined) unreachable = true;
+      const checked = await round.checks.get(delivery.url)!;
+      // A refused target is recorded as the delivery's attempt, exactly as a retry workflow records it.
+      const result =
+        'refused' in checked
+          ? checked.refused
+          : await send(
+              this.deps.delivery,
+              checked.target,
+              signedRequest(context, this.deps.delivery.secret, round.secretsOf(context, this.deps.delivery.secret)),
+              agentFor(checked.target, this.deps.concurrency),
+            );
+      round.records.push({ deliveryId: delivery.id, attempt: 1, startedAt, result });
+      if (!outcomeOf(result).delivered) round.handOffs.push({ delivery, attemptsMade: 1 });
+      if (result.statusCode === undefined) round.unreachable.add(delivery.url);
+    } catch {
+      // Signing or checking failed (not the post, which answers every failure): a retry workflow tries it again.
+      round.handOffs.push({ delivery, attemptsMade: 0 });
+    } finally {
+      round.end();
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(deps.concurrency, group.length) }, lane));
-  await records.flush();
-  for (let i = 0; i < handOffs.length; i += 50)
-    await Promise.all(handOffs.slice(i, i + 50).map(({ delivery, attemptsMade }) => handOff(deps, delivery, attemptsMade)));
+  }
 }
 
 /**
  * Whether a delivery still wants its first attempt. One already done is marked handed off, one whose
  * target is gone is dropped, and one a crashed run already attempted is handed off as it stands.
  */
-async function stillNew(
-  deps: FirstAttemptDeps,
-  context: DeliveryContext,
-  handOffs: Array<{ delivery: Delivery; attemptsMade: number }>,
-): Promise<boolean> {
+async function stillNew(deps: FirstAttemptDeps, context: DeliveryContext, handOffs: HandOff[]): Promise<boolean> {
   const { delivery } = context;
   if (delivery.status !== 'pending') {
     await Delivery.query(deps.db).findById(delivery.id).whereNull('workflow_started_at').patch({ workflow_started_at: new Date() });
@@ -182,8 +204,16 @@ async function stillNew(
   return true;
 }
 
-/** Starts the delivery's retry workflow (joining one a crashed run started) and marks it handed off. */
-async function handOff(deps: FirstAttemptDeps, delivery: Delivery, attemptsMade: number): Promise<void> {
-  await deps.workflows.startDelivery(delivery, attemptsMade);
-  await Delivery.query(deps.db).findById(delivery.id).whereNull('workflow_started_at').patch({ workflow_started_at: new Date() });
+/** Starts the deliveries' retry workflows (joining any a crashed run started), then marks them handed off in one statement. */
+async function handOff(deps: FirstAttemptDeps, handOffs: HandOff[]): Promise<void> {
+  if (handOffs.length === 0) return;
+  for (let i = 0; i < handOffs.length; i += 50)
+    await Promise.all(handOffs.slice(i, i + 50).map(({ delivery, attemptsMade }) => deps.workflows.startDelivery(delivery, attemptsMade)));
+  await Delivery.query(deps.db)
+    .whereIn(
+      'id',
+      handOffs.map(({ delivery }) => delivery.id),
+    )
+    .whereNull('workflow_started_at')
+    .patch({ workflow_started_at: new Date() });
 }

@@ -1,16 +1,21 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
+import type { Logger } from '../../lib/log';
 import { isContactEvent } from '../events/outbox';
 import type { Workflows } from '../workflows';
-import { type FirstAttemptDeps, firstAttempts } from './first-attempts';
+import type { DeliveryContext } from './delivery';
+import { type FirstAttemptDeps, FirstAttempts, type Round } from './first-attempts';
 
 export interface RelayDeps {
   db: Db;
   workflows: Workflows;
   config: Config;
+  /** Where each round's timing line goes (debug). */
+  log?: Logger;
 }
 
 export interface DeliveryTarget {
@@ -22,9 +27,12 @@ export interface DeliveryTarget {
 /**
  * Every endpoint each event goes to: its tenant's webhooks that subscribe to it (and existed when it
  * happened), and for a contact or offer event the inbox_url of that side of the contact. Two queries
- * for the whole batch, whatever its size.
+ * for the whole batch, whatever its size; the rows read come back too, for the first attempts.
  */
-async function targetsFor(trx: Knex.Transaction, events: Event[]): Promise<Map<string, DeliveryTarget[]>> {
+async function targetsFor(
+  trx: Knex.Transaction,
+  events: Event[],
+): Promise<{ targets: Map<string, DeliveryTarget[]>; webhooks: Webhook[]; contacts: Contact[] }> {
   const contactIds = [...new Set(events.filter((e) => e.contact_id && isContactEvent(e.event)).map((e) => e.contact_id!))];
   const [webhooks, contacts] = await Promise.all([
     Webhook.query(trx)
@@ -47,16 +55,20 @@ async function targetsFor(trx: Knex.Transaction, events: Event[]): Promise<Map<s
     if (inbox?.inbox_url) found.push({ kind: 'inbox', id: inbox.id, url: inbox.inbox_url });
     targets.set(event.id, found);
   }
-  return targets;
+  return { targets, webhooks, contacts };
 }
 
-/**
- * Moves a batch of new events from the outbox to deliveries (one per event and endpoint, unique, so
- * a batch run twice adds nothing), then makes the first attempt of every delivery not yet handed off
- * (this batch's, and any a crashed run left), starting retry workflows only for those that failed.
- */
-export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number): Promise<number> {
-  const dispatched = await deps.db.transaction(async (trx) => {
+/** What a batch moved: its events, the deliveries it added and the rows they go to. */
+interface Moved {
+  events: Event[];
+  deliveries: Delivery[];
+  webhooks: Webhook[];
+  contacts: Contact[];
+}
+
+/** Moves a batch of new events from the outbox to deliveries (one per event and endpoint, unique, so a batch run twice adds nothing). */
+async function moveBatch(deps: FirstAttemptDeps, batchSize: number): Promise<Moved> {
+  return deps.db.transaction(async (trx) => {
     const events = await Event.query(trx)
       .whereNull('dispatched_at')
       .orderBy('created_at')
@@ -64,8 +76,8 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number):
       .limit(batchSize)
       .forUpdate()
       .skipLocked();
-    if (events.length === 0) return 0;
-    const targets = await targetsFor(trx, events);
+    if (events.length === 0) return { events, deliveries: [], webhooks: [], contacts: [] };
+    const { targets, webhooks, contacts } = await targetsFor(trx, events);
     const rows = events.flatMap((event) =>
       targets.get(event.id)!.map((target) => ({
         id: newId('dlv'),
@@ -76,20 +88,112 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number):
         url: target.url,
       })),
     );
+    const deliveries: Delivery[] = [];
     for (let i = 0; i < rows.length; i += 500)
-      await Delivery.query(trx)
-        .insert(rows.slice(i, i + 500))
-        .onConflict(['target_kind', 'target_id', 'event_id'])
-        .ignore();
+      deliveries.push(
+        // Only the rows added come back: a delivery that already existed is not this batch's to attempt.
+        ...(await Delivery.query(trx)
+          .insert(rows.slice(i, i + 500))
+          .onConflict(['target_kind', 'target_id', 'event_id'])
+          .ignore()
+          .returning('*')),
+      );
     await Event.query(trx)
       .whereIn(
         'id',
         events.map((e) => e.id),
       )
       .patch({ dispatched_at: new Date() });
-    return events.length;
+    return { events, deliveries, webhooks, contacts };
   });
+}
+
+/** The events, webhooks and inbox contacts of a batch of deliveries: those a batch just read, the rest in at most three queries. */
+async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[], known: Omit<Moved, 'deliveries'>): Promise<DeliveryContext[]> {
+  const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((row) => [row.id, row]));
+  const [event, webhook, inbox] = [byId(known.events), byId(known.webhooks), byId(known.contacts)];
+  const missing = <T>(ids: string[], rows: Map<string, T>) => [...new Set(ids.filter((id) => !rows.has(id)))];
+  const targetIds = (kind: 'webhook' | 'inbox') => deliveries.filter((d) => d.target_kind === kind).map((d) => d.target_id);
+  const [eventIds, webhookIds, inboxIds] = [
+    missing(
+      deliveries.map((d) => d.event_id),
+      event,
+    ),
+    missing(targetIds('webhook'), webhook),
+    missing(targetIds('inbox'), inbox),
+  ];
+  const [events, webhooks, inboxes] = await Promise.all([
+    eventIds.length > 0 ? Event.query(deps.db).whereIn('id', eventIds) : [],
+    webhookIds.length > 0 ? Webhook.query(deps.db).whereIn('id', webhookIds) : [],
+    inboxIds.length > 0 ? Contact.query(deps.db).whereIn('id', inboxIds) : [],
+  ]);
+  for (const row of events) event.set(row.id, row);
+  for (const row of webhooks) webhook.set(row.id, row);
+  for (const row of inboxes) inbox.set(row.id, row);
+  return deliveries.map((delivery) => ({
+    delivery,
+    event: event.get(delivery.event_id)!,
+    webhook: delivery.target_kind === 'webhook' ? webhook.get(delivery.target_id) : undefined,
+    inbox: delivery.target_kind === 'inbox' ? inbox.get(delivery.target_id) : undefined,
+  }));
+}
+
+/** Looks at an idle outbox the activity makes before it hands back to the workflow (which then rests and starts another). */
+export const IDLE_LOOKS = 20;
+
+/** Resolves after `ms`, or at once when the activity is cancelled (its worker shutting down). */
+async function rest(ms: number, signal?: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}
+
+/**
+ * Moves batches of new events from the outbox to deliveries and makes their first attempts: a full
+ * batch is followed by the next at once, and the next is moved (and the last one's records written)
+ * while this one posts, two batches in flight at most. An idle outbox is looked at again every
+ * `SVC_OUTBOX_POLL_MS` within the activity, up to IDLE_LOOKS looks that find less than a batch, so a
+ * burst of events waits for one poll, not for a workflow timer, task and activity dispatch. Batches
+ * are taken for a quarter of the activity's time at most, first attempts made for half of it. The first batch also takes every delivery a crashed run left without a first attempt.
+ * Only failures start retry workflows. Answers the number of events moved.
+ */
+export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, signal?: AbortSignal): Promise<number> {
+  const startedAt = Date.now();
+  const { activityTimeoutMs, outboxPollMs } = deps.config.durations;
+  const takeUntil = startedAt + activityTimeoutMs / 4;
+  let idleLooks = 0;
   // Half the activity's time for first attempts; what is left over goes to retry workflows untried.
-  await firstAttempts(deps, batchSize * 5, deps.config.durations.activityTimeoutMs / 2);
-  return dispatched;
+  const attempts = new FirstAttempts(deps, startedAt + activityTimeoutMs / 2);
+  let moved = 0;
+  let previous: Round | undefined;
+  for (let look = 0; ; look += 1) {
+    const [began, beganAt] = [performance.now(), Date.now()];
+    const batch = await moveBatch(deps, batchSize);
+    const { events } = batch;
+    const movedAt = performance.now();
+    moved += events.length;
+    // The first look also takes every delivery a crashed run left without a first attempt.
+    const deliveries =
+      look === 0
+        ? await Delivery.query(deps.db)
+            .whereNull('workflow_started_at')
+            .orderBy('created_at')
+            .orderBy('id')
+            .limit(batchSize * 5)
+        : batch.deliveries;
+    let current: Round | undefined;
+    if (deliveries.length > 0) {
+      current = await attempts.take(await contextsOf(deps, deliveries, batch));
+      const times = { startedAt: beganAt, moveMs: movedAt - began, readMs: performance.now() - movedAt };
+      current.done.then(
+        (round) => deps.log?.debug('outbox relay round', { ...times, ...round }),
+        () => undefined,
+      );
+    }
+    if (events.length < batchSize) idleLooks += 1;
+    if (signal?.aborted || idleLooks >= IDLE_LOOKS || Date.now() >= takeUntil) break;
+    if (events.length < batchSize) await rest(outboxPollMs, signal);
+    else await previous?.posted;
+    previous = current ?? previous;
+  }
+  await attempts.finish();
+  return moved;
 }

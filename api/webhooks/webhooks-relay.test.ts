@@ -1,3 +1,4 @@
+// ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { writeEvent } from '../../activities/events/outbox';
@@ -51,6 +52,29 @@ describe('webhooks', () => {
         log.body.data[0].attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code]),
         [[1, 200]],
       );
+    });
+
+    it('carries its keep-alive connections over from batch to batch, and resumes the TLS session of any it must open again', async () => {
+      const target = await receiver();
+      await register(target.url);
+      const batch = async (tag: string) => {
+        const ids = await stack.deps.db.transaction(async (trx) => {
+          const emitted: string[] = [];
+          for (let i = 0; i < 8; i += 1) emitted.push((await writeEvent(trx, account.tenantId, 'document.signed', { tag, i })).id);
+          return emitted;
+        });
+        await waitFor(`the ${tag} batch`, () => ids.every((id) => target.ofEvent(id).length > 0), 15_000);
+      };
+      await batch('first');
+      const opened = target.connections;
+      assert.ok(opened >= 1 && opened <= 4, `${opened} TLS connections for the first batch`);
+      await batch('second');
+      assert.equal(target.connections, opened, 'the second batch goes over the first batch’s connections: no new handshake');
+      target.dropConnections();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await batch('third');
+      assert.ok(target.connections > opened, 'connections opened again once the receiver closed them');
+      assert.equal(target.resumed, target.connections - opened, 'each of them resumed a TLS session instead of a full handshake');
     });
 
     it('hands a delivery whose first attempt a crashed relay recorded to a retry workflow, without repeating the attempt', async () => {
