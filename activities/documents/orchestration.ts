@@ -31,19 +31,27 @@ export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waite
 
 /**
  * Hands a just-recorded apply to its document's workflow and waits up to `waitMs` for it to settle.
- * The durable signal goes first (so a worker that is down, or killed, changes nothing: the apply runs
- * when one is back); then an update on the same workflow answers the moment the apply commits, with
- * no polling. When the wait runs out, or the update cannot be made (the workflow just ended), the
- * outcome is read from the database once, and polled only for what is left of the wait after an
- * early failure; a still-pending outcome is the 202 `processing` answer. The answer comes by the end
- * of the wait whatever is slow (Temporal, the database): the work goes on after it.
+ * One call carries both: an update-with-start that the workflow answers once the apply committed,
+ * made in the workflow task that takes it (no polling, one hand-off). When that call fails or the
+ * wait runs out (a worker down, Temporal busy), the durable signal follows, so the apply runs when a
+ * worker is back (it joins the update when that was taken after all), and the outcome is read from
+ * the database, polled only for what is left of the wait; a still-pending outcome is the 202
+ * `processing` answer. The answer comes by the end of the wait whatever is slow (Temporal, the
+ * database): the work goes on after it.
  */
 export async function applyAndWait(deps: ApplyHandOverDeps, apply: Apply, waitMs: number): Promise<ApplyOutcome> {
   const deadline = Date.now() + waitMs;
   return byDeadline(
     (async () => {
-      await handOverApply(deps, apply);
-      return settledOutcome(deps, apply.document_id, apply.id, deadline);
+      let outcome: ApplyOutcome | undefined;
+      try {
+        outcome = await deps.workflows.applyNow(apply, deadline);
+      } catch {
+        await handOverApply(deps, apply);
+        const left = deadline - Date.now();
+        if (left > 0) return waitForApply(deps.db, apply.id, left);
+      }
+      return outcome ?? (await applyOutcome(deps.db, apply.id))!;
     })(),
     deadline,
     apply.id,
