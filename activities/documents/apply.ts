@@ -198,10 +198,16 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       throw error;
     }
     progress('storing the signed PDFs in the blob store');
-    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(pdfs.stamped), await deps.blobs.put(pdfs.sealed)];
+    // The revisions are stored side by side (each is content-addressed: the order does not matter).
+    const [unsealedSha256, sealedSha256, completedUnsealed, completedSealed] = await Promise.all([
+      deps.blobs.put(pdfs.stamped),
+      deps.blobs.put(pdfs.sealed),
+      pdfs.completion && deps.blobs.put(pdfs.completion.unsealed),
+      pdfs.completion && deps.blobs.put(pdfs.completion.sealed),
+    ]);
     const completion = pdfs.completion && {
-      unsealed: await deps.blobs.put(pdfs.completion.unsealed),
-      sealed: await deps.blobs.put(pdfs.completion.sealed),
+      unsealed: completedUnsealed!,
+      sealed: completedSealed!,
       receiptJws: pdfs.completion.receiptJws,
     };
     clock.mark('store');
