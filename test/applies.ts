@@ -2,6 +2,7 @@
 // history has a marker per run (not the activity events of a regular activity), recorded by the
 // workflow task that ran it, and nothing is pending while it runs but that workflow task.
 import type { temporal } from '@temporalio/proto';
+import { Apply } from '../db/models';
 import { documentWorkflowId } from '../workflows/document/shared';
 import type { Stack } from './stack';
 
@@ -46,14 +47,17 @@ export async function applyRuns(stack: Stack, documentId: string): Promise<Local
 }
 
 /**
- * Whether the document workflow's task is running now: an apply runs inside it, so after an apply is
- * recorded and before it settles this is how a test knows it is being made.
+ * The document's pending apply while the document workflow's task is running: an apply runs inside
+ * that task, so this is how a test knows it is being made (undefined before it is recorded, after it
+ * settled, or while the workflow waits).
  */
-export async function workflowTaskRunning(stack: Stack, documentId: string): Promise<boolean> {
+export async function applyRunning(stack: Stack, documentId: string): Promise<Apply | undefined> {
+  const apply = await Apply.query(stack.deps.db).where({ document_id: documentId, status: 'pending' }).first();
+  if (!apply) return undefined;
   const description = await stack.deps.temporal.client.workflow
     .getHandle(documentWorkflowId(documentId))
     .describe()
     .catch(() => undefined);
   // PENDING_WORKFLOW_TASK_STATE_STARTED
-  return description?.raw.pendingWorkflowTask?.state === 2;
+  return description?.raw.pendingWorkflowTask?.state === 2 ? apply : undefined;
 }

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { Apply, type Template } from '../db/models';
+import type { Template } from '../db/models';
 import type { Logger } from '../lib/log';
 import { buildSampleNda } from '../lib/pdf';
-import { workflowTaskRunning } from '../test/applies';
+import { applyRunning } from '../test/applies';
 import { ROOT } from '../test/cli';
 import { seedSamples, sentNda } from '../test/documents';
 import type { Account } from '../test/factories';
@@ -331,9 +331,7 @@ describe('a long apply shows where an operator looks', { timeout: 120_000 }, () 
     // The apply runs as a local activity inside the workflow task that took it: the UI shows that task
     // as started (and queries wait for it), the apply still pending in the database.
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(document.document_id));
-    await waitFor('the apply to run in the workflow task', () => workflowTaskRunning(stack, document.document_id));
-    const apply = await Apply.query(stack.deps.db).where({ document_id: document.document_id }).first();
-    assert.equal(apply?.status, 'pending', 'read while the apply is in flight');
+    const apply = await waitFor('the apply to run in the workflow task', () => applyRunning(stack, document.document_id));
     // Once made, the status lists it as processed, and the history's marker carries its summary.
     await waitFor('the apply to settle', async () => (await handle.query(statusQuery)).processed.includes(apply!.id), 30_000);
     const history = await handle.fetchHistory();

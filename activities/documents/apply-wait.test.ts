@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Apply, type Template } from '../../db/models';
-import { applyRuns, workflowTaskRunning } from '../../test/applies';
+import { applyRunning, applyRuns } from '../../test/applies';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { dataUrl, signaturePng } from '../../test/images';
@@ -119,8 +119,7 @@ describe('an apply whose second update arrives while it runs', () => {
     const signing = signAsAnn(session);
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
     // Once the apply runs, another waiter asks for the same apply (as a retried request would).
-    await waitFor('the apply to run in the workflow task', () => workflowTaskRunning(stack, documentId), 20_000);
-    const apply = (await Apply.query(stack.deps.db).where({ document_id: documentId }).first())!;
+    const apply = await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
     const [signed, settled] = await Promise.all([signing, handle.executeUpdate(applySettledUpdate, { args: [{ applyId: apply.id }] })]);
     assert.equal(signed.status, 200, signed.text);
     assert.deepEqual([settled.applyId, settled.status], [apply.id, 'applied']);
@@ -157,7 +156,7 @@ describe('a slow apply answers 202 processing by the end of SVC_APPLY_WAIT_MS, n
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'slow');
     const started = Date.now();
     const signing = signAsAnn(session);
-    await waitFor('the apply to run in the workflow task', () => workflowTaskRunning(stack, documentId), 20_000);
+    await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
     // Nobody can read the applies for 5 s: the request's last look at its outcome would wait for that.
     let release!: () => void;
     const locked = stack.deps.db.transaction(async (trx) => {
