@@ -1,5 +1,6 @@
 import type { Apply, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
+import type { ApplyOutcome } from './documents/apply-outcome';
 
 /** A workflow that waits on an apply and is woken when the document's workflow settled it. */
 export type ApplyWaiter = { offerId: string } | { signRequestId: string };
@@ -25,6 +26,14 @@ export interface Workflows {
    * woken by the document's workflow when the apply settles (an offer accepting by L2, an L1 request).
    */
   handOverApply(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, waiter?: ApplyWaiter): Promise<void>;
+  /**
+   * Hands a recorded apply to its document's workflow (starting it if needed) in the same call that
+   * waits for it, and resolves with its outcome once the workflow made it (undefined when the
+   * workflow does not carry outcomes: read it from the database). Rejects when it cannot say by
+   * `deadline` (epoch ms); the apply may or may not have been taken then, so the caller hands it over
+   * durably (handOverApply, which joins it when it was).
+   */
+  applyNow(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, deadline: number): Promise<ApplyOutcome | undefined>;
   /** Resolves once the document's workflow settled the apply; rejects when it cannot say by `deadline` (epoch ms). */
   applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
   /** The document left `sent` outside its workflow (a decline): the workflow stops waiting, showing `status`. */

@@ -52,26 +52,27 @@ const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 
 
 /**
  * One apply's path, each stage with when it began relative to the request and how long it took:
- * HTTP in, the workflow task that schedules the apply, the activity's start, its stages (from the
- * activity's `apply timings`), the workflow task that completes the update, and the answer.
+ * HTTP in (the apply recorded, the update-with-start sent), the workflow task that takes the update
+ * and runs the apply inside it as a local activity (its stages from the activity's `apply timings`),
+ * that task's completion (which completes the update), and the answer.
  */
 async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, documentId: string, sentAt: number, answeredAt: number) {
   const history = await harness.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
   const events = (history.events ?? []) as HistoryEvent[];
-  const signaled = events.findLast((event) => event.workflowExecutionSignaledEventAttributes);
-  const after = (from: HistoryEvent | undefined, has: string) =>
-    events.find((event) => event[has] && (!from || timeOf(event) >= timeOf(from)));
-  const scheduled = events.findLast(
-    (event) =>
-      (event.activityTaskScheduledEventAttributes as { activityType?: { name?: string } } | undefined)?.activityType?.name ===
-      'applySignature',
+  const after = (from: HistoryEvent | number | undefined, has: string) =>
+    events.find((event) => event[has] && (from === undefined || timeOf(event) >= (typeof from === 'number' ? from : timeOf(from))));
+  const scheduled = after(sentAt, 'workflowTaskScheduledEventAttributes');
+  const taskStarted = after(scheduled, 'workflowTaskStartedEventAttributes');
+  const marker = events.findLast(
+    (event) => (event.markerRecordedEventAttributes as { markerName?: string } | undefined)?.markerName === 'core_local_activity',
   );
-  const taskStarted = events
-    .filter((event) => event.workflowTaskStartedEventAttributes && scheduled && timeOf(event) <= timeOf(scheduled))
-    .pop();
-  const started = after(scheduled, 'activityTaskStartedEventAttributes');
-  const completed = after(started, 'activityTaskCompletedEventAttributes');
-  const updateDone = after(completed, 'workflowExecutionUpdateCompletedEventAttributes');
+  const taskCompleted = events.find(
+    (event) =>
+      event.workflowTaskCompletedEventAttributes &&
+      String(event.eventId) ===
+        String((marker?.markerRecordedEventAttributes as { workflowTaskCompletedEventId?: unknown })?.workflowTaskCompletedEventId),
+  );
+  const updateDone = after(taskCompleted, 'workflowExecutionUpdateCompletedEventAttributes');
   const stages = stageLines.find((line) => line.document_id === documentId)?.ms ?? {};
   if (process.env.BENCH_VERBOSE)
     for (const event of events) {
@@ -80,18 +81,16 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
     }
   const rows: Array<[string, number, number]> = [];
   const at = (event: HistoryEvent | undefined) => (event ? timeOf(event) - sentAt : Number.NaN);
-  rows.push(['HTTP in → apply recorded, signal sent', 0, at(signaled)]);
-  rows.push(['signal → workflow task started', at(signaled), at(taskStarted) - at(signaled)]);
-  rows.push(['workflow task → activity scheduled', at(taskStarted), at(scheduled) - at(taskStarted)]);
-  rows.push(['activity scheduled → started', at(scheduled), at(started) - at(scheduled)]);
-  let cursor = at(started);
+  rows.push(['HTTP in → apply recorded, update sent', 0, at(scheduled)]);
+  rows.push(['update → workflow task started', at(scheduled), at(taskStarted) - at(scheduled)]);
+  let cursor = at(taskStarted);
   for (const stage of ['load', 'stamp', 'seal', 'certify', 'store', 'commit']) {
     if (stages[stage] === undefined) continue;
-    rows.push([`  apply: ${stage}`, cursor, stages[stage]]);
+    rows.push([`  apply (local activity): ${stage}`, cursor, stages[stage]]);
     cursor += stages[stage];
   }
-  rows.push(['activity completed (recorded)', at(started), at(completed) - at(started)]);
-  rows.push(['→ update completed (workflow task)', at(completed), at(updateDone) - at(completed)]);
+  rows.push(['workflow task completed (recorded)', at(taskStarted), at(taskCompleted) - at(taskStarted)]);
+  rows.push(['→ update completed', at(taskCompleted), at(updateDone) - at(taskCompleted)]);
   rows.push(['→ answer received', at(updateDone), answeredAt - sentAt - at(updateDone)]);
   return rows;
 }

@@ -265,13 +265,13 @@ describe('tracing on: one trace from an HTTP request through Temporal into the a
     ]);
     assert.equal(activity.attributes.temporalWorkflowId, documentWorkflowId(documentId));
 
-    // The L2 sign is a trace of its own: its request and the update it sends to the workflow.
+    // The L2 sign is a trace of its own: its request and the update-with-start that carries its apply to the workflow.
     const [sign] = named('HTTP POST /v1/documents/:id/sign');
     assert.ok(sign, spans.map((span) => span.name).join('\n'));
     assert.notEqual(sign.traceId, send.traceId);
     const inSign = spans.filter((span) => span.traceId === sign.traceId).map((span) => span.name);
     assert.ok(
-      inSign.some((name) => name.startsWith('StartWorkflowUpdate:')),
+      inSign.includes('UpdateWithStartWorkflow:applySettled') && inSign.includes('HandleUpdate:applySettled'),
       inSign.join(', '),
     );
 

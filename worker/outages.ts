@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { heartbeatDoing } from '../activities/progress';
 import type { Db } from '../db/connect';
 import { isDatabaseUnavailable } from '../db/errors';
 
@@ -18,7 +19,7 @@ async function untilDatabaseAnswers(db: Db, attemptStarted: number): Promise<voi
   const context = Context.current();
   const deadline = attemptStarted + context.info.startToCloseTimeoutMs - MARGIN_MS;
   while (Date.now() < deadline) {
-    context.heartbeat({ doing: 'waiting for the database to answer again (it was unreachable)' });
+    heartbeatDoing('waiting for the database to answer again (it was unreachable)');
     try {
       await context.sleep(PING_MS);
     } catch {

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /** The activity durations a workflow's input carries, from the deployment's settings (workflows/client.ts). */
 export interface ActivityDurations {
@@ -25,4 +25,13 @@ export function activityOptions(input: ActivityDurations, budget: { maximumAttem
       maximumAttempts: budget.maximumAttempts ?? input.activityAttempts,
     },
   };
+}
+
+/**
+ * The same budget for a local activity, which runs inside the workflow task that scheduled it and
+ * cannot heartbeat: a worker that dies is noticed by the workflow task's timeout instead.
+ */
+export function localActivityOptions(input: ActivityDurations, budget: { maximumAttempts?: number } = {}): LocalActivityOptions {
+  const { heartbeatTimeout: _none, ...options } = activityOptions(input, budget);
+  return options;
 }

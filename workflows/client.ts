@@ -3,7 +3,7 @@
  * place that knows which workflow, id, signal or update carries each call. Client side only: the
  * workflow bundle (workflows/index.ts) never imports this file, and runtime/ wires it.
  */
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
 import type { ApplyWaiter, Workflows } from '../activities/workflows';
 import type { Config } from '../lib/config/config';
 import { type TemporalDeps, temporalCall } from '../lib/temporal';
@@ -93,6 +93,25 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
           }),
         ),
       );
+    },
+
+    async applyNow(apply, deadline) {
+      const settled = await temporal.connection.withDeadline(deadline, () =>
+        labelled(workLabels.document({ id: apply.document_id, tenant_id: apply.tenant_id }), (labels) =>
+          workflow.executeUpdateWithStart(applySettledUpdate, {
+            args: [{ applyId: apply.id }],
+            startWorkflowOperation: new WithStartWorkflowOperation(DOCUMENT_WORKFLOW, {
+              workflowId: documentWorkflowId(apply.document_id),
+              taskQueue,
+              args: [documentInput(apply.document_id)],
+              workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+              // Only when it starts the workflow here (a document whose workflow ended): its name is not at hand.
+              ...labels,
+            }),
+          }),
+        ),
+      );
+      return settled.outcome;
     },
 
     async applySettled(documentId, applyId, deadline) {

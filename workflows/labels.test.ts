@@ -9,6 +9,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import type { Template } from '../db/models';
 import type { Logger } from '../lib/log';
 import { buildSampleNda } from '../lib/pdf';
+import { applyRunning } from '../test/applies';
 import { ROOT } from '../test/cli';
 import { seedSamples, sentNda } from '../test/documents';
 import type { Account } from '../test/factories';
@@ -119,10 +120,12 @@ describe('operators find and read the service’s work in Temporal (search attri
     assert.equal(second.body.document_status, 'completed');
     const [found] = await listed(`SvcResourceId = '${document.document_id}' AND SvcState = 'completed'`, (rows) => rows.length === 1);
     assert.equal(found.workflowId, documentWorkflowId(document.document_id));
-    // Each apply and the completion say what they did in the history's words.
+    // Each apply (a local activity's marker) and the completion say what they did in the history's words.
     const history = await stack.deps.temporal.client.workflow.getHandle(found.workflowId).fetchHistory();
     const summaries = (history.events ?? [])
-      .filter((event) => event.activityTaskScheduledEventAttributes)
+      .filter(
+        (event) => event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      )
       .map((event) => event.userMetadata?.summary?.data && Buffer.from(event.userMetadata.summary.data).toString());
     assert.ok(summaries.every(Boolean), `every activity has a summary: ${JSON.stringify(summaries)}`);
     assert.equal(summaries.filter((summary) => /^"stamp and seal apply apl_/.test(summary ?? '')).length, 2, JSON.stringify(summaries));
@@ -308,7 +311,7 @@ describe('operators find and read the service’s work in Temporal (search attri
   });
 });
 
-describe('a long apply says what it is doing in its heartbeat, where an operator reads it', { timeout: 120_000 }, () => {
+describe('a long apply shows where an operator looks', { timeout: 120_000 }, () => {
   let stack: Stack;
   before(async () => {
     // Each apply pauses 4 s after storing its PDFs (a test fault): long enough to look at it in flight.
@@ -316,7 +319,7 @@ describe('a long apply says what it is doing in its heartbeat, where an operator
   });
   after(() => stack.close());
 
-  it('the pending apply activity carries a heartbeat detail naming its step', async () => {
+  it('as the document workflow’s running task while it is made, then in its status as processed', async () => {
     const { account, principal } = await mandatedAccount(stack, { level: 'L2', name: 'Hana Heartbeat' });
     const { nda } = await seedSamples(stack, account);
     const document = await sentNda(stack, account, nda, principal, { name: 'Heartbeat NDA' });
@@ -325,15 +328,15 @@ describe('a long apply says what it is doing in its heartbeat, where an operator
       body: { reason: 'agreed' },
     });
     assert.equal(signed.status, 202, signed.text);
+    // The apply runs as a local activity inside the workflow task that took it: the UI shows that task
+    // as started (and queries wait for it), the apply still pending in the database.
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(document.document_id));
-    const doing = await waitFor('a heartbeat detail on the pending apply', async () => {
-      const pending = (await handle.describe()).raw.pendingActivities ?? [];
-      const payload = pending.find((activity) => activity.activityType?.name === 'applySignature')?.heartbeatDetails?.payloads?.[0];
-      return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString()) as { doing: string }).doing : undefined;
-    });
-    // Heartbeats reach the server throttled: the detail is the step of the last one sent.
-    assert.match(doing, /^(reading the current PDF|stamping|sealing|storing the signed PDFs|pausing|committing)/);
-    // The apply goes on to its end.
-    await waitFor('the apply to settle', async () => (await handle.query(statusQuery)).processed.length === 1, 30_000);
+    const apply = await waitFor('the apply to run in the workflow task', () => applyRunning(stack, document.document_id));
+    // Once made, the status lists it as processed, and the history's marker carries its summary.
+    await waitFor('the apply to settle', async () => (await handle.query(statusQuery)).processed.includes(apply!.id), 30_000);
+    const history = await handle.fetchHistory();
+    const marker = (history.events ?? []).find((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    const summary = marker?.userMetadata?.summary?.data && Buffer.from(marker.userMetadata.summary.data).toString();
+    assert.equal(summary, `"stamp and seal apply ${apply!.id}"`);
   });
 });

@@ -1,7 +1,8 @@
-import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { Apply, Document } from '../../db/models';
 import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib/errors';
 import type { MailQueueDeps } from '../mail/queue';
+import { heartbeatDoing } from '../progress';
 import { settleLinkedTransfers } from '../transfers/release';
 import { applySignature } from './apply';
 import type { ApplyDeps } from './apply-deps';
@@ -28,7 +29,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return { status: document.status };
     },
     async applySignature(applyId: string) {
-      const outcome = await applySignature(deps, applyId, (doing) => heartbeat({ doing })).catch(retriedWhileDown);
+      const outcome = await applySignature(deps, applyId, heartbeatDoing).catch(retriedWhileDown);
       // The last signature completed the document: its sign-to-unlock packages are released now (retried with this activity).
       if (outcome.document_status === 'completed')
         await settleLinkedTransfers(deps, (await Apply.query(deps.db).findById(applyId))!.document_id);
@@ -47,7 +48,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {
-      const outcome = await completeDocument(deps, documentId, (doing) => heartbeat({ doing })).catch(retriedWhileDown);
+      const outcome = await completeDocument(deps, documentId, heartbeatDoing).catch(retriedWhileDown);
       if (outcome.completed) await settleLinkedTransfers(deps, documentId);
       return outcome;
     },

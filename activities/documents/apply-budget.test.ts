@@ -8,6 +8,7 @@ import { Apply, DocumentRevision, Event, type Principal, type Template } from '.
 import { loadConfig } from '../../lib/config/config';
 import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
 import { closeServices, createServices } from '../../runtime/services';
+import { applyRuns } from '../../test/applies';
 import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
 import type { Account } from '../../test/factories';
 import { assertErrorCode, call } from '../../test/http';
@@ -16,7 +17,6 @@ import { mandatedAccount } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { type RunningWorker, startWorker } from '../../worker/worker';
-import { documentWorkflowId } from '../../workflows/document/shared';
 import type { Services } from '../services';
 import { l2AppliesToday } from '../signing/cap';
 
@@ -146,12 +146,14 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
     await stack.deps.workflows.handOverApply({ id: 'apl_doesnotexist00000000', document_id: documentId, tenant_id: 'ten_unknown' });
     const signed = await sign(documentId);
     assert.equal(signed.status, 200, signed.text);
-    const history = await stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
-    const failures = (history.events ?? []).map((event) => event.activityTaskFailedEventAttributes?.failure).filter(Boolean);
-    assert.equal(failures.length, 1, 'one attempt, no retries');
-    assert.equal(failures[0]!.applicationFailureInfo?.type, 'not_found');
-    assert.equal(failures[0]!.applicationFailureInfo?.nonRetryable, true);
+    // The apply runs as a local activity: its marker in the history records the failure and the attempt that ended it.
+    const failures = (await applyRuns(stack, documentId)).filter((run) => run.failure);
+    assert.equal(failures.length, 1, 'one failed run');
+    assert.equal(failures[0].attempt, 1, 'one attempt, no retries');
+    const failure = failures[0].failure!;
+    assert.equal(failure.applicationFailureInfo?.type, 'not_found');
+    assert.equal(failure.applicationFailureInfo?.nonRetryable, true);
     // The rule's own words, in the history where an operator reads them.
-    assert.equal(failures[0]!.message, 'No apply apl_doesnotexist00000000.');
+    assert.equal(failure.message, 'No apply apl_doesnotexist00000000.');
   });
 });

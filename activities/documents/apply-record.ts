@@ -46,8 +46,10 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   if (request.initialsImage && !(await readableImageKind(request.initialsImage))) {
     throw errors.missingAppearance('The initials image is not a readable PNG or JPEG.');
   }
-  const signatureSha256 = await deps.blobs.put(request.signatureImage);
-  const initialsSha256 = request.initialsImage ? await deps.blobs.put(request.initialsImage) : null;
+  const [signatureSha256, initialsSha256] = await Promise.all([
+    deps.blobs.put(request.signatureImage),
+    request.initialsImage ? deps.blobs.put(request.initialsImage) : null,
+  ]);
   try {
     return await deps.db.transaction(async (trx) => {
       const apply = await Apply.query(trx).insertAndFetch({

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Apply, type Template } from '../../db/models';
+import { applyRunning, applyRuns } from '../../test/applies';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { dataUrl, signaturePng } from '../../test/images';
@@ -32,9 +33,9 @@ function signAsAnn(session: SignerSession) {
 }
 
 /**
- * A sign request answers from the document workflow: it hands the apply over with the durable
- * signal, then waits on the workflow's `applySettled` update, which completes when the apply commits.
- * The database is read once for the answer, not polled.
+ * A sign request answers from the document workflow: one update-with-start (`applySettled`) hands the
+ * apply over and completes when the apply commits, made as a local activity inside the workflow task
+ * that took the update, with its outcome: one hand-off through Temporal, and the database not polled.
  */
 describe('an apply answers from the workflow (update), not by polling', () => {
   let stack: Stack;
@@ -71,7 +72,21 @@ describe('an apply answers from the workflow (update), not by polling', () => {
     assert.deepEqual(args, [{ applyId: apply!.id }]);
     assert.equal(completed.length, 1, 'and completed');
     const result = completed[0].workflowExecutionUpdateCompletedEventAttributes!.outcome!.success!.payloads!;
-    assert.deepEqual(JSON.parse(Buffer.from(result[0].data!).toString('utf8')), { applyId: apply!.id, status: 'applied' });
+    const settled = JSON.parse(Buffer.from(result[0].data!).toString('utf8'));
+    assert.deepEqual([settled.applyId, settled.status], [apply!.id, 'applied']);
+    // The update carries the outcome the request answers with, so the request reads nothing after it.
+    assert.deepEqual([settled.outcome.status, settled.outcome.document_hash], ['applied', apply!.document_hash]);
+
+    // One hand-off: the update carried the apply (no `apply` signal), and the apply ran inside the
+    // workflow task that took it (a local activity's marker, no activity task).
+    const events = history.events ?? [];
+    assert.equal(events.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'apply').length, 0, 'no signal');
+    assert.equal(
+      events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applySignature').length,
+      0,
+      'no activity task for the apply',
+    );
+    assert.equal((await applyRuns(stack, documentId)).length, 1, 'one local run of the apply');
   });
 
   it('the update completes after the apply committed: the answer carries the sealed revision', async () => {
@@ -84,13 +99,13 @@ describe('an apply answers from the workflow (update), not by polling', () => {
   });
 });
 
-describe('an apply whose update arrives while its activity runs', () => {
+describe('an apply whose second update arrives while it runs', () => {
   let stack: Stack;
   let owner: Account;
   let nda: Template;
 
   before(async () => {
-    // The apply pauses inside its activity, so the request's update reaches the workflow mid-apply.
+    // The apply pauses inside its local activity, so a second update reaches the workflow mid-apply.
     stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '60000', SVC_FAULT_APPLY_PAUSE_MS: '1500' } });
     owner = await createAccount(stack.deps.db);
     ({ nda } = await seedSamples(stack, owner));
@@ -103,16 +118,11 @@ describe('an apply whose update arrives while its activity runs', () => {
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'mid');
     const signing = signAsAnn(session);
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
-    // Once the apply's activity runs, another waiter asks for the same apply (as a retried request would).
-    await waitFor(
-      'the apply activity to run',
-      async () => ((await handle.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'applySignature'),
-      20_000,
-    );
-    const apply = (await Apply.query(stack.deps.db).where({ document_id: documentId }).first())!;
+    // Once the apply runs, another waiter asks for the same apply (as a retried request would).
+    const apply = await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
     const [signed, settled] = await Promise.all([signing, handle.executeUpdate(applySettledUpdate, { args: [{ applyId: apply.id }] })]);
     assert.equal(signed.status, 200, signed.text);
-    assert.deepEqual(settled, { applyId: apply.id, status: 'applied' });
+    assert.deepEqual([settled.applyId, settled.status], [apply.id, 'applied']);
     // Then the workflow goes on (notice, invitations) until nothing is queued or running.
     await waitFor(
       'the workflow to be idle',
@@ -121,10 +131,8 @@ describe('an apply whose update arrives while its activity runs', () => {
       20_000,
     );
     const history = await handle.fetchHistory();
-    const runs = (history.events ?? []).filter(
-      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'applySignature',
-    );
-    assert.equal(runs.length, 1, `applySignature scheduled ${runs.length} times for one apply`);
+    const runs = await applyRuns(stack, documentId);
+    assert.equal(runs.length, 1, `applySignature ran ${runs.length} times for one apply`);
     assert.equal((history.events ?? []).filter((event) => event.workflowExecutionUpdateCompletedEventAttributes).length, 2);
   });
 });
@@ -148,12 +156,7 @@ describe('a slow apply answers 202 processing by the end of SVC_APPLY_WAIT_MS, n
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'slow');
     const started = Date.now();
     const signing = signAsAnn(session);
-    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
-    await waitFor(
-      'the apply activity to run',
-      async () => ((await handle.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'applySignature'),
-      20_000,
-    );
+    await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
     // Nobody can read the applies for 5 s: the request's last look at its outcome would wait for that.
     let release!: () => void;
     const locked = stack.deps.db.transaction(async (trx) => {

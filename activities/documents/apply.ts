@@ -58,7 +58,9 @@ function methodOf(apply: Apply): string {
   return apply.kind === 'mandate' ? `mandate:${apply.confirmation_level ?? 'l2'}` : `browser:${apply.input.appearance}`;
 }
 
-async function pause(ms: number, progress: Progress): Promise<void> {
+async function pause(ms: number, progress: Progress, log: ApplyDeps['log']): Promise<void> {
+  // Said once in the log: a test watches for it to know the apply is in flight on this worker.
+  log?.warn('apply paused by a test fault', { ms });
   for (let waited = 0; waited < ms; waited += 200) {
     progress('pausing (a fault injected by a test)');
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, ms - waited)));
@@ -166,7 +168,16 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           signedSha256,
           completedAt: signedAt,
           pending: [
-            trailEntry(await signedAuditEntry(deps.db, { signer, apply, identity, signed }), signedAt),
+            trailEntry(
+              signedAuditEntry({
+                signer,
+                apply,
+                identity,
+                signed,
+                agent: apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined,
+              }),
+              signedAt,
+            ),
             completionTrail(signedAt, signedSha256),
           ],
         });
@@ -187,24 +198,34 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       throw error;
     }
     progress('storing the signed PDFs in the blob store');
-    const [unsealedSha256, sealedSha256] = [await deps.blobs.put(pdfs.stamped), await deps.blobs.put(pdfs.sealed)];
+    // The revisions are stored side by side (each is content-addressed: the order does not matter).
+    const [unsealedSha256, sealedSha256, completedUnsealed, completedSealed] = await Promise.all([
+      deps.blobs.put(pdfs.stamped),
+      deps.blobs.put(pdfs.sealed),
+      pdfs.completion && deps.blobs.put(pdfs.completion.unsealed),
+      pdfs.completion && deps.blobs.put(pdfs.completion.sealed),
+    ]);
     const completion = pdfs.completion && {
-      unsealed: await deps.blobs.put(pdfs.completion.unsealed),
-      sealed: await deps.blobs.put(pdfs.completion.sealed),
+      unsealed: completedUnsealed!,
+      sealed: completedSealed!,
       receiptJws: pdfs.completion.receiptJws,
     };
     clock.mark('store');
-    if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress);
+    if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress, deps.log);
     progress('committing the revision (database: the document row lock, audit and events)');
 
+    // The agent the event names, read before the transaction: it holds the document's row lock no longer than its writes.
+    const agent = apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined;
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
       const locked = (await Document.query(trx).findById(document.id).forUpdate())!;
       const lockedApply = (await Apply.query(trx).findById(apply.id).forUpdate())!;
-      if (lockedApply.status !== 'pending')
-        return { kind: 'done', outcome: outcomeOf(lockedApply, locked, await signersOf(trx, document.id)) };
+      // Every signer of the document in one statement: this one is locked for its change, the others
+      // give the outcome's all_signed and the completion's list without reading them again.
+      const lockedSigners = await DocumentSigner.query(trx).where({ document_id: document.id }).orderBy('position').forUpdate();
+      if (lockedApply.status !== 'pending') return { kind: 'done', outcome: outcomeOf(lockedApply, locked, lockedSigners) };
       if (locked.current_revision !== document.current_revision || locked.status !== document.status) return { kind: 'conflict' };
-      const lockedSigner = (await DocumentSigner.query(trx).findById(signer.id).forUpdate())!;
-      if (lockedSigner.status !== 'pending') return { kind: 'conflict' };
+      const lockedSigner = lockedSigners.find((s) => s.id === signer.id);
+      if (lockedSigner?.status !== 'pending') return { kind: 'conflict' };
       // A revoke commits under the mandate's row lock: either it lands first and this apply stops, or after.
       if (apply.mandate_id && !(await Mandate.query(trx).findById(apply.mandate_id).forShare())?.isInForce()) return { kind: 'conflict' };
       const revision = locked.current_revision + 1;
@@ -229,14 +250,12 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
         pre_sign_hash: preSignHash,
         document_hash: sealedSha256,
       });
-      const applied = await lockedApply
-        .$query(trx)
-        .patchAndFetch({ status: 'applied', pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt });
-      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied, identity });
-      const after = await signersOf(trx, document.id);
+      const made = { status: 'applied' as const, pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt };
+      const applied = lockedApply;
+      await applied.$query(trx).patch(made);
+      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied, identity, agent });
       if (completion) {
-        const signed = await Document.query(trx).findById(document.id);
-        await recordCompletion(trx, signed!, after, {
+        await recordCompletion(trx, locked, lockedSigners, {
           revision: revision + 1,
           unsealedSha256: completion.unsealed,
           sealedSha256: completion.sealed,
@@ -244,13 +263,14 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
           receiptJws: completion.receiptJws,
         });
       }
-      return { kind: 'done', committed: true, outcome: outcomeOf(applied, (await Document.query(trx).findById(document.id))!, after) };
+      // The rows as written (the patches above set them on the locked instances too): nothing read back.
+      return { kind: 'done', committed: true, outcome: outcomeOf(applied, locked, lockedSigners) };
     });
     clock.mark('commit');
     if (commit.kind === 'done') {
       if (commit.committed) applies.inc({ outcome: 'applied', code: '' });
       deps.log?.debug('apply timings', { apply_id: applyId, document_id: document.id, attempt, ms: clock.spent });
-      if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress);
+      if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress, deps.log);
       return commit.outcome;
     }
   }
@@ -267,11 +287,19 @@ interface SignedFacts {
 }
 
 /** The audit line `document.signed` of an apply: written at its commit, and shown earlier in a completion's attached trail. */
-async function signedAuditEntry(
-  db: Db,
-  { signer, apply, identity, signed }: { signer: DocumentSigner; apply: Apply; identity: SigningIdentity; signed: SignedFacts },
-): Promise<AuditStatement<'document.signed'>> {
-  const agent = apply.api_key_id ? await ApiKey.query(db).findById(apply.api_key_id) : undefined;
+function signedAuditEntry({
+  signer,
+  apply,
+  identity,
+  signed,
+  agent,
+}: {
+  signer: DocumentSigner;
+  apply: Apply;
+  identity: SigningIdentity;
+  signed: SignedFacts;
+  agent: ApiKey | undefined;
+}): AuditStatement<'document.signed'> {
   return {
     actor: agent ? { type: 'agent', id: agent.id } : { type: 'signer', id: signer.id, ip: apply.ip, userAgent: apply.user_agent },
     action: 'document.signed',
@@ -292,10 +320,16 @@ async function signedAuditEntry(
 
 async function recordSigned(
   trx: Knex.Transaction,
-  { document, signer, apply, identity }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity },
+  {
+    document,
+    signer,
+    apply,
+    identity,
+    agent,
+  }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity; agent: ApiKey | undefined },
 ): Promise<void> {
-  const agent = apply.api_key_id ? await ApiKey.query(trx).findById(apply.api_key_id) : undefined;
-  const entry = await signedAuditEntry(trx, {
+  const entry = signedAuditEntry({
+    agent,
     signer,
     apply,
     identity,

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect';
 import type { Apply } from '../../db/models';
+import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { pollUntil } from '../../lib/poll';
 import type { ApplyWaiter, Workflows } from '../workflows';
@@ -30,24 +31,55 @@ export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waite
 }
 
 /**
- * Hands a just-recorded apply to its document's workflow and waits up to `waitMs` for it to settle.
- * The durable signal goes first (so a worker that is down, or killed, changes nothing: the apply runs
- * when one is back); then an update on the same workflow answers the moment the apply commits, with
- * no polling. When the wait runs out, or the update cannot be made (the workflow just ended), the
- * outcome is read from the database once, and polled only for what is left of the wait after an
- * early failure; a still-pending outcome is the 202 `processing` answer. The answer comes by the end
- * of the wait whatever is slow (Temporal, the database): the work goes on after it.
+ * Hands a just-recorded apply to its document's workflow and waits up to SVC_APPLY_WAIT_MS for it to
+ * settle. One call carries both: an update-with-start that the workflow answers once the apply
+ * committed, made in the workflow task that takes it (no polling, one hand-off). When that call has
+ * not answered within half of SVC_TEMPORAL_CALL_TIMEOUT_MS (a worker down, Temporal slow or
+ * unreachable), or failed, the durable signal follows: the apply then runs when a worker is back (the
+ * signal joins the update when that was taken after all), and when Temporal cannot take the signal
+ * either the apply is rejected and the answer is 503, within one and a half call timeouts. After the
+ * signal the update is still waited for, else the outcome is read from the database, polled only for
+ * what is left of the wait; a still-pending outcome is the 202 `processing` answer. The answer comes by
+ * the end of the wait whatever is slow (Temporal, the database): the work goes on after it.
  */
-export async function applyAndWait(deps: ApplyHandOverDeps, apply: Apply, waitMs: number): Promise<ApplyOutcome> {
-  const deadline = Date.now() + waitMs;
+export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Config, 'durations'> }, apply: Apply): Promise<ApplyOutcome> {
+  const { applyWaitMs, temporalCallMs } = deps.config.durations;
+  const deadline = Date.now() + applyWaitMs;
   return byDeadline(
     (async () => {
+      const update = deps.workflows.applyNow(apply, deadline);
+      const early = await settledWithin(update, Math.min(temporalCallMs / 2, applyWaitMs));
+      if (early.settled) return early.outcome ?? (await applyOutcome(deps.db, apply.id))!;
       await handOverApply(deps, apply);
-      return settledOutcome(deps, apply.document_id, apply.id, deadline);
+      try {
+        if (early.failed) throw early.error;
+        return (await update) ?? (await applyOutcome(deps.db, apply.id))!;
+      } catch {
+        const left = deadline - Date.now();
+        return left > 0 ? waitForApply(deps.db, apply.id, left) : (await applyOutcome(deps.db, apply.id))!;
+      }
     })(),
     deadline,
     apply.id,
   );
+}
+
+type Early<T> = { settled: true; outcome: T } | { settled: false; failed: true; error: unknown } | { settled: false; failed: false };
+
+/** What `work` came to within `ms`: its result, its failure, or nothing yet (it goes on; its failure is then handled by whoever awaits it). */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<Early<T>> {
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Early<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false, failed: false }), ms);
+  });
+  return Promise.race([
+    work.then(
+      (outcome): Early<T> => ({ settled: true, outcome }),
+      (error: unknown): Early<T> => ({ settled: false, failed: true, error }),
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
@@ -76,16 +108,11 @@ async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, apply
  * without another read; a failure of `work` after the deadline is the apply's own business (it is
  * rejected, and the rejection reported) and no longer the caller's.
  */
-function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<ApplyOutcome>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false }),
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+async function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
+  const early = await settledWithin(work, Math.max(0, deadline - Date.now()));
+  if (early.settled) return early.outcome;
+  if (early.failed) throw early.error;
+  return { apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false };
 }
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */

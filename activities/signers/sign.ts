@@ -48,7 +48,7 @@ export async function signAtLink(
     initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
     actor: signerActor(signer, client),
   });
-  const outcome = await applyAndWait(deps, apply, deps.config.durations.applyWaitMs);
+  const outcome = await applyAndWait(deps, apply);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return outcome;
 }

@@ -140,7 +140,7 @@ export async function signAsPrincipal(
     capDay: utcDay(new Date()),
     actor,
   });
-  const outcome = await applyAndWait(deps, apply, deps.config.durations.applyWaitMs);
+  const outcome = await applyAndWait(deps, apply);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return { outcome, mandate, applyId: apply.id };
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../../lib/log';
 import { loadSealCertificate } from '../../lib/pdf/seal-certificate';
+import { localActivityRuns } from '../applies';
 import { ROOT, stopGroup } from '../cli';
 import { call } from '../http';
 import { freePort } from '../ports';
@@ -152,18 +153,20 @@ export async function startReplicas(options: {
   return { stack, bucket, apis, workers, outputs, close };
 }
 
-/** Which worker ran each `activity` of a workflow: the identities of its ActivityTaskStarted events. */
+/** Which worker ran each `activity` of a workflow: the identities of its ActivityTaskStarted events, or of the workflow tasks that recorded its local runs. */
 export async function activityIdentities(stack: Stack, workflowId: string, activity: string): Promise<string[]> {
   const history = await stack.deps.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
   const scheduled = new Set<string>();
   const identities: string[] = [];
-  for (const event of history.events ?? []) {
+  for (const event of events) {
     const attributes = event.activityTaskScheduledEventAttributes;
     if (attributes?.activityType?.name === activity) scheduled.add(String(event.eventId));
     const started = event.activityTaskStartedEventAttributes;
     if (started && scheduled.has(String(started.scheduledEventId))) identities.push(started.identity ?? '');
   }
-  return identities;
+  // A local activity (an apply) runs in the worker whose workflow task records its marker.
+  return [...identities, ...localActivityRuns(events, activity).map((run) => run.identity)];
 }
 
 /** A line of figures on stdout, prefixed so a run's summary can be grepped for it. */

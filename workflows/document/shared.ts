@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApplyOutcome } from '../../activities/documents/apply-outcome';
 import type { WorkStatus } from '../operator-view';
 
 export const DOCUMENT_WORKFLOW = 'documentWorkflow';
@@ -36,10 +37,13 @@ export interface ApplySettled {
   applyId: string;
   /** 'applied' or 'rejected'; null when the apply was unknown to the activity (nothing to do). */
   status: string | null;
+  /** The outcome the apply's activity returned (absent from runs before the patch `apply-local`, and when it was unknown). */
+  outcome?: ApplyOutcome;
 }
 /**
- * Waits for an apply already handed over (the durable `apply` signal) and answers when it settled,
- * so the request that recorded it returns the moment it commits, without polling the database.
- * It also queues the apply, should the update arrive first.
+ * Hands an apply over and answers when it settled, so the request that recorded it returns the moment
+ * it commits, without polling the database. The API sends it with the workflow's start
+ * (update-with-start), so one call carries the apply; it also joins an apply already handed over by
+ * the durable `apply` signal.
  */
 export const applySettledUpdate = defineUpdate<ApplySettled, [{ applyId: string }]>('applySettled');

@@ -7,19 +7,29 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
+  TimeoutFailure,
 } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents/activities';
-import { activityOptions } from '../activity-options';
+import { activityOptions, localActivityOptions } from '../activity-options';
 import { OperatorView } from '../operator-view';
 import { wakeSignal } from '../wake';
 import { type ApplySettled, applySettledUpdate, applySignal, type DocumentWorkflowInput, settledSignal, statusQuery } from './shared';
 
-/** An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its message. */
-function failureOf(error: ActivityFailure): { type?: string; message?: string } {
-  return error.cause instanceof ApplicationFailure
-    ? { type: error.cause.type ?? undefined, message: error.cause.message }
-    : { message: error.cause?.message };
+/**
+ * An activity's final failure: a rule's error code as its type (see worker/typed-failures), and its
+ * message. A regular activity's failure arrives wrapped in an ActivityFailure; a local activity's
+ * (an apply) arrives as the failure itself (an ApplicationFailure, or a TimeoutFailure).
+ */
+function failureOf(error: ActivityFailure | ApplicationFailure | TimeoutFailure): { type?: string; message?: string } {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure ? { type: cause.type ?? undefined, message: cause.message } : { message: cause?.message };
+}
+
+/** Whether an apply's activity failed for good (its attempts spent, or refused as a rule), as opposed to the workflow itself failing. */
+function applyFailed(error: unknown): error is ActivityFailure | ApplicationFailure | TimeoutFailure {
+  return error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure;
 }
 
 /**
@@ -32,6 +42,10 @@ function failureOf(error: ActivityFailure): { type?: string; message?: string } 
 export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ status: string }> {
   const acts = proxyActivities<DocumentActivities>(activityOptions(input));
   const applying = proxyActivities<DocumentActivities>(activityOptions(input, { maximumAttempts: input.applyAttempts }));
+  // An apply runs as a local activity inside the workflow task that takes it (the update's or the
+  // signal's): one hand-off through Temporal instead of three. Runs from before this patch replay the
+  // activity they scheduled.
+  const applyingHere = proxyLocalActivities<DocumentActivities>(localActivityOptions(input, { maximumAttempts: input.applyAttempts }));
 
   /** Work beside the document's path (mail): a failure is logged, never a reason to stop applying. */
   async function beside(what: string, work: () => Promise<unknown>): Promise<void> {
@@ -133,12 +147,14 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     inFlight = applyId;
     view.set(status, `apply ${applyId} to be stamped and sealed`);
     try {
-      outcome = await applying.applySignature.executeWithOptions({ summary: `stamp and seal apply ${applyId}` }, [applyId]);
+      outcome = patched('apply-local')
+        ? await applyingHere.applySignature.executeWithOptions({ summary: `stamp and seal apply ${applyId}` }, [applyId])
+        : await applying.applySignature.executeWithOptions({ summary: `stamp and seal apply ${applyId}` }, [applyId]);
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
+      if (!applyFailed(error)) throw error;
       outcome = await acts.rejectApply.executeWithOptions({ summary: `reject apply ${applyId}` }, [applyId, failureOf(error)]);
     }
-    processed.set(applyId, { applyId, status: outcome?.status ?? null });
+    processed.set(applyId, { applyId, status: outcome?.status ?? null, ...(outcome && patched('apply-outcome') ? { outcome } : {}) });
     inFlight = undefined;
     wakeWaiters(applyId);
     if (!outcome) continue;
