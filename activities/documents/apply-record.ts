@@ -52,23 +52,26 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   ]);
   try {
     return await deps.db.transaction(async (trx) => {
-      const apply = await Apply.query(trx).insertAndFetch({
-        id: newId('apl'),
-        tenant_id: document.tenant_id,
-        document_id: document.id,
-        signer_id: signer.id,
-        kind: request.kind,
-        status: 'pending',
-        input: request.input,
-        signature_sha256: signatureSha256,
-        initials_sha256: initialsSha256,
-        mandate_id: request.mandateId ?? null,
-        confirmation_level: request.confirmationLevel ?? null,
-        api_key_id: request.apiKeyId ?? null,
-        cap_day: request.capDay ?? null,
-        ip: request.actor.ip ?? null,
-        user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
-      });
+      // One statement (insert … returning), not insertAndFetch's insert then select.
+      const apply = await Apply.query(trx)
+        .insert({
+          id: newId('apl'),
+          tenant_id: document.tenant_id,
+          document_id: document.id,
+          signer_id: signer.id,
+          kind: request.kind,
+          status: 'pending',
+          input: request.input,
+          signature_sha256: signatureSha256,
+          initials_sha256: initialsSha256,
+          mandate_id: request.mandateId ?? null,
+          confirmation_level: request.confirmationLevel ?? null,
+          api_key_id: request.apiKeyId ?? null,
+          cap_day: request.capDay ?? null,
+          ip: request.actor.ip ?? null,
+          user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
+        })
+        .returning('*');
       if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
       // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
       await DocumentSigner.query(trx).findById(signer.id).patch({ last_apply_id: apply.id });
