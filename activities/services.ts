@@ -1,4 +1,5 @@
 import type { Db, DbDriver } from '../db/connect';
+import type { Notices } from '../db/notices';
 import type { BlobStore } from '../lib/blobs';
 import type { CodeLimits } from '../lib/code-limits';
 import type { Config, Faults } from '../lib/config/config';
@@ -41,6 +42,8 @@ export interface Services {
   receipts: ReceiptIssuer;
   /** API keys' last_used_at, written in batches off the request path. */
   keyUsage: KeyUsage;
+  /** PostgreSQL's notices on one listening connection of this process (db/notices.ts). */
+  notices: Notices;
   /** Callers found by their key's hash, kept until a change to them is announced (lib/key-cache.ts). */
   keyCache: KeyCache<Caller>;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */

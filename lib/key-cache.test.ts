@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { authenticateKey, type Caller, revokeKey, setPlan } from '../activities/accounts/accounts';
 import type { Services } from '../activities/services';
 import { ApiKey } from '../db/models';
+import { NOTICES_APPLICATION } from '../db/notices';
 import { type Account, createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { queriesDuring } from '../test/queries';
@@ -69,7 +70,7 @@ describe('the key cache of each API process', () => {
 
   it('still marks a cached key used (last_used_at, batched)', async () => {
     const account = await createAccount(stack.deps.db);
-    const cache = new KeyCache<Caller>(stack.deps.db, { ttlMs: 10 * 60_000, databaseUrl: stack.config.databaseUrl });
+    const cache = new KeyCache<Caller>(stack.deps.db, stack.deps.notices, { ttlMs: 10 * 60_000 });
     const touch = (apiKey: ApiKey, now: Date) => stack.deps.keyUsage.touch(apiKey, now);
     try {
       await authenticateKey(stack.deps.db, account.key, { cache, touch });
@@ -125,7 +126,7 @@ describe('the key caches of two API processes on one PostgreSQL database', { ski
     const account = await createAccount(stack.deps.db);
     await warm(second, account);
     await stack.deps.db.raw(
-      `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc-key-changes' and datname = current_database()`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where application_name = '${NOTICES_APPLICATION}' and datname = current_database()`,
     );
     await waitFor('the key cache to notice', () => !second.deps.keyCache.isListening, 5_000, 10);
     assert.equal(await keyReadsOf(second, account), 1, 'nothing answered from a cache that may have missed notices');

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import { type KeyChange, type KeyChangeListener, listenKeyChanges } from '../db/key-changes';
-import type { Logger } from './log';
+import type { Notices } from '../db/notices';
 
 /** At most this many keys are kept; past it the oldest entry makes room. */
 const MAX_ENTRIES = 10_000;
@@ -30,13 +30,14 @@ export class KeyCache<T> {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { ttlMs: number; databaseUrl?: string; log?: Logger },
+    private readonly notices: Notices,
+    private readonly options: { ttlMs: number },
   ) {}
 
   /** The cached value of this key hash, or undefined (then look it up, passing `generation` to `set`). */
   get(hash: string, now = Date.now()): T | undefined {
     if (this.closed) return undefined;
-    this.listener ??= listenKeyChanges(this.db, this.options, {
+    this.listener ??= listenKeyChanges(this.db, this.notices, {
       changed: (subject) => this.forget(subject),
       reset: (listening) => this.reset(listening),
     });

@@ -1,5 +1,6 @@
 import type { Services } from '../activities/services';
 import { connectDb, type Db, dbDriver } from '../db/connect';
+import { Notices } from '../db/notices';
 import { type BlobStore, createFileBlobStore } from '../lib/blobs';
 import { createS3BlobStore } from '../lib/blobs-s3';
 import { createCodeLimits } from '../lib/code-limits';
@@ -53,6 +54,7 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
         throw error;
       });
   const temporal = connectTemporal(config, address, options.tracing, log);
+  const notices = new Notices(db, { databaseUrl: config.databaseUrl, log });
   const services: Services = {
     config,
     db,
@@ -79,7 +81,8 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
     }),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
-    keyCache: new KeyCache(db, { ttlMs: config.durations.keyCacheTtlMs, databaseUrl: config.databaseUrl, log }),
+    notices,
+    keyCache: new KeyCache(db, notices, { ttlMs: config.durations.keyCacheTtlMs }),
     faults: config.faults,
     tracing: options.tracing,
   };
@@ -117,6 +120,7 @@ export function createBlobStore(config: Config): BlobStore {
 export async function closeServices(deps: Services): Promise<void> {
   await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
   await deps.keyCache.close();
+  await deps.notices.close();
   deps.mailer.close();
   await deps.pdf.close();
   await deps.temporal.connection.close().catch(() => undefined);

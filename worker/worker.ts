@@ -61,6 +61,9 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** At most this long between two activities of the relay (its activity rests between looks listening for commits). */
+const RELAY_WORKFLOW_REST_MS = 1000;
+
 /** The outbox relay of this task queue: started by every worker, joined when it already runs. */
 async function startRelay(deps: Services): Promise<void> {
   const workflowId = relayWorkflowId(deps.temporal.taskQueue);
@@ -72,7 +75,8 @@ async function startRelay(deps: Services): Promise<void> {
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       args: [
         {
-          pollMs: deps.config.durations.outboxPollMs,
+          // The workflow's rest between two relay activities, when nobody listens for commits: the activity rests the poll itself.
+          pollMs: Math.min(deps.config.durations.outboxPollMs, RELAY_WORKFLOW_REST_MS),
           batchSize: 250,
           activityTimeoutMs: deps.config.durations.activityTimeoutMs,
           heartbeatMs: deps.config.durations.activityHeartbeatMs,

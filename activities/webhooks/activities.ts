@@ -1,9 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/connect';
+import type { Notices } from '../../db/notices';
 import type { Config } from '../../lib/config/config';
 import type { Logger } from '../../lib/log';
 import { attemptDelivery, giveUp, secureContextFor } from './delivery';
 import { dispatchOutbox, type RelayDeps } from './relay';
+import { OutboxWakeUp } from './wake-up';
 
 /**
  * Heartbeats every third of the activity's heartbeat timeout while `work` runs: a worker killed in the
@@ -21,7 +23,7 @@ async function heartbeating<T>(doing: string, work: () => Promise<T>): Promise<T
 }
 
 /** What the delivery and relay workflows' activities work with. */
-export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config; log: Logger };
+export type WebhookActivityDeps = RelayDeps & { db: Db; secret: Buffer; config: Config; log: Logger; notices?: Notices };
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const delivery = {
@@ -33,6 +35,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   };
   // Built now (every public root parsed, some 20 ms) rather than in the middle of the first batch's posts.
   secureContextFor(delivery.caFile);
+  const wakeUp = new OutboxWakeUp(deps.notices);
   return {
     async attemptDelivery(deliveryId: string, attempt: number) {
       return attemptDelivery(delivery, deliveryId, attempt);
@@ -43,7 +46,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async dispatchOutbox(batchSize: number): Promise<number> {
       return heartbeating(`moving events from the outbox (database) to their first delivery attempts, ${batchSize} at a time`, () =>
         dispatchOutbox(
-          { ...deps, delivery, concurrency: deps.config.webhooks.concurrency },
+          { ...deps, delivery, wakeUp, concurrency: deps.config.webhooks.concurrency },
           batchSize,
           Context.current().cancellationSignal,
         ),

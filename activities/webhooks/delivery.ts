@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
@@ -139,7 +140,7 @@ export function secretsOf(context: DeliveryContext, key: Buffer): string[] {
 export function signedRequest(
   context: DeliveryContext,
   key: Buffer,
-  secrets = secretsOf(context, key),
+  secrets: Array<string | KeyObject> = secretsOf(context, key),
 ): { body: string; headers: Record<string, string> } {
   const body = payloadOf(context.event, key);
   const headers: Record<string, string> = { 'x-webhook-id': context.event.id };

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Delivery } from '../../db/models';
 import {
   type AttemptRecord,
@@ -40,8 +41,8 @@ export class Round {
   /** Its records written and its failures handed to retry workflows; rejects when that failed. */
   readonly done: Promise<RoundTiming>;
   private left = 1;
-  /** Each target's secrets, decrypted once a round rather than once a request. */
-  private readonly secrets = new Map<string, string[]>();
+  /** Each target's secrets, decrypted and made HMAC keys once a round rather than once a request. */
+  private readonly secrets = new Map<string, KeyObject[]>();
   private settle!: () => void;
 
   constructor(
@@ -64,10 +65,10 @@ export class Round {
     this.done.catch(() => undefined); // awaited by FirstAttempts.finish(); not an unhandled rejection meanwhile
   }
 
-  secretsOf(context: DeliveryContext, key: Buffer): string[] {
+  secretsOf(context: DeliveryContext, key: Buffer): KeyObject[] {
     const { target_kind, target_id } = context.delivery;
     const id = `${target_kind} ${target_id}`;
-    const secrets = this.secrets.get(id) ?? secretsOf(context, key);
+    const secrets = this.secrets.get(id) ?? secretsOf(context, key).map((secret) => createSecretKey(secret, 'utf8'));
     this.secrets.set(id, secrets);
     return secrets;
   }

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
@@ -9,6 +8,7 @@ import { isContactEvent } from '../events/outbox';
 import type { Workflows } from '../workflows';
 import type { DeliveryContext } from './delivery';
 import { type FirstAttemptDeps, FirstAttempts, type Round } from './first-attempts';
+import { OutboxWakeUp } from './wake-up';
 
 export interface RelayDeps {
   db: Db;
@@ -16,6 +16,8 @@ export interface RelayDeps {
   config: Config;
   /** Where each round's timing line goes (debug). */
   log?: Logger;
+  /** Cuts the rests between looks short when events commit; without it, each rest is the whole poll. */
+  wakeUp?: OutboxWakeUp;
 }
 
 export interface DeliveryTarget {
@@ -138,22 +140,19 @@ async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[], known:
   }));
 }
 
-/** Looks at an idle outbox the activity makes before it hands back to the workflow (which then rests and starts another). */
+/** Whole polls without a commit the activity rests before it hands back to the workflow (which then rests and starts another). */
 export const IDLE_LOOKS = 20;
-
-/** Resolves after `ms`, or at once when the activity is cancelled (its worker shutting down). */
-async function rest(ms: number, signal?: AbortSignal): Promise<void> {
-  await sleep(ms, undefined, { signal }).catch(() => undefined);
-}
 
 /**
  * Moves batches of new events from the outbox to deliveries and makes their first attempts: a full
  * batch is followed by the next at once, and the next is moved (and the last one's records written)
- * while this one posts, two batches in flight at most. An idle outbox is looked at again every
- * `SVC_OUTBOX_POLL_MS` within the activity, up to IDLE_LOOKS looks that find less than a batch, so a
- * burst of events waits for one poll, not for a workflow timer, task and activity dispatch. Batches
- * are taken for a quarter of the activity's time at most, first attempts made for half of it. The first batch also takes every delivery a crashed run left without a first attempt.
- * Only failures start retry workflows. Answers the number of events moved.
+ * while this one posts, two batches in flight at most. An idle outbox is looked at again as soon as
+ * events commit (wake-up.ts: PostgreSQL's notice), at the latest after `SVC_OUTBOX_POLL_MS`, within
+ * the activity, until IDLE_LOOKS rests have passed without a commit: a burst of events waits for its
+ * notice, not for a poll, a workflow timer, task and activity dispatch. Batches are taken for a
+ * quarter of the activity's time at most, first attempts made for half of it. The first batch also
+ * takes every delivery a crashed run left without a first attempt. Only failures start retry
+ * workflows. Answers the number of events moved.
  */
 export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, signal?: AbortSignal): Promise<number> {
   const startedAt = Date.now();
@@ -164,35 +163,41 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, 
   const attempts = new FirstAttempts(deps, startedAt + activityTimeoutMs / 2);
   let moved = 0;
   let previous: Round | undefined;
-  for (let look = 0; ; look += 1) {
-    const [began, beganAt] = [performance.now(), Date.now()];
-    const batch = await moveBatch(deps, batchSize);
-    const { events } = batch;
-    const movedAt = performance.now();
-    moved += events.length;
-    // The first look also takes every delivery a crashed run left without a first attempt.
-    const deliveries =
-      look === 0
-        ? await Delivery.query(deps.db)
-            .whereNull('workflow_started_at')
-            .orderBy('created_at')
-            .orderBy('id')
-            .limit(batchSize * 5)
-        : batch.deliveries;
-    let current: Round | undefined;
-    if (deliveries.length > 0) {
-      current = await attempts.take(await contextsOf(deps, deliveries, batch));
-      const times = { startedAt: beganAt, moveMs: movedAt - began, readMs: performance.now() - movedAt };
-      current.done.then(
-        (round) => deps.log?.debug('outbox relay round', { ...times, ...round }),
-        () => undefined,
-      );
+  const watch = (deps.wakeUp ?? new OutboxWakeUp(undefined)).watch();
+  try {
+    for (let look = 0; ; look += 1) {
+      watch.looking();
+      const [began, beganAt] = [performance.now(), Date.now()];
+      const batch = await moveBatch(deps, batchSize);
+      const { events } = batch;
+      const movedAt = performance.now();
+      moved += events.length;
+      // The first look also takes every delivery a crashed run left without a first attempt.
+      const deliveries =
+        look === 0
+          ? await Delivery.query(deps.db)
+              .whereNull('workflow_started_at')
+              .orderBy('created_at')
+              .orderBy('id')
+              .limit(batchSize * 5)
+          : batch.deliveries;
+      let current: Round | undefined;
+      if (deliveries.length > 0) {
+        current = await attempts.take(await contextsOf(deps, deliveries, batch));
+        const times = { startedAt: beganAt, moveMs: movedAt - began, readMs: performance.now() - movedAt };
+        current.done.then(
+          (round) => deps.log?.debug('outbox relay round', { ...times, ...round }),
+          () => undefined,
+        );
+      }
+      if (signal?.aborted || idleLooks >= IDLE_LOOKS || Date.now() >= takeUntil) break;
+      if (events.length < batchSize) {
+        if ((await watch.rest(outboxPollMs, signal)) === 'poll') idleLooks += 1;
+      } else await previous?.posted;
+      previous = current ?? previous;
     }
-    if (events.length < batchSize) idleLooks += 1;
-    if (signal?.aborted || idleLooks >= IDLE_LOOKS || Date.now() >= takeUntil) break;
-    if (events.length < batchSize) await rest(outboxPollMs, signal);
-    else await previous?.posted;
-    previous = current ?? previous;
+  } finally {
+    watch.close();
   }
   await attempts.finish();
   return moved;

@@ -15,6 +15,7 @@ import * as requestLimits from './20261128000013_request_limits';
 import * as applyState from './20261129000014_apply_state';
 import * as revokedKeys from './20261130000015_revoked_keys';
 import * as keyChanges from './20261201000016_key_changes';
+import * as outboxNotices from './20261202000017_outbox_notices';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261129000014_apply_state', applyState],
   ['20261130000015_revoked_keys', revokedKeys],
   ['20261201000016_key_changes', keyChanges],
+  ['20261202000017_outbox_notices', outboxNotices],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

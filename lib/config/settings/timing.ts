@@ -148,8 +148,8 @@ export const TIMING_SETTINGS = {
     doc: 'default overlap of the old secret after a rotation',
   },
   SVC_OUTBOX_POLL_MS: {
-    schema: int(10, 1000),
-    doc: 'how often the outbox relay looks for new events when idle',
+    schema: int(10, 60_000),
+    doc: 'how often the outbox relay looks for new events when idle and no notice of a commit woke it (a notice lost costs this much)',
   },
   SVC_WEBHOOK_ALLOWED_HOSTS: {
     schema: z.string().optional(),
