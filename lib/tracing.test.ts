@@ -270,10 +270,7 @@ describe('tracing on: one trace from an HTTP request through Temporal into the a
     assert.ok(sign, spans.map((span) => span.name).join('\n'));
     assert.notEqual(sign.traceId, send.traceId);
     const inSign = spans.filter((span) => span.traceId === sign.traceId).map((span) => span.name);
-    assert.ok(
-      inSign.includes('UpdateWithStartWorkflow:applySettled') && inSign.includes('HandleUpdate:applySettled'),
-      inSign.join(', '),
-    );
+    assert.ok(inSign.includes('UpdateWithStartWorkflow:applySettled') && inSign.includes('HandleUpdate:applySettled'), inSign.join(', '));
 
     // Every span names this service, the workflow's own (exported through the worker's sink) too.
     assert.deepEqual([...new Set(spans.map((span) => span.service))], ['svc-tracing-test']);
