@@ -57,7 +57,9 @@ export const WEBHOOK_STORIES: Story[] = [
  */
 export const RELAY = 'outbox-relay/full-batch-then-idle';
 export async function recordRelay(): Promise<string> {
-  const stack = await startStack({ worker: false, env: { ...DURATIONS, SVC_OUTBOX_POLL_MS: '500' } });
+  // The relay's activity rests up to 20 polls at an idle outbox before it hands back to the workflow's
+  // timer: a short poll keeps the two idle rounds this story waits for within seconds.
+  const stack = await startStack({ worker: false, env: { ...DURATIONS, SVC_OUTBOX_POLL_MS: '100' } });
   try {
     const account = await createAccount(stack.deps.db);
     await stack.deps.db.transaction(async (trx) => {
@@ -66,10 +68,14 @@ export async function recordRelay(): Promise<string> {
     const worker = await startWorker(stack.deps);
     const handle = stack.deps.temporal.client.workflow.getHandle(relayWorkflowId(stack.deps.temporal.taskQueue));
     try {
-      await waitFor('two idle rounds of the relay', async () => {
-        const events = (await handle.fetchHistory()).events ?? [];
-        return events.filter((event) => event.timerFiredEventAttributes).length >= 2;
-      });
+      await waitFor(
+        'two idle rounds of the relay',
+        async () => {
+          const events = (await handle.fetchHistory()).events ?? [];
+          return events.filter((event) => event.timerFiredEventAttributes).length >= 2;
+        },
+        60_000,
+      );
     } finally {
       await worker.stop();
     }
