@@ -37,6 +37,8 @@ import { webhookRoutes } from './webhooks/router';
 
 function requestContext(deps: Services) {
   const log = deps.log.child({ component: 'api' });
+  // The level is fixed for the process: a request line that would not be written is not built either.
+  const debug = log.enabled?.('debug') ?? true;
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     ctx.state.requestId = randomUUID();
@@ -49,13 +51,14 @@ function requestContext(deps: Services) {
       await withLogContext({ request_id: ctx.state.requestId }, next);
     } finally {
       observeRequest(ctx, started);
-      log.debug('request', {
-        request_id: ctx.state.requestId,
-        method: ctx.method,
-        path: loggablePath(ctx.path),
-        status: ctx.status,
-        ms: Math.round(performance.now() - started),
-      });
+      if (debug)
+        log.debug('request', {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: loggablePath(ctx.path),
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        });
     }
   };
 }
@@ -161,7 +164,8 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   app.use(requestContext(deps));
   if (deps.tracing) app.use(traceRequests(deps.tracing));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
-  app.use(metricsEndpoint(deps.config.metrics.token));
+  // Without a token /metrics is not served on this listener at all (404): no middleware to pass through.
+  if (deps.config.metrics.token) app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
   app.use(rateLimit(deps));
   if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps));

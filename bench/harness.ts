@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,19 @@ import { closeServices, createServices } from '../runtime/services';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { freePort } from '../test/ports';
 import { type RunningWorker, startWorker } from '../worker/worker';
+
+/**
+ * The settings of a deployed API for a benchmark that measures what production runs: SVC_ENV=test
+ * adds the suite's safety nets to every request (each response parsed against its schema, each error
+ * code checked against its route's list), which production does not pay. Nothing here is reached by
+ * a read: no mail is sent, no seal is made.
+ */
+export const AS_DEPLOYED: Record<string, string> = {
+  SVC_ENV: 'production',
+  SVC_SECRET_KEY: randomBytes(32).toString('base64url'),
+  SMTP_URL: 'smtp://127.0.0.1:9',
+  SVC_ALLOW_UNTIMESTAMPED_SEALS: 'true',
+};
 
 export interface Harness {
   deps: Services;

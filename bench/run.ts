@@ -7,8 +7,8 @@ import path from 'node:path';
 import { type SummaryRow, table } from './summary';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-/** Modules that are not benchmarks: the runner, its helpers, the read profiler (run on its own), the webhook receiver. */
-const NOT_BENCHMARKS = ['run.ts', 'harness.ts', 'summary.ts', 'profile-reads.ts', 'receiver-process.ts'];
+/** Modules that are not benchmarks: the runner, its helpers, the read profiler (run on its own) and its reference, the webhook receiver. */
+const NOT_BENCHMARKS = ['run.ts', 'harness.ts', 'summary.ts', 'profile-reads.ts', 'bare-read.ts', 'receiver-process.ts'];
 const all = fs
   .readdirSync(here)
   .filter((file) => file.endsWith('.ts') && !NOT_BENCHMARKS.includes(file))

@@ -32,6 +32,17 @@ describe('logs (pino)', () => {
     assert.deepEqual(lines, []);
   });
 
+  it('says which levels it writes, for callers that skip building a line that would not be written', () => {
+    const info = createLogger('info', {}, () => undefined);
+    assert.deepEqual(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => info.enabled?.(level)),
+      [false, true, true, true],
+    );
+    assert.equal(info.child({ component: 'api' }).enabled?.('debug'), false);
+    assert.equal(createLogger('debug', {}, () => undefined).enabled?.('debug'), true);
+    assert.equal(createLogger('silent', {}, () => undefined).enabled?.('error'), false);
+  });
+
   it('redacts secret fields at the top level, one object down and in bound fields', () => {
     const { log, lines, parsed } = capture();
     log.child({ token: 'tok-bound' }).info('secrets', {

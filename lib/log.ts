@@ -11,6 +11,8 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
+  /** Whether a line at `level` would be written: a caller skips building the fields of one that would not. */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 /**
@@ -119,5 +121,6 @@ function bind(root: pino.Logger, base: LogFields): Logger {
     warn: emit('warn'),
     error: emit('error'),
     child: (fields) => bind(root, { ...base, ...fields }),
+    enabled: (at) => root.isLevelEnabled(at),
   };
 }

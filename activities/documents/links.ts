@@ -1,8 +1,23 @@
 import { idFromToken, idToken, readToken, signToken } from '../../lib/secrets/signed';
 
+/** Sign-link tokens already made, per secret: one HMAC per signer and process, not one per document read. */
+const signerTokens = new WeakMap<Buffer, Map<string, string>>();
+const SIGNER_TOKENS_KEPT = 10_000;
+
 /** A signer's sign link token: the signer id and its MAC (see idToken). */
 export function signerToken(secret: Buffer, signerId: string): string {
-  return idToken(secret, 'sign-link', signerId);
+  let made = signerTokens.get(secret);
+  if (!made) {
+    made = new Map();
+    signerTokens.set(secret, made);
+  }
+  let token = made.get(signerId);
+  if (token === undefined) {
+    token = idToken(secret, 'sign-link', signerId);
+    if (made.size >= SIGNER_TOKENS_KEPT) made.clear();
+    made.set(signerId, token);
+  }
+  return token;
 }
 
 export function signerIdFromToken(secret: Buffer, token: string): string | undefined {

@@ -66,6 +66,25 @@ describe('GET /v1/documents/:id: one read, no write', () => {
     );
   });
 
+  it('the read is a prepared statement that a column added while the process runs does not break', async () => {
+    const read = () => call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
+    for (let i = 0; i < 7; i++) assert.equal((await read()).status, 200); // past PostgreSQL's five custom plans
+    // A migration of a rolling deploy: the statement prepared on every pooled connection must still run.
+    await stack.deps.db.raw('alter table documents add column read_path_extra text');
+    await stack.deps.db.raw('alter table document_signers add column read_path_extra text');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const reply = await read();
+        assert.equal(reply.status, 200, reply.text);
+        assert.equal(reply.body.signers.length, 2);
+      }
+    } finally {
+      await stack.deps.db.raw('alter table documents drop column read_path_extra');
+      await stack.deps.db.raw('alter table document_signers drop column read_path_extra');
+    }
+    assert.equal((await read()).status, 200);
+  });
+
   it('a key used for the first time is not written during the request; the batch writes it', async () => {
     const fresh = await createAccount(stack.deps.db);
     const queries = await queriesOf(() => call(stack.url, 'GET', '/v1/me', { key: fresh.key }));

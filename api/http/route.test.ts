@@ -124,11 +124,14 @@ describe('the route registry', () => {
     }
   });
 
-  it('sends responses as they are outside tests (the types hold them to the schema there)', async () => {
+  it('sends responses as they are outside tests (the types hold them to the schema there), refusals in their shape', async () => {
     const { url } = await serve({ ...stack.deps, config: { ...stack.deps.config, env: 'development' } });
     const extra = await call(url, 'GET', '/v1/things/extra');
     assert.equal(extra.status, 200);
     assert.equal(extra.body.internal, true);
+    // Outside tests the route's run is the router's handler itself (no wrapper checking error codes): same answers.
+    assertErrorCode(await call(url, 'GET', '/v1/things/guarded'), 401, 'unauthorized');
+    assert.equal((await call(url, 'GET', '/v1/things/right')).status, 200);
   });
 
   it('authorizes through the gate with the spec’s needs: no key 401, plan, scope, then flag', async () => {

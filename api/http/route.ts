@@ -220,6 +220,11 @@ export class Routes {
     };
     // Tests hold every route to its declared error list (route-errors.ts): an undeclared code fails the suite.
     const declared = checkResponses ? declaredErrors(route) : undefined;
+    // Outside tests a route without a stream needs nothing around its run: one async frame less per request.
+    if (!declared && !spec.stream) {
+      this.router[spec.method](spec.operationId, spec.path, run);
+      return;
+    }
     this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {
         await run(ctx);
