@@ -38,48 +38,31 @@ export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waite
  * unreachable), or failed, the durable signal follows: the apply then runs when a worker is back (the
  * signal joins the update when that was taken after all), and when Temporal cannot take the signal
  * either the apply is rejected and the answer is 503, within one and a half call timeouts. After the
- * signal the update is still waited for, else the outcome is read from the database, polled only for
- * what is left of the wait; a still-pending outcome is the 202 `processing` answer. The answer comes by
- * the end of the wait whatever is slow (Temporal, the database): the work goes on after it.
+ * signal, an update on the same workflow answers the moment the apply commits, else the outcome is
+ * read from the database, polled only for what is left of the wait; a still-pending outcome is the
+ * 202 `processing` answer. The answer comes by the end of the wait whatever is slow (Temporal, the
+ * database): the work goes on after it.
  */
 export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Config, 'durations'> }, apply: Apply): Promise<ApplyOutcome> {
   const { applyWaitMs, temporalCallMs } = deps.config.durations;
   const deadline = Date.now() + applyWaitMs;
   return byDeadline(
     (async () => {
-      const update = deps.workflows.applyNow(apply, deadline);
-      const early = await settledWithin(update, Math.min(temporalCallMs / 2, applyWaitMs));
-      if (early.settled) return early.outcome ?? (await applyOutcome(deps.db, apply.id))!;
-      await handOverApply(deps, apply);
+      // Most applies settle well within half the Temporal call budget: the update answers them in one
+      // hand-off. Its call is bounded by that, so nothing is left retrying towards Temporal once the
+      // request has answered (a retry after the connection closed would throw from its timer).
       try {
-        if (early.failed) throw early.error;
-        return (await update) ?? (await applyOutcome(deps.db, apply.id))!;
+        const outcome = await deps.workflows.applyNow(apply, Math.min(deadline, Date.now() + temporalCallMs / 2));
+        return outcome ?? (await applyOutcome(deps.db, apply.id))!;
       } catch {
-        const left = deadline - Date.now();
-        return left > 0 ? waitForApply(deps.db, apply.id, left) : (await applyOutcome(deps.db, apply.id))!;
+        // Not answered by then (a worker down, Temporal slow or unreachable), or refused: the durable signal.
       }
+      await handOverApply(deps, apply);
+      return settledOutcome(deps, apply.document_id, apply.id, deadline);
     })(),
     deadline,
     apply.id,
   );
-}
-
-type Early<T> = { settled: true; outcome: T } | { settled: false; failed: true; error: unknown } | { settled: false; failed: false };
-
-/** What `work` came to within `ms`: its result, its failure, or nothing yet (it goes on; its failure is then handled by whoever awaits it). */
-async function settledWithin<T>(work: Promise<T>, ms: number): Promise<Early<T>> {
-  work.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Early<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ settled: false, failed: false }), ms);
-  });
-  return Promise.race([
-    work.then(
-      (outcome): Early<T> => ({ settled: true, outcome }),
-      (error: unknown): Early<T> => ({ settled: false, failed: true, error }),
-    ),
-    late,
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
@@ -108,11 +91,16 @@ async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, apply
  * without another read; a failure of `work` after the deadline is the apply's own business (it is
  * rejected, and the rejection reported) and no longer the caller's.
  */
-async function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
-  const early = await settledWithin(work, Math.max(0, deadline - Date.now()));
-  if (early.settled) return early.outcome;
-  if (early.failed) throw early.error;
-  return { apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false };
+function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ApplyOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false }),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */

@@ -92,6 +92,31 @@ describe('Temporal unreachable: every route that starts or signals a workflow an
     assert.equal(retried.status, 200, retried.text);
   });
 
+  it('POST /documents/:id/sign leaves no call towards Temporal behind its 503: the API closes right after without an error', async () => {
+    // An API of its own, closed right after the answer: a call still retrying on its connection would
+    // throw "Channel has been shut down" from a timer once the connection is closed.
+    const closing = await stack.withEnv({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, SVC_TEMPORAL_CALL_TIMEOUT_MS: '1000' });
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const document = await ownNda();
+      assertErrorCode(
+        await call(closing.url, 'POST', `/v1/documents/${document.document_id}/sign`, { key: account.key, body: { reason: 'closing' } }),
+        503,
+        'service_unavailable',
+      );
+      await closing.close();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    } finally {
+      process.off('uncaughtException', record);
+    }
+    assert.deepEqual(
+      uncaught.map((error) => (error as Error).message),
+      [],
+    );
+  });
+
   it('POST /documents/:id/sign-requests leaves no open request', async () => {
     const { account: l1, principal: signer } = await mandatedAccount(stack, { level: 'L1' });
     const inbound = await sentNda(stack, account, nda, signer, { name: 'For L1', other: { name: 'W' } });
