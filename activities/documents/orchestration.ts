@@ -57,7 +57,15 @@ export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Conf
       } catch {
         // Not answered by then (a worker down, Temporal slow or unreachable), or refused: the durable signal.
       }
-      await handOverApply(deps, apply);
+      try {
+        await handOverApply(deps, apply);
+      } catch (error) {
+        // The update may have been taken, and the apply made, before Temporal went away (the signal's
+        // rejection then changed nothing): what was made is the answer, not the 503.
+        const made = await applyOutcome(deps.db, apply.id);
+        if (made?.status === 'applied') return made;
+        throw error;
+      }
       return settledOutcome(deps, apply.document_id, apply.id, deadline);
     })(),
     deadline,
