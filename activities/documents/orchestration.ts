@@ -49,14 +49,13 @@ export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Conf
   return byDeadline(
     (async () => {
       // Most applies settle well within half the Temporal call budget: the update answers them in one
-      // hand-off. Its call is bounded by that, so nothing is left retrying towards Temporal once the
-      // request has answered (a retry after the connection closed would throw from its timer).
-      try {
-        const outcome = await deps.workflows.applyNow(apply, Math.min(deadline, Date.now() + temporalCallMs / 2));
-        return outcome ?? (await applyOutcome(deps.db, apply.id))!;
-      } catch {
-        // Not answered by then (a worker down, Temporal slow or unreachable), or refused: the durable signal.
-      }
+      // hand-off. Its call is bounded by that too, so nothing is left retrying towards Temporal once the
+      // request has answered (a retry after the connection closed would throw from its timer); the
+      // signal does not wait for the call's own end (its retries overshoot the deadline).
+      const handOverBy = Math.min(deadline, Date.now() + temporalCallMs / 2);
+      const early = await settledWithin(deps.workflows.applyNow(apply, handOverBy), handOverBy - Date.now());
+      if (early.settled) return early.outcome ?? (await applyOutcome(deps.db, apply.id))!;
+      // Not answered by then (a worker down, Temporal slow or unreachable), or refused: the durable signal.
       try {
         await handOverApply(deps, apply);
       } catch (error) {
@@ -71,6 +70,21 @@ export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Conf
     deadline,
     apply.id,
   );
+}
+
+/** What `work` came to within `ms`: its result, or nothing (failed, or not yet: it goes on, its failure ignored). */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<{ settled: true; outcome: T } | { settled: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ settled: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false }), Math.max(0, ms));
+  });
+  return Promise.race([
+    work.then(
+      (outcome) => ({ settled: true as const, outcome }),
+      () => ({ settled: false as const }),
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
