@@ -111,6 +111,9 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
     const signedAt = new Date();
     const completing = signers.every((other) => other.id === signer.id || other.status === 'signed');
+    // The agent the audit line and the event name, read once and outside the commit's transaction (its
+    // row locks are held no longer than its writes); the completion's attached trail names it too.
+    const agent = apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined;
     let pdfs: ApplyPdfs;
     try {
       progress('reading the current PDF from the blob store');
@@ -174,7 +177,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
                 apply,
                 identity,
                 signed,
-                agent: apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined,
+                agent,
               }),
               signedAt,
             ),
@@ -214,8 +217,6 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     if (deps.faults?.applyPauseMs) await pause(deps.faults.applyPauseMs, progress, deps.log);
     progress('committing the revision (database: the document row lock, audit and events)');
 
-    // The agent the event names, read before the transaction: it holds the document's row lock no longer than its writes.
-    const agent = apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined;
     const commit: Commit = await deps.db.transaction(async (trx): Promise<Commit> => {
       const locked = (await Document.query(trx).findById(document.id).forUpdate())!;
       const lockedApply = (await Apply.query(trx).findById(apply.id).forUpdate())!;
