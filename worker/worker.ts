@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import {
   bundleWorkflowCode,
+  makeTelemetryFilterString,
   NativeConnection,
   Runtime,
   Worker,
@@ -21,20 +22,32 @@ export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tra
 
 let runtimeInstalled = false;
 
-/** Temporal's core logs through our logger at warn and above, so the console stays readable. */
+/**
+ * Temporal's core (the SDK's Rust half) logs through our logger, as JSON like every other line: left
+ * to itself it writes coloured text straight to stderr (its "gRPC call … retried 7 times" warnings
+ * when the server goes away). Warnings and errors; with LOG_LEVEL=debug also its info lines.
+ */
 function installRuntime(deps: Services): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const log = deps.log.child({ component: 'temporal' });
+  const debug = deps.config.logLevel === 'debug';
+  const at = (level: string, message: string, meta?: Record<string, unknown>) => {
+    if (level === 'ERROR') log.error(message, meta);
+    else if (level === 'WARN') log.warn(message, meta);
+    else if (debug && level === 'INFO') log.debug(message, meta);
+  };
   Runtime.install({
     logger: {
-      log: (level, message, meta) =>
-        level === 'ERROR' ? log.error(message, meta) : level === 'WARN' ? log.warn(message, meta) : undefined,
+      log: at,
       trace: () => undefined,
       debug: () => undefined,
-      info: () => undefined,
-      warn: (message, meta) => log.warn(message, meta),
-      error: (message, meta) => log.error(message, meta),
+      info: (message, meta) => at('INFO', message, meta),
+      warn: (message, meta) => at('WARN', message, meta),
+      error: (message, meta) => at('ERROR', message, meta),
+    },
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: debug ? 'INFO' : 'WARN', other: 'ERROR' }) },
     },
   });
 }

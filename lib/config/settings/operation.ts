@@ -5,7 +5,7 @@ import { int, port, type Setting, url } from './kinds';
 export const OPERATION_SETTINGS = {
   LOG_LEVEL: {
     schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-    doc: '`debug`, `info`, `warn`, `error` or `silent`; logs are JSON lines on stderr (pino), each line written during a request carries its `request_id`; `debug` also prints the stack of a start-up error',
+    doc: '`debug`, `info`, `warn`, `error` or `silent`; logs are JSON lines on stderr (pino), each line written during a request carries its `request_id`; `debug` also prints the stack of a start-up error and the Temporal core’s info lines (its warnings and errors are logged at every level, as JSON)',
   },
   SVC_LOG_REDACT: {
     schema: z.string().optional(),
