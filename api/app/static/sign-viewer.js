@@ -93,7 +93,7 @@ function createViewer() {
       const cssWidth = entry.target.clientWidth;
       // Widget text scales with the page: scale = CSS width / width in points.
       entry.target.style.setProperty('--scale', String(cssWidth / slot.width));
-      if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.2) queue.add(slot);
+      if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.15) queue.add(slot);
     }
     pump();
   });
