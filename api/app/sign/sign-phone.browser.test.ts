@@ -195,6 +195,7 @@ it('the landing card names the sender (escaped) and sits in the middle of the wi
   assert.equal(await desktop.getByTestId('sender').innerText(), `Sent by ${SENDER} (${TENANT})`);
   assert.equal(await desktop.locator('[data-testid="sender"] b, [data-testid="sender"] i').count(), 0, 'names are text, not markup');
   await assertCentred(desktop, 'desktop');
+  await save(desktop, 'landing-desktop.png');
   await desktop.getByTestId('send-code').click();
   await textOf(desktop, 'status', /We sent a code to/);
   await assertCentred(desktop, 'desktop, with the code form');
@@ -205,6 +206,10 @@ it('the landing card names the sender (escaped) and sits in the middle of the wi
   assert.equal(await desktop.locator('main.landing').count(), 0);
   assert.ok((await desktop.getByTestId('page-1').boundingBox())!.width > 600, 'the document has the width of the page');
   assert.match(await desktop.getByTestId('sender').innerText(), /^Sent by Ada <b>Lovelace<\/b>/);
+  // A desktop keeps its layout: the panel beside the pages, no phone bar.
+  assert.equal(await desktop.getByTestId('guide-bar').isVisible(), false);
+  assert.equal(await desktop.getByTestId('next-field').isVisible(), true);
+  await save(desktop, 'document-desktop.png');
 
   const phone = await openSignPage(rey, PHONE.viewport, PHONE);
   await phone.getByTestId('send-code').waitFor();
