@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect';
-import { Document, DocumentSigner } from '../../db/models';
+import { Document, DocumentSigner, Principal, Tenant } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
 import { codeClient } from '../../lib/code-limits';
 import { errors } from '../../lib/errors';
@@ -48,6 +48,20 @@ export async function resolveSignLink(deps: { db: Db; secret: Buffer }, token: s
   const document = signer ? await Document.query(deps.db).findById(signer.document_id) : undefined;
   if (!signer || !document || document.status === 'draft') throw errors.notFound('This sign link is not valid.');
   return { signer, document, signers: await signersOf(deps.db, document.id) };
+}
+
+/** Who sent a document, as its sign page names them: the owner principal and their tenant (a tenant may have no name). */
+export interface DocumentSender {
+  name: string;
+  tenantName: string | null;
+}
+
+export async function senderOf(db: Db, document: Document): Promise<DocumentSender> {
+  const [principal, tenant] = await Promise.all([
+    Principal.query(db).findById(document.owner_principal_id),
+    Tenant.query(db).findById(document.tenant_id),
+  ]);
+  return { name: principal?.name ?? 'Unknown sender', tenantName: tenant?.name?.trim() || null };
 }
 
 /**

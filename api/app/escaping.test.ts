@@ -19,7 +19,8 @@ let signPath: string;
 
 before(async () => {
   stack = await startStack();
-  const sender = await createAccount(stack.deps.db, { name: 'Olivia Owner' });
+  // The sender's name (and so their tenant's) is hostile too: the sign page names them.
+  const sender = await createAccount(stack.deps.db, { name: HOSTILE });
   const { nda } = await seedSamples(stack, sender);
   agent = await createAccount(stack.deps.db, { name: HOSTILE, label: HOSTILE });
   app = await new AppClient(stack, agent.email).login();
@@ -80,10 +81,11 @@ describe('hostile names on the pages that show them', () => {
     assertInert(await page(confirmPath), 'sign request', 5);
   });
 
-  it('the sign page shows the document and the signer as text, in the title too', async () => {
+  it('the sign page shows the document, the signer and the sender (principal and tenant) as text, in the title too', async () => {
     const response = await fetch(`${stack.url}${signPath}`);
     assert.equal(response.status, 200);
-    assertInert(await response.text(), 'sign page', 3);
+    // Title, heading, signer, and the sender line with the principal's and the tenant's name.
+    assertInert(await response.text(), 'sign page', 5);
   });
 
   it('typed values echoed into form fields stay inside their attribute', async () => {

@@ -9,6 +9,7 @@ import {
   resolveSignLink,
   type SignerClient,
   type SignerView,
+  senderOf,
   verifySignCode,
 } from '../../../activities/signers/sign-link';
 import { signerStateOf } from '../../../activities/signers/state';
@@ -57,11 +58,14 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     ctx.type = 'html';
     try {
       const view = await resolve(ctx);
+      const sender = await senderOf(deps.db, view.document);
       ctx.body = renderSignPage({
         token: ctx.params.token,
         appPath,
         documentName: view.document.name,
         signerName: view.signer.name,
+        senderName: sender.name,
+        tenantName: sender.tenantName,
         maskedEmail: maskEmail(view.signer.email),
         verified: verified(ctx, view),
       });

@@ -82,10 +82,12 @@ export function renderVerify(onVerified) {
     }
   }
 
+  // The landing card: sign.css centres the page's header and this step together in the window.
+  root.classList.add('landing');
   view.replaceChildren(
     h(
       'section',
-      { class: 'card verify', 'aria-labelledby': 'verify-title' },
+      { class: 'verify', 'aria-labelledby': 'verify-title' },
       h('h2', { id: 'verify-title' }, 'Confirm it is you'),
       h('p', null, 'To open this document, we e-mail a 6-digit code to ', h('strong', null, email), '.'),
       sendButton,

@@ -9,7 +9,17 @@ const alertBox = root.querySelector('[data-testid="alert"]');
 const statusBox = root.querySelector('[data-testid="status"]');
 
 /** What the signer has done so far (values holds answers only: a blank one is none); kept across re-renders of the state. */
-export const S = { state: null, signature: null, initials: null, values: {}, consent: false, busy: false, viewer: null, recheck: 0 };
+export const S = {
+  state: null,
+  signature: null,
+  initials: null,
+  values: {},
+  consent: false,
+  busy: false,
+  viewer: null,
+  recheck: 0,
+  zoom: 1,
+};
 /** Elements refresh() updates in place, so typing never loses focus. */
 export const ui = { widgets: {} };
 

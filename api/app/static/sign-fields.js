@@ -4,6 +4,7 @@
 import { h } from './dom.js';
 import { answered, changed, fillsIn, labelOf, S, showError, ui } from './sign-context.js';
 import { openSignatureDialog } from './sign-dialogs.js';
+import { readableZoom, setZoom } from './sign-viewer.js';
 
 /** One widget over its page, placed in percentages of the page so it follows any width. */
 export function widgetElement(widget, pageWidth, pageHeight) {
@@ -21,7 +22,12 @@ export function widgetElement(widget, pageWidth, pageHeight) {
   el.style.height = `${(widget.height / pageHeight) * 100}%`;
   // Another signer's box only names its owner: small print, so it fits a box of any size.
   const points = widget.mine ? Math.min(widget.height * 0.55, 14) : Math.min(widget.height * 0.4, 8);
-  el.style.fontSize = `calc(var(--scale, 1) * ${Math.max(5, points).toFixed(1)}px)`;
+  // In points; sign.css turns them into pixels at the page's scale (and, on a phone, grows the
+  // signer's own fields to a 44 px tap target with 16 px text, centred on their box).
+  el.style.setProperty('--pt', Math.max(5, points).toFixed(1));
+  el.style.setProperty('--w', String(widget.width));
+  el.style.setProperty('--h', String(widget.height));
+  if (editable && el.matches('input, select, button, label')) el.classList.add('editable');
   return el;
 }
 
@@ -89,19 +95,41 @@ function editableWidget(widget) {
   return box ?? control;
 }
 
-export function focusWidget(id) {
+/** A phone-sized window (sign.css switches to the phone view at the same width). */
+export const phoneView = () => window.matchMedia('(max-width: 600px)').matches;
+
+/**
+ * Goes to one of the signer's fields: scrolled to the middle of the window (clear of the phone's
+ * bottom bar, which sign.css keeps out of the scroll area), focused and marked as the current one.
+ * On a phone the document is first zoomed so that its text is readable around the field.
+ */
+export async function focusWidget(id) {
   const control = ui.widgets[id];
   if (!control) return showError('The document is still loading; try again in a moment.');
-  control.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  const widget = S.state.widgets.find((candidate) => candidate.id === id);
+  if (phoneView() && widget) {
+    const readable = await readableZoom(widget.page);
+    if (readable > (S.zoom ?? 1)) setZoom(readable);
+  }
+  for (const previous of document.querySelectorAll('.widget.current')) previous.classList.remove('current');
+  control.closest('.widget')?.classList.add('current');
+  const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  control.scrollIntoView({ block: 'center', inline: 'center', behavior: smooth ? 'smooth' : 'auto' });
   control.focus({ preventScroll: true });
 }
 
-/** The next of the signer's fields, in reading order, that still needs something. */
-export function nextField() {
+/** The signer's fields in reading order, and those of them that still need something. */
+export function ownFields() {
   const own = S.state.widgets
     .filter((widget) => fillsIn(widget) || (widget.mine && widget.type === 'signature'))
     .sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x);
   const pending = own.filter((widget) => (widget.type === 'signature' ? !S.signature : !answered(widget)));
+  return { own, pending };
+}
+
+/** The next of the signer's fields, in reading order, that still needs something. */
+export function nextField() {
+  const { own, pending } = ownFields();
   const list = pending.length > 0 ? pending : own;
   const current = list.findIndex((widget) => ui.widgets[widget.id] === document.activeElement);
   const next = list[(current + 1) % list.length];

@@ -5,6 +5,13 @@ import { h } from './dom.js';
 import { ApiError, base, changed, S, say } from './sign-context.js';
 import { widgetElement } from './sign-fields.js';
 
+/** The most device pixels one page's canvas holds (a zoomed-in page on a 3x phone screen). */
+const MAX_CANVAS_PIXELS = 16_000_000;
+/** Zoom levels of the phone view, as multiples of fit-to-width. */
+export const ZOOM_STEPS = [1, 1.25, 1.5, 2, 2.5, 3, 4];
+/** The smallest text, in CSS pixels, that counts as readable when the page guides the signer to a field. */
+const READABLE_PX = 12;
+
 let pdfjsModule;
 async function loadPdfjs() {
   if (!pdfjsModule) {
@@ -67,7 +74,7 @@ function createViewer() {
   const queue = new Set();
   const slots = new Map();
   let running = false;
-  const viewer = { destroyed: false, pdf: null };
+  const viewer = { destroyed: false, pdf: null, pages: new Map() };
 
   const visible = new IntersectionObserver(
     (entries) => {
@@ -86,7 +93,7 @@ function createViewer() {
       const cssWidth = entry.target.clientWidth;
       // Widget text scales with the page: scale = CSS width / width in points.
       entry.target.style.setProperty('--scale', String(cssWidth / slot.width));
-      if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.2) queue.add(slot);
+      if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.15) queue.add(slot);
     }
     pump();
   });
@@ -111,7 +118,9 @@ function createViewer() {
   async function renderSlot(slot) {
     const cssWidth = slot.el.clientWidth;
     if (!cssWidth) return;
-    const ratio = Math.min(window.devicePixelRatio || 1, 2);
+    // Sharp on a phone's 3x screen, within a pixel budget per page so a zoomed-in page stays light.
+    const budget = Math.sqrt(MAX_CANVAS_PIXELS / (cssWidth * slot.el.clientHeight || 1));
+    const ratio = Math.max(1, Math.min(window.devicePixelRatio || 1, 3, budget));
     const viewport = slot.page.getViewport({ scale: (cssWidth / slot.width) * ratio });
     // Rendered off-screen then swapped in, so a re-render never flashes a blank page.
     const canvas = h('canvas', { 'aria-hidden': 'true' });
@@ -127,6 +136,7 @@ function createViewer() {
 
   viewer.add = (slot) => {
     slots.set(slot.el, slot);
+    viewer.pages.set(slot.number, slot);
     visible.observe(slot.el);
     resized.observe(slot.el);
   };
@@ -137,4 +147,57 @@ function createViewer() {
     viewer.pdf?.destroy();
   };
   return viewer;
+}
+
+/**
+ * Shows the pages at `zoom` times their fit-to-width size (the phone view; wider screens always fit),
+ * keeping the point at the middle of the window where it was. The canvases are drawn again at the new
+ * size by the viewer's ResizeObserver.
+ */
+export function setZoom(zoom, container = document.querySelector('.pages')) {
+  if (!container) return;
+  const level = Math.min(ZOOM_STEPS.at(-1), Math.max(ZOOM_STEPS[0], zoom));
+  const before = container.getBoundingClientRect();
+  const fx = (container.scrollLeft + container.clientWidth / 2) / (container.scrollWidth || 1);
+  const fy = (window.innerHeight / 2 - before.top) / (before.height || 1);
+  S.zoom = level;
+  container.style.setProperty('--zoom', String(level));
+  container.dataset.zoom = String(level);
+  const after = container.getBoundingClientRect();
+  container.scrollLeft = fx * container.scrollWidth - container.clientWidth / 2;
+  if (after.height !== before.height) window.scrollBy(0, after.top + fy * after.height - window.innerHeight / 2);
+  changed();
+}
+
+/** The next zoom step up (+1) or down (-1) from the current one. */
+export function stepZoom(direction) {
+  const current = S.zoom ?? 1;
+  const next = direction > 0 ? ZOOM_STEPS.find((step) => step > current + 1e-6) : ZOOM_STEPS.findLast((step) => step < current - 1e-6);
+  setZoom(next ?? current);
+}
+
+/**
+ * The zoom at which most of a page's text is at least READABLE_PX CSS pixels high, from the text
+ * sizes pdf.js reports for it (the size most characters are set in). Remembered per page.
+ */
+export async function readableZoom(number, container = document.querySelector('.pages')) {
+  const slot = S.viewer?.pages.get(number);
+  if (!slot || !container) return 1;
+  if (slot.textPt === undefined) {
+    const sizes = new Map();
+    try {
+      const content = await slot.page.getTextContent();
+      for (const item of content.items) {
+        const chars = item.str?.trim().length ?? 0;
+        const size = Math.round((item.height ?? 0) * 2) / 2;
+        if (chars > 0 && size > 0) sizes.set(size, (sizes.get(size) ?? 0) + chars);
+      }
+    } catch {
+      // No text (a scanned page): the page fits the width.
+    }
+    slot.textPt = [...sizes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+  }
+  if (!slot.textPt) return 1;
+  const fitScale = container.clientWidth / slot.width;
+  return ZOOM_STEPS.find((step) => slot.textPt * fitScale * step >= READABLE_PX) ?? ZOOM_STEPS.at(-1);
 }

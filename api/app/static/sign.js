@@ -8,7 +8,7 @@ import { renderVerify } from './sign-code.js';
 import { ApiError, answered, api, base, clearError, fillsIn, labelOf, resetUi, root, S, say, showError, ui, view } from './sign-context.js';
 import { openDeclineDialog, openSignatureDialog } from './sign-dialogs.js';
 import { focusWidget, nextField } from './sign-fields.js';
-import { renderPdf } from './sign-viewer.js';
+import { renderPdf, setZoom, stepZoom, ZOOM_STEPS } from './sign-viewer.js';
 
 const POLL_MS = 1500;
 const BLOCKED_RECHECK_MS = 10_000;
@@ -56,13 +56,15 @@ async function openDocument() {
     return;
   }
   const { state } = S;
+  root.classList.remove('landing');
   if (state.signer.status === 'signed') dropDraft();
   else restoreDraft();
   root.querySelector('.for').textContent = `For ${state.signer.name}, ${state.signer.role}`;
   const panel = h('aside', { class: 'panel', 'aria-labelledby': 'panel-title' });
   const pages = h('section', { class: 'pages', 'aria-label': 'Document pages' });
-  view.replaceChildren(h('div', { class: 'layout' }, panel, pages));
-  resetUi({ panel });
+  resetUi({ panel, pages });
+  S.zoom = 1;
+  view.replaceChildren(h('div', { class: 'layout' }, panel, pages), guideBar());
   renderPanel(panel);
   refresh();
   if (state.blocked_reason) S.recheck = setTimeout(recheckBlocked, BLOCKED_RECHECK_MS);
@@ -125,6 +127,49 @@ function downloadLink() {
         `Its last page is the certificate of completion. Available here until ${until.slice(0, 10)}.`,
       ),
   ];
+}
+
+/**
+ * The phone's bottom bar (sign.css shows it on narrow screens only, fixed to the bottom of the
+ * window): zoom out, the zoom (tap to fit the width again), zoom in; and for a signer who can sign,
+ * "Next field", then "Sign" once every required field is done.
+ */
+function guideBar() {
+  ui.zoomOut = h('button', { type: 'button', testid: 'zoom-out', 'aria-label': 'Zoom out', onclick: () => stepZoom(-1) }, '−');
+  ui.zoomIn = h('button', { type: 'button', testid: 'zoom-in', 'aria-label': 'Zoom in', onclick: () => stepZoom(1) }, '+');
+  ui.zoomFit = h('button', { type: 'button', class: 'zoom-level', testid: 'zoom-fit', onclick: () => setZoom(1) }, '100%');
+  ui.barNext = h('button', { type: 'button', testid: 'bar-next', onclick: nextField }, 'Next field');
+  ui.barSign = h('button', { type: 'button', class: 'primary', testid: 'bar-sign', hidden: true, onclick: signFromBar }, 'Sign');
+  ui.bar = h(
+    'div',
+    { class: 'guide', role: 'region', 'aria-label': 'Zoom and signing steps', testid: 'guide-bar' },
+    h('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom' }, ui.zoomOut, ui.zoomFit, ui.zoomIn),
+    S.state.can_sign && h('div', { class: 'steps' }, ui.barNext, ui.barSign),
+  );
+  refreshZoom();
+  return ui.bar;
+}
+
+function refreshZoom() {
+  if (!ui.zoomFit) return;
+  const zoom = S.zoom ?? 1;
+  ui.zoomFit.textContent = `${Math.round(zoom * 100)}%`;
+  ui.zoomFit.setAttribute('aria-label', `Zoom ${Math.round(zoom * 100)}%: fit the width`);
+  ui.zoomOut.disabled = zoom <= ZOOM_STEPS[0];
+  ui.zoomIn.disabled = zoom >= ZOOM_STEPS.at(-1);
+}
+
+/** Every field is done: the consent box if it is not ticked yet, else sign. */
+function signFromBar() {
+  const items = todoItems();
+  if (items.length === 0) return submit();
+  items[0].go();
+}
+
+/** Scrolls a control of the panel clear of the phone's bar and focuses it. */
+function goTo(control) {
+  control.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  control.focus({ preventScroll: true });
 }
 
 function renderPanel(panel) {
@@ -252,11 +297,12 @@ function todoItems() {
       items.push({ text: `Fill in “${labelOf(widget)}” (page ${widget.page})`, go: () => focusWidget(widget.id) });
     }
   }
-  if (!S.consent) items.push({ text: 'Tick the box to agree to sign electronically', go: () => ui.consent.focus() });
+  if (!S.consent) items.push({ text: 'Tick the box to agree to sign electronically', go: () => goTo(ui.consent), consent: true });
   return items;
 }
 
 function refresh() {
+  refreshZoom();
   if (!S.state?.can_sign || !ui.submit) return;
   const letters = S.state.signer.initials;
   ui.sigPreview.replaceChildren(
@@ -284,6 +330,12 @@ function refresh() {
       : items.map((item) => h('li', null, h('button', { type: 'button', class: 'link', onclick: item.go }, item.text)))),
   );
   ui.submit.disabled = S.busy || items.length > 0;
+  if (ui.barSign) {
+    // "Sign" joins the bar once nothing but the consent is left (the bar then goes to the box).
+    ui.barSign.hidden = items.some((item) => !item.consent);
+    ui.barSign.disabled = S.busy;
+    ui.barSign.textContent = S.busy ? 'Signing…' : 'Sign';
+  }
 }
 
 // ---------- signing ----------
