@@ -129,6 +129,7 @@ export function loadConfig(rawEnv: Env = process.env) {
       caFile: e.SVC_WEBHOOK_CA_FILE,
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,
     },
+    bulkConcurrency: e.SVC_BULK_CONCURRENCY,
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
