@@ -10,9 +10,9 @@ import { type Stack, startStack } from '../test/stack';
 const ITEMS = 12;
 
 /**
- * A worker killed in the middle of a bulk send: the activities it was running time out, run again on
- * a worker started afterwards, and each item ends with exactly one document (an attempt that finds
- * its item already settled undoes its own document), every one of them sent.
+ * A worker killed in the middle of a bulk send, each lane's item committed with its document but not
+ * reported: those activities time out and run again on a worker started afterwards, which finds the
+ * items settled and makes nothing for them; each item ends with exactly one document, every one sent.
  */
 describe('a bulk send survives a worker killed during it', () => {
   let stack: Stack;
@@ -34,15 +34,16 @@ describe('a bulk send survives a worker killed during it', () => {
     await stack.close();
   });
 
-  function startWorker(): Spawned {
+  function startWorker(faults: Record<string, string> = {}): Spawned {
     const env = { ...process.env, ...stack.env } as Record<string, string | undefined>;
-    const worker = spawnNpm(['run', '--silent', 'worker'], { ...env, LOG_LEVEL: 'warn' });
+    const worker = spawnNpm(['run', '--silent', 'worker'], { ...env, LOG_LEVEL: 'warn', ...faults });
     workers.push(worker);
     return worker;
   }
 
-  it('resumes on another worker and makes one document per item', async () => {
-    const doomed = startWorker();
+  it('resumes on another worker and makes one document per item, also for items whose document committed before the kill', async () => {
+    // Each item pauses after its document commits, before its activity reports: killed there.
+    const doomed = startWorker({ SVC_FAULT_BULK_ITEM_AFTER_COMMIT_PAUSE_MS: '120000' });
     const items = Array.from({ length: ITEMS }, (_, index) => ({
       signers: [
         { name: `Ann ${index}`, email: `ann-crash-${index}@example.test` },
@@ -55,16 +56,19 @@ describe('a bulk send survives a worker killed during it', () => {
     });
     assert.equal(started.status, 202, started.text);
     const bulkId = started.body.bulk_id;
-    // Killed once some items are made and others are in the making.
     await waitFor(
-      'a few items made on the doomed worker',
-      async () => (await BulkSendItem.query(stack.deps.db).where({ bulk_id: bulkId, status: 'created' })).length >= 2,
+      'items paused after their commit on the doomed worker',
+      async () => doomed.output().includes('bulk item paused by a test fault'),
       120_000,
-      50,
+    );
+    await waitFor(
+      'the three lanes’ items committed',
+      async () => (await BulkSendItem.query(stack.deps.db).where({ bulk_id: bulkId, status: 'created' })).length >= 3,
+      60_000,
     );
     await stopGroup(doomed.child.pid!, 'SIGKILL');
     const atKill = await BulkSendItem.query(stack.deps.db).where({ bulk_id: bulkId, status: 'created' });
-    assert.ok(atKill.length < ITEMS, 'the worker died before the bulk was done');
+    assert.equal(atKill.length, 3, 'each lane’s first item committed, none reported');
 
     startWorker();
     const done = await waitFor(

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { ApiKey, type BulkItemInput, BulkSend, BulkSendItem, type Document } from '../../db/models';
+import type { Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import type { Logger } from '../../lib/log';
 import type { Caller } from '../accounts/accounts';
 import { agentActor, createDocument, type DocumentDeps } from '../documents/documents';
 import { findTemplate } from '../templates/templates';
@@ -94,7 +96,7 @@ export async function readBulk(db: Db, caller: Caller, id: string, options: { li
 }
 
 /** What making a bulk item needs: the document rules' dependencies and the workflows that send. */
-export type BulkDeps = DocumentDeps & { workflows: Workflows };
+export type BulkDeps = DocumentDeps & { workflows: Workflows; faults?: Faults; log?: Logger };
 
 /** Raised inside an item's document transaction when another attempt already settled the item: undoes this one. */
 class AlreadySettled extends Error {}
@@ -160,6 +162,11 @@ export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: num
       bulk.send ? start : undefined,
       made,
     );
+    // Tests kill a worker here: the document is committed, its activity has not reported.
+    if (deps.faults?.bulkItemPauseAfterCommitMs) {
+      deps.log?.warn('bulk item paused by a test fault', { bulkId, position });
+      await new Promise((resolve) => setTimeout(resolve, deps.faults!.bulkItemPauseAfterCommitMs));
+    }
     return 'created';
   } catch (error) {
     if (error instanceof AlreadySettled) return (await BulkSendItem.query(deps.db).findById([bulkId, position]))!.status;
