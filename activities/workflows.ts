@@ -1,4 +1,4 @@
-import type { Apply, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
+import type { Apply, BulkSend, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
 import type { ApplyOutcome } from './documents/apply-outcome';
 
@@ -62,6 +62,8 @@ export interface Workflows {
   startTransfer(transfer: Pick<Transfer, 'id' | 'tenant_id' | 'principal_id' | 'mode' | 'document_id'>): Promise<void>;
   /** Wakes a package's unlock wait. */
   wakeTransfer(transferId: string): Promise<void>;
+  /** Starts a bulk send's workflow (business key: the bulk id), in the transaction that records it. */
+  startBulk(bulk: Pick<BulkSend, 'id' | 'tenant_id' | 'principal_id' | 'name' | 'total'>): Promise<void>;
   /** Starts a webhook delivery's retry workflow after `attemptsMade` attempts (joined when it runs already). */
   startDelivery(
     delivery: Pick<Delivery, 'id' | 'tenant_id' | 'target_kind' | 'target_id' | 'event_id'>,

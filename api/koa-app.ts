@@ -11,6 +11,7 @@ import { appRoutes } from './app/router';
 import { appSession } from './app/session';
 import { signRoutes } from './app/sign/router';
 import { staticRoutes } from './app/static';
+import { bulkRoutes } from './bulk/router';
 import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
 import { documentRoutes } from './documents/router';
@@ -126,6 +127,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   mandateRoutes(routes, deps);
   signingRoutes(routes, deps);
   documentRoutes(routes, deps);
+  bulkRoutes(routes, deps);
   templateRoutes(routes, deps);
   contactRoutes(routes, deps);
   offerRoutes(routes, deps);

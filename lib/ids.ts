@@ -36,7 +36,8 @@ export type IdPrefix =
   | 'xfr'
   | 'drv'
   | 'rcp'
-  | 'wh';
+  | 'wh'
+  | 'blk';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -2,6 +2,7 @@
 // histories each: the interesting paths of every workflow, with short durations (workflow inputs).
 // One module a workflow: test/stories/.
 import { PING_WORKFLOW, pingWorkflowId } from '../workflows/ping/shared';
+import { BULK_STORIES } from './stories/bulk';
 import type { Story } from './stories/context';
 import { DOCUMENT_STORIES } from './stories/documents';
 import { OFFER_STORIES } from './stories/offers';
@@ -18,6 +19,7 @@ export const STORIES: Story[] = [
   ...WEBHOOK_STORIES,
   ...OFFER_STORIES,
   ...TRANSFER_STORIES,
+  ...BULK_STORIES,
   {
     histories: ['ping/ping'],
     async run({ stack }) {

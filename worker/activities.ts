@@ -1,3 +1,4 @@
+import { createBulkActivities } from '../activities/bulk/activities';
 import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
 import { createMailActivities } from '../activities/mail/activities';
@@ -16,6 +17,7 @@ export function createActivities(deps: Services) {
       {
         ...createHealthActivities({ db: deps.db }),
         ...createDocumentActivities(deps),
+        ...createBulkActivities(deps),
         ...createSignRequestActivities(deps),
         ...createOfferActivities(deps),
         ...createTransferActivities(deps),

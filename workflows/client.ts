@@ -7,6 +7,7 @@ import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowNotFoundE
 import type { ApplyWaiter, Workflows } from '../activities/workflows';
 import type { Config } from '../lib/config/config';
 import { type TemporalDeps, temporalCall } from '../lib/temporal';
+import { BULK_WORKFLOW, type BulkWorkflowInput, bulkWorkflowId } from './bulk/shared';
 import {
   applySettledUpdate,
   applySignal,
@@ -198,6 +199,15 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
     },
 
     wakeTransfer: (transferId) => wake(transferWorkflowId(transferId)),
+
+    async startBulk(bulk) {
+      await call(() =>
+        start(BULK_WORKFLOW, workLabels.bulk(bulk), {
+          workflowId: bulkWorkflowId(bulk.id),
+          args: [{ bulkId: bulk.id, total: bulk.total, concurrency: config.bulkConcurrency, ...retry } satisfies BulkWorkflowInput],
+        }),
+      );
+    },
 
     async startDelivery(delivery, attemptsMade) {
       // Not bounded like a request's call: the relay's activity has its own timeout and retries.

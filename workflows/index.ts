@@ -1,4 +1,5 @@
 // Every workflow the worker runs; the worker bundles this file.
+export { bulkSendWorkflow } from './bulk/workflow';
 export { documentWorkflow } from './document/workflow';
 export { mailWorkflow } from './mail/workflow';
 export { offerWorkflow } from './offer/workflow';

@@ -5,11 +5,11 @@
  * (docs/decisions.md). Client side only, like workflows/client.ts.
  */
 import type { SearchAttributePair } from '@temporalio/common';
-import type { Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
+import type { BulkSend, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
 import { SvcDeadline, SvcKind, SvcPrincipalId, SvcRelatedId, SvcResourceId, SvcState, SvcTenantId } from './search-attributes';
 
-type WorkKind = 'document' | 'sign-request' | 'offer' | 'transfer' | 'mail' | 'webhook-delivery' | 'relay';
+type WorkKind = 'bulk' | 'document' | 'sign-request' | 'offer' | 'transfer' | 'mail' | 'webhook-delivery' | 'relay';
 
 /** What the service knows of a piece of work when it starts its workflow. */
 interface WorkLabels {
@@ -138,6 +138,13 @@ export const workLabels = {
         deadline: new Date(Date.now() + giveUpMs),
       },
       `Delivery ${delivery.id} of event ${delivery.event_id} to ${delivery.target_kind} ${delivery.target_id} (tenant ${delivery.tenant_id})`,
+    );
+  },
+
+  bulk(bulk: Pick<BulkSend, 'id' | 'tenant_id' | 'principal_id' | 'name' | 'total'>) {
+    return label(
+      { kind: 'bulk', resourceId: bulk.id, tenantIds: [bulk.tenant_id], principalIds: [bulk.principal_id], state: 'running' },
+      `Bulk send ${JSON.stringify(bulk.name)} (${bulk.id}) of tenant ${bulk.tenant_id}: ${bulk.total} document${bulk.total === 1 ? '' : 's'}`,
     );
   },
 

@@ -122,6 +122,8 @@ export async function createDocument(
   input: { source: DocumentSourceInput; name: string; signers: SignerInput[]; strictOrder?: boolean },
   actor: Actor,
   send?: (document: Document, signers: number) => Promise<void>,
+  /** Runs in the document's transaction before it is sent (a bulk item records its document in it; throwing undoes both). */
+  made?: (trx: Knex.Transaction, document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   const source = await resolveSource(deps, caller, input.source);
   checkSignerCount(0, input.signers.length, source.roles);
@@ -170,6 +172,7 @@ export async function createDocument(
         signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })),
       },
     });
+    if (made) await made(trx, document);
     if (send) return markSent(trx, document, actor, send);
     return { document, signers: await signersOf(trx, document.id) };
   });

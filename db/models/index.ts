@@ -1,6 +1,15 @@
 export { ApiKey } from './api-key';
 export { AppSession } from './app-session';
 export { type ActorType, AuditEvent, MailMessage, OneTimeCode } from './audit';
+export {
+  BULK_ITEM_STATUSES,
+  BULK_STATUSES,
+  type BulkItemInput,
+  type BulkItemStatus,
+  BulkSend,
+  BulkSendItem,
+  type BulkStatus,
+} from './bulk-send';
 export { CONTACT_STATUSES, Contact, type ContactDirection, type ContactStatus } from './contact';
 export {
   APPLY_STATUSES,

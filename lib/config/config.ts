@@ -129,6 +129,7 @@ export function loadConfig(rawEnv: Env = process.env) {
       caFile: e.SVC_WEBHOOK_CA_FILE,
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,
     },
+    bulkConcurrency: e.SVC_BULK_CONCURRENCY,
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,
@@ -173,6 +174,7 @@ export function loadConfig(rawEnv: Env = process.env) {
     faults: {
       applyPauseMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_PAUSE_MS : 0,
       applyPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS : 0,
+      bulkItemPauseAfterCommitMs: e.SVC_ENV === 'test' ? e.SVC_FAULT_BULK_ITEM_AFTER_COMMIT_PAUSE_MS : 0,
     },
     logLevel: e.LOG_LEVEL,
     logRedact: redactPathsOf(e.SVC_LOG_REDACT),

@@ -140,6 +140,12 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
     });
     assert.equal(transfer.status, 201, transfer.text);
     ids.transfer = transfer.body.transfer_id;
+    const bulk = await call(stack.url, 'POST', '/v1/documents/bulk', {
+      key: a.key,
+      body: { template_id: ids.template, name: 'Alpha bulk', items: [{ signers: [{ name: 'Rita', email: 'rita@example.test' }] }] },
+    });
+    assert.equal(bulk.status, 202, bulk.text);
+    ids.bulk = bulk.body.bulk_id;
 
     // B's own objects, so that a body naming one of A's ids is otherwise valid.
     const { toContact } = await connect(stack, c, b);
@@ -188,6 +194,12 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
         name: 'Stolen template',
         signers: [{ name: 'Eve', email: 'eve@example.test' }],
       }),
+      api('POST', '/documents/bulk (template_id)', '/documents/bulk', {
+        template_id: template,
+        name: 'Stolen bulk',
+        items: [{ signers: [{ name: 'Eve', email: 'eve@example.test' }] }],
+      }),
+      api('GET', '/bulk/:id', `/bulk/${ids.bulk}`),
       api('GET', '/templates/:id', `/templates/${template}`),
       api('GET', '/contacts/:id', `/contacts/${contact}`),
       api('POST', '/contacts/:id/accept', `/contacts/${inboundContact}/accept`, {}),

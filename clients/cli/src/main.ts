@@ -1,6 +1,7 @@
 import { SvcClient, SvcError, VERSION } from '@svc-agents/sdk';
 import { Command, CommanderError, Option } from 'commander';
 import { accountCommands } from './commands/account';
+import { bulkCommands } from './commands/bulk';
 import { contactCommands } from './commands/contacts';
 import { documentCommands } from './commands/documents';
 import { driveCommands } from './commands/drive';
@@ -52,6 +53,7 @@ export function program(io: Streams) {
     accountCommands,
     templateCommands,
     documentCommands,
+    bulkCommands,
     contactCommands,
     offerCommands,
     driveCommands,

@@ -7,8 +7,8 @@ export interface Output {
   result(value: unknown, human?: () => string): void;
   /** A table of rows (objects) with the given columns, or the JSON of the rows. */
   table<T extends object>(rows: T[], columns: Array<keyof T & string>, raw?: unknown): void;
-  /** A progress bar on a terminal (stderr), nothing when piped or with --json. */
-  progress(label: string, total: number | undefined): { update(done: number): void; stop(): void };
+  /** A progress bar on a terminal (stderr), nothing when piped or with --json; it counts bytes unless told items. */
+  progress(label: string, total: number | undefined, unit?: 'bytes' | 'items'): { update(done: number): void; stop(): void };
 }
 
 function cell(value: unknown): string {
@@ -55,8 +55,9 @@ export function createOutput(json: boolean, streams: Streams = { out: process.st
     table(rows, columns, raw) {
       print(json ? JSON.stringify(raw ?? rows, null, 2) : renderTable(rows, columns));
     },
-    progress(label, total) {
+    progress(label, total, unit = 'bytes') {
       if (json || !streams.err.isTTY) return { update: () => undefined, stop: () => undefined };
+      const amount = (value: number) => (unit === 'bytes' ? humanBytes(value) : String(value));
       const bar = new cliProgress.SingleBar(
         {
           format: `${label} [{bar}] {percentage}% {done}/{all}`,
@@ -66,10 +67,10 @@ export function createOutput(json: boolean, streams: Streams = { out: process.st
         },
         cliProgress.Presets.shades_classic,
       );
-      bar.start(total ?? 0, 0, { done: humanBytes(0), all: total === undefined ? '?' : humanBytes(total) });
+      bar.start(total ?? 0, 0, { done: amount(0), all: total === undefined ? '?' : amount(total) });
       return {
         update(done) {
-          bar.update(done, { done: humanBytes(done), all: total === undefined ? '?' : humanBytes(total) });
+          bar.update(done, { done: amount(done), all: total === undefined ? '?' : amount(total) });
         },
         stop() {
           bar.stop();

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type SvcClient, SvcError, VERSION } from '@svc-agents/sdk';
+import { bulkTools } from './tools/bulk';
 import { documentTools } from './tools/documents';
 import type { McpOptions, Tool } from './tools/kit';
 import { offerTools } from './tools/offers';
@@ -66,7 +67,7 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
   };
 
   const kit = { tool, client, options };
-  for (const tools of [readingTools, documentTools, signingTools, offerTools, transferTools, verifyTools]) tools(kit);
+  for (const tools of [readingTools, documentTools, bulkTools, signingTools, offerTools, transferTools, verifyTools]) tools(kit);
   return server;
 }
 
@@ -85,6 +86,8 @@ export const TOOL_NAMES = [
   'list_sign_requests',
   'create_document',
   'send_document',
+  'bulk_send',
+  'get_bulk',
   'upload_file',
   'request_sign',
   'sign_as_principal',

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type DownloadedFile, type Progress, saveFiles, type UploadSource, uploadAsset } from './files';
-import { type ClientOptions, Http, type RequestOptions } from './http';
+import { type ClientOptions, Http, type RequestOptions, SvcError } from './http';
 import type {
   Body,
+  Bulk,
+  BulkAccepted,
+  BulkCreate,
   Claim,
   Contact,
   ContactWithSecret,
@@ -35,6 +38,18 @@ const enc = encodeURIComponent;
 /** How long signAsPrincipal and acceptOffer wait for a signature still being applied (202): 5 minutes. */
 export const DEFAULT_APPLY_WAIT_MS = 5 * 60_000;
 const APPLY_REPEAT_PAUSE_MS = 1000;
+
+/** How long waitForBulk waits by default: 30 minutes. */
+export const DEFAULT_BULK_WAIT_MS = 30 * 60_000;
+
+export interface BulkWait {
+  /** How long to wait in all (default 30 minutes). */
+  timeoutMs?: number;
+  /** Between looks (default 1 s). */
+  intervalMs?: number;
+  /** Each look at the bulk: its status and counts (total, created, failed, pending). */
+  onProgress?: (bulk: Bulk) => void;
+}
 
 export interface ApplyWait {
   /**
@@ -161,6 +176,42 @@ export class SvcClient {
   }
   sendDocument(id: string): Promise<Document> {
     return this.post(`/v1/documents/${enc(id)}/send`, { confirm: true });
+  }
+  /**
+   * Bulk send: one document per item from a template, made (and with `send: true` sent) by the
+   * service in the background; answers at once with the `bulk_id` (202). A retry of this call (its
+   * Idempotency-Key) answers the same bulk. Follow it with bulk(id) or waitForBulk(id).
+   */
+  bulkSend(body: BulkCreate): Promise<BulkAccepted> {
+    return this.post('/v1/documents/bulk', body);
+  }
+  /** A bulk send's status, counts and a page of its items (each a document id or an error). */
+  bulk(id: string, query: Query<'getBulk'> = {}): Promise<Bulk> {
+    return this.get(`/v1/bulk/${enc(id)}`, query);
+  }
+  /**
+   * Polls a bulk send until it is `completed` (every item made or refused), calling `onProgress` with
+   * each look, and answers it with all its items; throws a `timeout` SvcError after `timeoutMs`.
+   */
+  async waitForBulk(id: string, options: BulkWait = {}): Promise<Bulk> {
+    const { timeoutMs = DEFAULT_BULK_WAIT_MS, intervalMs = 1000, onProgress } = options;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const bulk = await this.bulk(id, { limit: 1 });
+      onProgress?.(bulk);
+      if (bulk.status === 'completed') break;
+      if (Date.now() >= deadline) throw new SvcError('timeout', `Bulk send ${id} is still running after ${timeoutMs} ms.`, 0);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+    }
+    const items: Bulk['items'] = [];
+    let cursor: string | undefined;
+    let last: Bulk;
+    do {
+      last = await this.bulk(id, { limit: 500, cursor });
+      items.push(...last.items);
+      cursor = last.next_cursor ?? undefined;
+    } while (cursor);
+    return { ...last, items, next_cursor: null };
   }
   /** A short-lived URL of the current sealed PDF. */
   downloadDocument(id: string): Promise<Download> {

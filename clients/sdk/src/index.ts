@@ -1,4 +1,4 @@
-export { type ApplyWait, DEFAULT_APPLY_WAIT_MS, SvcClient } from './client';
+export { type ApplyWait, type BulkWait, DEFAULT_APPLY_WAIT_MS, DEFAULT_BULK_WAIT_MS, SvcClient } from './client';
 export { type DownloadedFile, type Progress, safeFileName, type UploadSource } from './files';
 export { type ClientOptions, type RetryOptions, SvcError, VERSION } from './http';
 export { OPERATION_INPUTS } from './inputs';

@@ -172,6 +172,89 @@ export const OPERATION_INPUTS = {
       "additionalProperties": false
     }
   },
+  "bulkSend": {
+    "path": {},
+    "query": {},
+    "body": {
+      "type": "object",
+      "properties": {
+        "template_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "A template of this account; every item’s document is made from it."
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The name of each document (an item’s `name` overrides it) and of the bulk."
+        },
+        "send": {
+          "description": "Also send each document (as POST /documents/:id/send); default false: drafts.",
+          "type": "boolean"
+        },
+        "items": {
+          "minItems": 1,
+          "maxItems": 500,
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "signers": {
+                "minItems": 1,
+                "maxItems": 50,
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 200
+                    },
+                    "email": {
+                      "type": "string",
+                      "maxLength": 320,
+                      "format": "email",
+                      "pattern": "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"
+                    }
+                  },
+                  "required": [
+                    "name",
+                    "email"
+                  ],
+                  "additionalProperties": false
+                },
+                "description": "In signing order; signer n takes role n (as POST /documents)."
+              },
+              "name": {
+                "description": "This document’s name (default: the bulk’s `name`).",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "strict_order": {
+                "description": "Signers sign one after another, in the order given.",
+                "type": "boolean"
+              }
+            },
+            "required": [
+              "signers"
+            ],
+            "additionalProperties": false
+          },
+          "description": "One document per item, at most 500; a malformed item refuses the whole request (400)."
+        }
+      },
+      "required": [
+        "template_id",
+        "name",
+        "items"
+      ],
+      "additionalProperties": false
+    }
+  },
   "cancelTransfer": {
     "path": {
       "id": {
@@ -576,6 +659,29 @@ export const OPERATION_INPUTS = {
       "type": "object",
       "properties": {},
       "additionalProperties": false
+    }
+  },
+  "getBulk": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {
+      "limit": {
+        "default": 100,
+        "description": "Items per page (1–500, default 100).",
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 500
+      },
+      "cursor": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      }
     }
   },
   "getContact": {

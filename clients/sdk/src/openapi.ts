@@ -22,6 +22,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/bulk/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bulk send’s progress: its status, counts and a page of its items (document id or error each) */
+        get: operations["getBulk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts": {
         parameters: {
             query?: never;
@@ -249,6 +266,26 @@ export type paths = {
         put?: never;
         /** Add signers (draft only) */
         post: operations["addSigners"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make (and send) one document per item from a template, in the background; answers 202 with a bulk_id
+         * @description Each item’s document is made through the same rule as POST /documents, a few at once (SVC_BULK_CONCURRENCY); follow it at GET /bulk/:id (the Location header). A malformed body is refused as a whole (400); an item the rule refuses (signers that do not fit the template’s roles …) is that item’s `error`. With the same Idempotency-Key a retry answers the same bulk and makes nothing again.
+         */
+        post: operations["bulkSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2840,6 +2877,144 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
             415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBulk: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bulk_id: string;
+                        completed_at: string | null;
+                        /** @description Items whose document was made (and sent, for a bulk with `send`). */
+                        created: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Items refused: see each item’s `error`. */
+                        failed: number;
+                        /** @description A page of the items in order (`limit`, `cursor`). */
+                        items: {
+                            document_id: string | null;
+                            /** @description Why the item was refused (the code and words POST /documents would answer), else null. */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            /** @description The item’s position in `items` (from 0). */
+                            index: number;
+                            /** @enum {string} */
+                            status: "pending" | "created" | "failed";
+                        }[];
+                        name: string;
+                        /** @description The cursor of the next page of items, or null. */
+                        next_cursor: string | null;
+                        /** @description Items not made yet. */
+                        pending: number;
+                        send: boolean;
+                        /** @enum {string} */
+                        status: "running" | "completed";
+                        template_id: string;
+                        total: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5692,6 +5867,185 @@ export interface operations {
              * @description `invalid_state`: The resource is not in a state that allows this operation.
              *
              *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One document per item, at most 500; a malformed item refuses the whole request (400). */
+                    items: {
+                        /** @description This document’s name (default: the bulk’s `name`). */
+                        name?: string;
+                        /** @description In signing order; signer n takes role n (as POST /documents). */
+                        signers: {
+                            /** Format: email */
+                            email: string;
+                            name: string;
+                        }[];
+                        /** @description Signers sign one after another, in the order given. */
+                        strict_order?: boolean;
+                    }[];
+                    /** @description The name of each document (an item’s `name` overrides it) and of the bulk. */
+                    name: string;
+                    /** @description Also send each document (as POST /documents/:id/send); default false: drafts. */
+                    send?: boolean;
+                    /** @description A template of this account; every item’s document is made from it. */
+                    template_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bulk_id: string;
+                        /** @description Items whose document was made (and sent, for a bulk with `send`). */
+                        created: number;
+                        /** @description Items refused: see each item’s `error`. */
+                        failed: number;
+                        /** @description Items not made yet. */
+                        pending: number;
+                        /**
+                         * @description `running` until every item is made or refused, then `completed`.
+                         * @enum {string}
+                         */
+                        status: "running" | "completed";
+                        total: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
              *
              *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
              */

@@ -45,6 +45,10 @@ export type Claim = Result<'claimTransfer'>;
 export type PublicTransfer = Result<'getPublicTransfer'>;
 export type Downloads = Result<'mintTransferDownloads'>;
 export type VerifyReport = Result<'verifyPdf'>;
+export type BulkCreate = Body<'bulkSend'>;
+/** The 202 of a bulk send: its id, status and counts. */
+export type BulkAccepted = JsonOf<operations['bulkSend']['responses'][202]>;
+export type Bulk = Result<'getBulk'>;
 
 /** One page of a list: its items and the cursor of the next page (null on the last). */
 export interface Page<T> {

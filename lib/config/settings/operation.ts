@@ -70,4 +70,8 @@ export const OPERATION_SETTINGS = {
     schema: int(0, 0),
     doc: 'tests only, read only when `SVC_ENV=test`: pause an apply after its commit, before its activity reports',
   },
+  SVC_FAULT_BULK_ITEM_AFTER_COMMIT_PAUSE_MS: {
+    schema: int(0, 0),
+    doc: 'tests only, read only when `SVC_ENV=test`: pause a bulk item after its document commits, before its activity reports',
+  },
 } satisfies Record<string, Setting>;

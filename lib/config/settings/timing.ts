@@ -164,4 +164,8 @@ export const TIMING_SETTINGS = {
     schema: int(1, 16, 256),
     doc: 'first webhook attempts in flight at once to one endpoint (over that many keep-alive connections)',
   },
+  SVC_BULK_CONCURRENCY: {
+    schema: int(1, 8, 64),
+    doc: 'documents of one bulk send (POST /v1/documents/bulk) made and sent at once',
+  },
 } satisfies Record<string, Setting>;

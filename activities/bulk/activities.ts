@@ -1,0 +1,32 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { BulkSend } from '../../db/models';
+import { errors } from '../../lib/errors';
+import { type BulkDeps, failItem, finishBulk, makeBulkItem } from './bulk';
+
+/** The bulk send workflow's activities: the rules of activities/bulk, each safe to retry. */
+export function createBulkActivities(deps: BulkDeps) {
+  return {
+    /**
+     * The workflow starts inside the transaction that records the bulk: until that commits the row
+     * is missing and this is retried (within its budget: a rolled-back POST ends the workflow).
+     */
+    async bulkStarted(bulkId: string): Promise<void> {
+      if (!(await BulkSend.query(deps.db).findById(bulkId)))
+        throw ApplicationFailure.retryable(`Bulk send ${bulkId} is not committed (yet).`, 'not_started');
+    },
+    makeBulkItem: (bulkId: string, position: number) => makeBulkItem(deps, bulkId, position),
+    /** The item's activity kept failing within its budget: the item ends refused, and the bulk goes on. */
+    async failBulkItem(bulkId: string, position: number): Promise<void> {
+      await failItem(
+        deps.db,
+        bulkId,
+        position,
+        errors.serviceUnavailable(
+          'The document of this item could not be made: the service kept failing within its retry budget. Nothing was made for it; send it again.',
+        ),
+      );
+    },
+    finishBulk: (bulkId: string) => finishBulk(deps.db, bulkId),
+  };
+}
+export type BulkActivities = ReturnType<typeof createBulkActivities>;

@@ -1,0 +1,184 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { ApiKey, type BulkItemInput, BulkSend, BulkSendItem, type Document } from '../../db/models';
+import type { Faults } from '../../lib/config/config';
+import { errors, ServiceError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Logger } from '../../lib/log';
+import type { Caller } from '../accounts/accounts';
+import { agentActor, createDocument, type DocumentDeps } from '../documents/documents';
+import { findTemplate } from '../templates/templates';
+import type { Workflows } from '../workflows';
+
+/** The most items one bulk send takes (documented in docs/api.md); more is refused as a whole (400). */
+export const BULK_MAX_ITEMS = 500;
+
+export interface BulkInput {
+  templateId: string;
+  name: string;
+  send: boolean;
+  items: BulkItemInput[];
+}
+
+const INSERT_CHUNK = 100;
+
+/**
+ * Records a bulk send and its items and starts its workflow in the same transaction, so a bulk is
+ * never recorded without its workflow (Temporal refusing rolls it back: 503). The template must be
+ * the account's (404 otherwise); everything per item is checked when its document is made.
+ */
+export async function startBulk(deps: { db: Db; workflows: Workflows }, caller: Caller, input: BulkInput): Promise<BulkSend> {
+  await findTemplate(deps.db, caller.tenant.id, input.templateId);
+  return deps.db.transaction(async (trx) => {
+    const bulk = await BulkSend.query(trx).insertAndFetch({
+      id: newId('blk'),
+      tenant_id: caller.tenant.id,
+      principal_id: caller.principal.id,
+      api_key_id: caller.apiKey.id,
+      template_id: input.templateId,
+      name: input.name.trim(),
+      send: input.send,
+      total: input.items.length,
+      status: 'running',
+    });
+    const rows = input.items.map((item, position) => ({ bulk_id: bulk.id, position, input: item, status: 'pending' as const }));
+    for (let at = 0; at < rows.length; at += INSERT_CHUNK) await BulkSendItem.query(trx).insert(rows.slice(at, at + INSERT_CHUNK));
+    await deps.workflows.startBulk(bulk);
+    return bulk;
+  });
+}
+
+export interface BulkCounts {
+  created: number;
+  failed: number;
+  pending: number;
+}
+
+export interface BulkView {
+  bulk: BulkSend;
+  counts: BulkCounts;
+  items: BulkSendItem[];
+  next_cursor: string | null;
+}
+
+/** The item after which a page starts, as an opaque cursor. */
+const encodeCursor = (position: number) => Buffer.from(JSON.stringify({ p: position })).toString('base64url');
+
+function decodeCursor(cursor: string): number {
+  try {
+    const { p } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown };
+    if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p < BULK_MAX_ITEMS) return p;
+  } catch {
+    // fall through
+  }
+  throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+}
+
+/** A bulk send of the caller's tenant with its counts and a page of its items in order; 404 for any other id. */
+export async function readBulk(db: Db, caller: Caller, id: string, options: { limit: number; cursor?: string }): Promise<BulkView> {
+  const after = options.cursor === undefined ? -1 : decodeCursor(options.cursor);
+  const bulk = await BulkSend.query(db).findById(id).where({ tenant_id: caller.tenant.id });
+  if (!bulk) throw errors.notFound('No such bulk send.');
+  const grouped = (await BulkSendItem.query(db)
+    .where({ bulk_id: id })
+    .groupBy('status')
+    .select('status')
+    .count('* as count')) as unknown as Array<{ status: keyof BulkCounts; count: string | number }>;
+  const counts: BulkCounts = { created: 0, failed: 0, pending: 0 };
+  for (const row of grouped) counts[row.status] = Number(row.count);
+  const rows = await BulkSendItem.query(db)
+    .where({ bulk_id: id })
+    .where('position', '>', after)
+    .orderBy('position')
+    .limit(options.limit + 1);
+  const items = rows.slice(0, options.limit);
+  return { bulk, counts, items, next_cursor: rows.length > options.limit ? encodeCursor(items[items.length - 1].position) : null };
+}
+
+/** What making a bulk item needs: the document rules' dependencies and the workflows that send. */
+export type BulkDeps = DocumentDeps & { workflows: Workflows; faults?: Faults; log?: Logger };
+
+/** Raised inside an item's document transaction when another attempt already settled the item: undoes this one. */
+class AlreadySettled extends Error {}
+
+/** The key that started the bulk, as the caller its documents are made by; undefined once it was revoked. */
+async function callerOfBulk(db: Db, bulk: BulkSend): Promise<Caller | undefined> {
+  const apiKey = await ApiKey.query(db).withGraphJoined('[principal, tenant]').findById(bulk.api_key_id).whereNull('api_keys.revoked_at');
+  const { principal, tenant } = apiKey ?? {};
+  if (!apiKey || !principal || !tenant) return undefined;
+  delete apiKey.principal;
+  delete apiKey.tenant;
+  return { apiKey, principal, tenant };
+}
+
+/** A still pending item ends refused with this error (an item settled already stays as it is). */
+export async function failItem(db: Db | Knex.Transaction, bulkId: string, position: number, error: ServiceError): Promise<void> {
+  await BulkSendItem.query(db)
+    .where({ bulk_id: bulkId, position, status: 'pending' })
+    .patch({ status: 'failed', error_code: error.code, error_message: error.message, finished_at: new Date() });
+}
+
+/**
+ * Makes one item's document (and sends it, for a bulk with `send`) through the same rule as POST
+ * /v1/documents, so every check, limit and event of a single document holds. The item is marked
+ * `created` with its document id in the document's own transaction, under the item's row lock: an
+ * attempt that finds the item settled undoes its document, so each item makes one document at most
+ * whatever retried it. A refusal of the rule (signers that do not fit the roles …) is the item's
+ * result; anything else is thrown for the activity to retry.
+ */
+export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: number): Promise<BulkSendItem['status']> {
+  const bulk = await BulkSend.query(deps.db).findById(bulkId);
+  const item = await BulkSendItem.query(deps.db).findById([bulkId, position]);
+  if (!bulk || !item) throw new Error(`bulk item ${bulkId}/${position} does not exist`);
+  if (item.status !== 'pending') return item.status;
+  await BulkSendItem.query(deps.db).findById([bulkId, position]).where({ status: 'pending' }).patch({ started_at: new Date() });
+  const caller = await callerOfBulk(deps.db, bulk);
+  if (!caller) {
+    await failItem(
+      deps.db,
+      bulkId,
+      position,
+      errors.unauthorized('The API key that started this bulk send was revoked; nothing was made for this item.'),
+    );
+    return 'failed';
+  }
+  const made = async (trx: Knex.Transaction, document: Document) => {
+    const locked = await BulkSendItem.query(trx).findById([bulkId, position]).forUpdate();
+    if (locked?.status !== 'pending') throw new AlreadySettled();
+    await locked.$query(trx).patch({ status: 'created', document_id: document.id, finished_at: new Date() });
+  };
+  const start = (document: Document, signers: number) => deps.workflows.startDocument(document, signers);
+  try {
+    await createDocument(
+      deps,
+      caller,
+      {
+        source: { templateId: bulk.template_id },
+        name: item.input.name ?? bulk.name,
+        signers: item.input.signers,
+        strictOrder: item.input.strict_order,
+      },
+      agentActor(caller),
+      bulk.send ? start : undefined,
+      made,
+    );
+    // Tests kill a worker here: the document is committed, its activity has not reported.
+    if (deps.faults?.bulkItemPauseAfterCommitMs) {
+      deps.log?.warn('bulk item paused by a test fault', { bulkId, position });
+      await new Promise((resolve) => setTimeout(resolve, deps.faults!.bulkItemPauseAfterCommitMs));
+    }
+    return 'created';
+  } catch (error) {
+    if (error instanceof AlreadySettled) return (await BulkSendItem.query(deps.db).findById([bulkId, position]))!.status;
+    if (error instanceof ServiceError && error.status < 500) {
+      await failItem(deps.db, bulkId, position, error);
+      return 'failed';
+    }
+    throw error;
+  }
+}
+
+/** The workflow's last step: every item is settled. */
+export async function finishBulk(db: Db, bulkId: string): Promise<void> {
+  await BulkSend.query(db).findById(bulkId).where({ status: 'running' }).patch({ status: 'completed', completed_at: new Date() });
+}
