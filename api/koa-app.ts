@@ -13,6 +13,7 @@ import { signRoutes } from './app/sign/router';
 import { staticRoutes } from './app/static';
 import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
+import { documentAuditRoutes } from './documents/audit';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
 import { bearerCaller } from './http/auth';
@@ -126,6 +127,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   mandateRoutes(routes, deps);
   signingRoutes(routes, deps);
   documentRoutes(routes, deps);
+  documentAuditRoutes(routes, deps);
   templateRoutes(routes, deps);
   contactRoutes(routes, deps);
   offerRoutes(routes, deps);
