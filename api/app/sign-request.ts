@@ -89,13 +89,20 @@ ${
     );
   }
 
-  /** Where the signature lands: the pages named in words (without script too), drawn with the fields marked by sign-request-preview.js. */
+  /**
+   * Where the signature lands: the page(s) of the principal's signature fields (of all their fields
+   * when they have none), named in words (without script too) and drawn with their fields marked by
+   * sign-request-preview.js. Initials on every page of a long contract do not draw every page.
+   */
   function preview(link: string, widgets: Widget[]) {
-    if (!widgets.length) return '';
-    const pages = [...new Set(widgets.map((widget) => widget.page))].sort((a, b) => a - b);
-    const fields = widgets.map(({ page, x, y, width, height, type }) => ({ page, x, y, width, height, type }));
+    const signatures = widgets.filter((widget) => widget.type === 'signature');
+    const pages = [...new Set((signatures.length ? signatures : widgets).map((widget) => widget.page))].sort((a, b) => a - b).slice(0, 5);
+    if (!pages.length) return '';
+    const fields = widgets
+      .filter((widget) => pages.includes(widget.page))
+      .map(({ page, x, y, width, height, type }) => ({ page, x, y, width, height, type }));
     return html`<section aria-labelledby="preview-title"><h2 id="preview-title">Where your signature goes</h2>
-<p data-testid="preview-pages">Your fields are on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')}: ${[...new Set(widgets.map((widget) => widget.type))].join(', ')}.</p>
+<p data-testid="preview-pages">Your signature goes on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')} of the document; the fields filled for you there are marked below.</p>
 <div class="l1-preview" data-testid="l1-preview" data-pdf="${link}/document.pdf" data-fields="${JSON.stringify(fields)}"><p class="hint" data-preview-status>Drawing the page…</p></div></section>`;
   }
 
