@@ -1,3 +1,4 @@
+// ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Template } from '../../db/models';
