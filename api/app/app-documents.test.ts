@@ -141,6 +141,8 @@ describe('the documents inbox and document page', () => {
     assert.doesNotMatch(html, /data-testid="void-form"/, 'a completed document cannot be voided');
     assert.doesNotMatch(html, /data-testid="sign-now"/);
 
+    assert.equal((await page(`/documents/${completedId}?audit_cursor=bm9wZQ`)).status, 400, 'a cursor this app did not give');
+
     const stranger = await new AppClient(stack, (await createAccount(stack.deps.db)).email).login();
     for (const suffix of [`/documents/${completedId}`, `/documents/${completedId}/download`, '/documents/doc_nosuchdocument'])
       assert.equal((await stranger.get(path(suffix))).status, 404, suffix);
