@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { Template } from '../../db/models';
+import { connect } from '../../test/contacts';
 import { createDocument, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { account, app, page, path, stack, useAppStack } from '../../test/fixtures/app';
@@ -159,6 +160,21 @@ describe('the documents inbox and document page', () => {
     assert.match(form[2], /<textarea id="void-reason" name="reason"/);
     assert.doesNotMatch((await page(`/documents/${waitingId}`)).html, /data-testid="void-form"/);
     assert.doesNotMatch((await page(`/documents/${declinedId}`)).html, /data-testid="void-form"/);
+  });
+
+  it('the offers on a document are listed on its page, for the offeror and for me as the counterparty', async () => {
+    const { fromContact } = await connect(stack, sender, account, { name: 'Ada' });
+    const offer = await call(stack.url, 'POST', `/v1/documents/${waitingId}/offers`, {
+      key: sender.key,
+      body: { contact_id: fromContact, terms: 'Mutual NDA, two years' },
+    });
+    assert.equal(offer.status, 201, offer.text);
+    const { html } = await page(`/documents/${waitingId}`);
+    assert.ok(html.includes(`data-offer="${offer.body.offer_id}"`), html);
+    assert.match(html, /Mutual NDA, two years/);
+    assert.ok(html.includes('data-action="offer.created"'), 'the offer is on the audit trail');
+    const senderApp = await new AppClient(stack, sender.email).login();
+    assert.match(await (await senderApp.get(path(`/documents/${waitingId}`))).text(), /Mutual NDA, two years/);
   });
 
   it('“sign now” takes me to my sign link, or to my open L1 confirm page once my agent asked', async () => {
