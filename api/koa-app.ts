@@ -14,6 +14,7 @@ import { staticRoutes } from './app/static';
 import { bulkRoutes } from './bulk/router';
 import { contactRoutes } from './contacts/router';
 import { renderErrorsPage } from './docs/errors-page';
+import { documentAuditRoutes } from './documents/audit';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
 import { bearerCaller } from './http/auth';
@@ -128,6 +129,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   signingRoutes(routes, deps);
   documentRoutes(routes, deps);
   bulkRoutes(routes, deps);
+  documentAuditRoutes(routes, deps);
   templateRoutes(routes, deps);
   contactRoutes(routes, deps);
   offerRoutes(routes, deps);

@@ -63,6 +63,31 @@ describe('every surface does the same for the same operation', () => {
       (list) => list.data.map((document: { document_id: string }) => document.document_id).sort(),
     );
     await row(
+      'get_document_audit',
+      agent,
+      fixed({
+        name: 'get_document_audit',
+        rest: rest('GET', `/documents/${mine.document_id}/audit?limit=100`),
+        sdk: (c) => c.getDocumentAudit(mine.document_id, { limit: 100 }),
+        cli: ['docs', 'audit', mine.document_id, '--limit', '100'],
+        mcp: ['get_document_audit', { document_id: mine.document_id, limit: 100 }],
+      }),
+      // The steps up to the send: the invitations' mail lines arrive in their own time.
+      (trail) => trail.data.map((line: { action: string }) => line.action).filter((action: string) => action.startsWith('document.')),
+    );
+    await row(
+      'get_document_audit (another principal’s)',
+      stranger,
+      fixed({
+        name: 'get_document_audit',
+        rest: rest('GET', `/documents/${mine.document_id}/audit`),
+        sdk: (c) => c.getDocumentAudit(mine.document_id),
+        cli: ['docs', 'audit', mine.document_id],
+        mcp: ['get_document_audit', { document_id: mine.document_id }],
+      }),
+      (value) => value,
+    );
+    await row(
       'get_document (missing)',
       agent,
       fixed({

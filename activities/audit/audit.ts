@@ -54,6 +54,7 @@ type Observation = Extract<
   | 'login.code_sent'
   | 'code.locked'
   | 'mail.failed'
+  | 'mail.sent'
   | 'transfer.downloads_minted'
 >;
 

@@ -90,6 +90,13 @@ export const AUDIT_DATA = {
     signer_id: ids.signer.nullable(),
     error: z.string().nullable(),
   }),
+  'mail.sent': line({
+    mail_id: id('msg_'),
+    purpose: z.string(),
+    to: z.string(),
+    signer_id: ids.signer.nullable(),
+    delivery: z.enum(['smtp', 'outbox']).describe('handed to the SMTP relay, or kept in the embedded outbox (no SMTP configured)'),
+  }),
   'mandate.consent_accepted': line(mandateTerms),
   'mandate.granted': line({ ...mandateTerms, consent_accepted_at: instant }),
   'mandate.revoked': line({

@@ -10,8 +10,9 @@ import {
   settledDecision,
 } from '../../activities/signing/decisions';
 import { signRequestIdFromToken } from '../../activities/signing/signing';
-import { ApiKey, Mandate, Offer } from '../../db/models';
+import { ApiKey, DocumentSigner, Mandate, Offer } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import type { Widget } from '../../lib/pdf/widgets';
 import { bestEffort } from '../../lib/temporal';
 import { html } from '../http/html';
 import { sendPdf } from './files';
@@ -44,10 +45,11 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
   async function render(ctx: Context, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) {
     const { principal, csrf } = appState(ctx);
     const { request, document } = await load(ctx);
-    const [mandate, key, offer] = await Promise.all([
+    const [mandate, key, offer, signer] = await Promise.all([
       Mandate.query(deps.db).findById(request.mandate_id),
       ApiKey.query(deps.db).findById(request.api_key_id),
       request.offer_id ? Offer.query(deps.db).findById(request.offer_id) : undefined,
+      DocumentSigner.query(deps.db).findById(request.signer_id),
     ]);
     const link = `${appPath}/sign-request/${ctx.params.token}`;
     const open = request.isOpenAt();
@@ -60,6 +62,10 @@ ${offer && html`<dt>Offer</dt><dd data-testid="offer">From ${offer.from_email}, 
 <dt>Mandate</dt><dd>${mandate!.name} (${mandate!.id}, ${mandate!.confirmation_level})</dd>
 <dt>Expires</dt><dd>${request.expires_at.toISOString()}</dd>
 <dt>Status</dt><dd data-testid="sign-request-status">${WORDS[request.status] ?? request.status}${request.error_message && `: ${request.error_message}`}</dd></dl>
+${preview(
+  link,
+  document.widgets.filter((widget) => widget.role === signer?.role),
+)}
 ${
   open &&
   html`${noAppearance && html`<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>`}
@@ -69,9 +75,35 @@ ${
 }`;
     sendPage(
       ctx,
-      renderPage({ title: 'Confirm a signature', appPath, principal: principal!, csrf, flags: deps.config.flags.values, body, notice }),
+      renderPage({
+        title: 'Confirm a signature',
+        appPath,
+        principal: principal!,
+        csrf,
+        flags: deps.config.flags.values,
+        body,
+        notice,
+        scripts: ['/static/sign-request-preview.js'],
+      }),
       status,
     );
+  }
+
+  /**
+   * Where the signature lands: the page(s) of the principal's signature fields (of all their fields
+   * when they have none), named in words (without script too) and drawn with their fields marked by
+   * sign-request-preview.js. Initials on every page of a long contract do not draw every page.
+   */
+  function preview(link: string, widgets: Widget[]) {
+    const signatures = widgets.filter((widget) => widget.type === 'signature');
+    const pages = [...new Set((signatures.length ? signatures : widgets).map((widget) => widget.page))].sort((a, b) => a - b).slice(0, 5);
+    if (!pages.length) return '';
+    const fields = widgets
+      .filter((widget) => pages.includes(widget.page))
+      .map(({ page, x, y, width, height, type }) => ({ page, x, y, width, height, type }));
+    return html`<section aria-labelledby="preview-title"><h2 id="preview-title">Where your signature goes</h2>
+<p data-testid="preview-pages">Your signature goes on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')} of the document; the fields filled for you there are marked below.</p>
+<div class="l1-preview" data-testid="l1-preview" data-pdf="${link}/document.pdf" data-fields="${JSON.stringify(fields)}"><p class="hint" data-preview-status>Drawing the page…</p></div></section>`;
   }
 
   const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'Confirm a signature', ({ ctx }) => handler(ctx));

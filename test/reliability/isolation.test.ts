@@ -189,6 +189,7 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       api('POST', '/documents/:id/signers', `/documents/${draft}/signers`, { signers: [{ name: 'Eve', email: 'eve@example.test' }] }),
       api('POST', '/documents/:id/send', `/documents/${draft}/send`, { confirm: true }),
       api('GET', '/documents/:id/download', `/documents/${document}/download`),
+      api('GET', '/documents/:id/audit', `/documents/${document}/audit`),
       api('POST', '/documents (template_id)', '/documents', {
         template_id: template,
         name: 'Stolen template',
@@ -241,6 +242,8 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       app('POST', '/app/mandates/:id/confirm', `/app/mandates/${ids.pendingMandate}/confirm`, { code: '000000' }),
       app('POST', '/app/agent-contacts/:id/accept', `/app/agent-contacts/${inboundContact}/accept`, {}),
       app('POST', '/app/agent-contacts/:id/revoke', `/app/agent-contacts/${contact}/revoke`, {}),
+      app('GET', '/app/documents/:id', `/app/documents/${document}`),
+      app('GET', '/app/documents/:id/download', `/app/documents/${document}/download`),
       app('GET', '/app/sign-request/:token', ids.confirmPath),
       app('GET', '/app/sign-request/:token/document.pdf', `${ids.confirmPath}/document.pdf`),
       app('POST', '/app/sign-request/:token/confirm', `${ids.confirmPath}/confirm`, {}),

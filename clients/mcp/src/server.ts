@@ -84,6 +84,7 @@ export const TOOL_NAMES = [
   'list_transfers',
   'get_transfer',
   'list_sign_requests',
+  'get_document_audit',
   'create_document',
   'send_document',
   'bulk_send',

@@ -213,6 +213,13 @@ export class SvcClient {
     } while (cursor);
     return { ...last, items, next_cursor: null };
   }
+  /** The document's audit trail, oldest first: who did what, when, from where (GET /documents/:id/audit). */
+  getDocumentAudit(id: string, query: Query<'getDocumentAudit'> = {}): Promise<Page<Item<'getDocumentAudit'>>> {
+    return this.get(`/v1/documents/${enc(id)}/audit`, query);
+  }
+  iterateDocumentAudit(id: string, query: Omit<Query<'getDocumentAudit'>, 'cursor'> = {}) {
+    return this.iterate((cursor) => this.getDocumentAudit(id, { ...query, cursor }));
+  }
   /** A short-lived URL of the current sealed PDF. */
   downloadDocument(id: string): Promise<Download> {
     return this.get(`/v1/documents/${enc(id)}/download`);

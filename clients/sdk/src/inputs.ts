@@ -704,6 +704,28 @@ export const OPERATION_INPUTS = {
     },
     "query": {}
   },
+  "getDocumentAudit": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {
+      "limit": {
+        "default": 20,
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100
+      },
+      "cursor": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      }
+    }
+  },
   "getDriveFile": {
     "path": {
       "id": {

@@ -163,6 +163,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The document’s audit trail, oldest first (owned, or inbound where the principal signs) */
+        get: operations["getDocumentAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}/download": {
         parameters: {
             query?: never;
@@ -1903,6 +1920,29 @@ export type components = {
             at: string;
             data: {
                 error: string | null;
+                mail_id: string;
+                purpose: string;
+                signer_id: string | null;
+                to: string;
+            };
+        } | {
+            /** @constant */
+            action: "mail.sent";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                /**
+                 * @description handed to the SMTP relay, or kept in the embedded outbox (no SMTP configured)
+                 * @enum {string}
+                 */
+                delivery: "smtp" | "outbox";
                 mail_id: string;
                 purpose: string;
                 signer_id: string | null;
@@ -4546,6 +4586,138 @@ export interface operations {
                         status: "draft" | "sent" | "completed" | "declined" | "voided";
                         strict_order: boolean;
                         template_id: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocumentAudit: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What happened: `document.created`, `document.sent`, `mail.sent` (a sign link or notice mailed), `document.viewed` (a signer opened it), `sign.email_verified` (a signer’s code verified), `document.signed`, `document.declined`, `document.completed`, and the sign-request and offer steps on it (`sign_request.*`, `offer.*`, `mail.failed`…). `data` follows the schema of its action (AuditLine). */
+                            action: string;
+                            actor: {
+                                /** @description The signer, principal or API key that acted. */
+                                id: string | null;
+                                /** @enum {string} */
+                                kind: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                                /** @description The signer’s or principal’s name, or the API key’s label. */
+                                name: string | null;
+                            };
+                            /** Format: date-time */
+                            at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            ip: string | null;
+                            /** @description The mandate an agent acted under, where one did. */
+                            mandate_id: string | null;
+                            /** @description The principal who acted, or for whom an agent acted. */
+                            principal_id: string | null;
+                            user_agent: string | null;
+                        }[];
+                        next_cursor: string | null;
                     };
                 };
             };

@@ -107,6 +107,11 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
         );
       }),
     );
+  paging(docs.command('audit <id>').description('the audit trail of a document, oldest first')).action(
+    act(async ({ client, out }, id: string, options: { limit?: number; cursor?: string }) =>
+      list(out, await client.getDocumentAudit(id, options), ['at', 'action', 'actor', 'ip']),
+    ),
+  );
   paging(docs.command('sign-requests <id>').description('your sign requests on a document')).action(
     act(async ({ client, out }, id: string, options: { limit?: number; cursor?: string }) =>
       list(out, await client.listSignRequests(id, options), ['sign_request_id', 'status', 'reason', 'expires_at']),

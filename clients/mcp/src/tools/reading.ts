@@ -52,6 +52,13 @@ export function readingTools({ tool, client }: ToolKit): void {
     (input) => client.getTransfer(input.transfer_id),
   );
   tool(
+    'get_document_audit',
+    'The audit trail of a document (owned, or where this key’s principal signs), oldest first and paged: each step (created, sent, mail.sent, viewed, sign.email_verified, signed, declined, completed …) with its actor (kind, id, name), the principal and mandate behind it, and the IP and user agent of browser steps.',
+    inputOf('getDocumentAudit', { path: { id: 'document_id' }, describe: { document_id: 'doc_…' } }),
+    READ,
+    ({ document_id, ...page }) => client.getDocumentAudit(document_id, page),
+  );
+  tool(
     'list_sign_requests',
     'This key’s L1 sign requests on a document, newest first, with their status (open, applied, declined, expired, failed).',
     inputOf('listSignRequests', { path: { id: 'document_id' }, describe: { document_id: 'doc_…' } }),

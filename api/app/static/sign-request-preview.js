@@ -1,0 +1,76 @@
+// The L1 confirm page: the page(s) of the PDF where the principal's stored signature will land,
+// drawn with pdf.js (as the sign page draws its pages), each field of theirs marked on them.
+
+import { h } from './dom.js';
+
+async function loadPdfjs() {
+  const pdfjs = await import('/static/pdfjs/pdf.min.mjs');
+  pdfjs.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
+  return pdfjs;
+}
+
+const LABELS = { signature: 'Your signature', initials: 'Your initials', date: 'Date', name: 'Your name', email: 'Your e-mail' };
+
+async function preview(container) {
+  const fields = JSON.parse(container.dataset.fields || '[]');
+  const status = container.querySelector('[data-preview-status]');
+  const pages = [...new Set(fields.map((field) => field.page))].sort((a, b) => a - b);
+  if (!pages.length) return;
+  try {
+    const pdfjs = await loadPdfjs();
+    const response = await fetch(container.dataset.pdf, { credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`the PDF answered ${response.status}`);
+    const pdf = await pdfjs.getDocument({
+      data: new Uint8Array(await response.arrayBuffer()),
+      isEvalSupported: false,
+      standardFontDataUrl: '/static/pdfjs/standard_fonts/',
+      wasmUrl: '/static/pdfjs/wasm/',
+      cMapUrl: '/static/pdfjs/cmaps/',
+      cMapPacked: true,
+    }).promise;
+    for (const number of pages) {
+      if (number > pdf.numPages) continue;
+      const page = await pdf.getPage(number);
+      const { width, height } = page.getViewport({ scale: 1 });
+      const marks = fields
+        .filter((field) => field.page === number)
+        .map((field) => {
+          const mark = h(
+            'div',
+            { class: `preview-mark ${field.type}`, testid: 'preview-mark', 'data-type': field.type },
+            LABELS[field.type] ?? field.type,
+          );
+          // Widgets are in PDF points, origin top-left: placed as shares of the page, so they follow its size.
+          mark.style.left = `${(field.x / width) * 100}%`;
+          mark.style.top = `${(field.y / height) * 100}%`;
+          mark.style.width = `${(field.width / width) * 100}%`;
+          mark.style.height = `${(field.height / height) * 100}%`;
+          return mark;
+        });
+      const canvas = h('canvas', { 'aria-hidden': 'true' });
+      const figure = h(
+        'figure',
+        { class: 'preview-page', testid: `preview-page-${number}` },
+        h('div', { class: 'preview-sheet' }, canvas, marks),
+        h('figcaption', {}, `Page ${number} of ${pdf.numPages}`),
+      );
+      container.append(figure);
+      const sheet = figure.firstChild;
+      sheet.style.aspectRatio = `${width} / ${height}`;
+      const ratio = Math.min(window.devicePixelRatio || 1, 2);
+      const viewport = page.getViewport({ scale: ((sheet.clientWidth || width) / width) * ratio });
+      canvas.width = Math.floor(viewport.width);
+      canvas.height = Math.floor(viewport.height);
+      await page.render({ canvas, viewport }).promise;
+      figure.dataset.rendered = 'true';
+    }
+    status.textContent = '';
+    container.dataset.rendered = 'true';
+  } catch (error) {
+    console.error('preview', error);
+    status.textContent = 'The preview could not be drawn here; open the PDF to see the page.';
+  }
+}
+
+const container = document.querySelector('[data-testid="l1-preview"]');
+if (container) preview(container);
