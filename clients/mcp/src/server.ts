@@ -6,6 +6,7 @@ import type { McpOptions, Tool } from './tools/kit';
 import { offerTools } from './tools/offers';
 import { readingTools } from './tools/reading';
 import { signingTools } from './tools/signing';
+import { templateTools } from './tools/templates';
 import { transferTools } from './tools/transfers';
 import { verifyTools } from './tools/verify';
 
@@ -66,7 +67,7 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
   };
 
   const kit = { tool, client, options };
-  for (const tools of [readingTools, documentTools, signingTools, offerTools, transferTools, verifyTools]) tools(kit);
+  for (const tools of [readingTools, documentTools, templateTools, signingTools, offerTools, transferTools, verifyTools]) tools(kit);
   return server;
 }
 
@@ -86,6 +87,9 @@ export const TOOL_NAMES = [
   'create_document',
   'send_document',
   'upload_file',
+  'create_template',
+  'update_template',
+  'delete_template',
   'request_sign',
   'sign_as_principal',
   'invite_contact',
