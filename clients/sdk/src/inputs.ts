@@ -233,7 +233,7 @@ export const OPERATION_INPUTS = {
           "maxLength": 100
         },
         "drive_file_id": {
-          "description": "Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`.",
+          "description": "Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled).",
           "type": "string",
           "minLength": 1,
           "maxLength": 100

@@ -4086,7 +4086,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. */
+                    /** @description Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled). */
                     drive_file_id?: string;
                     name: string;
                     /** @description With `drive_file_id`: the roles in signing order (default: the widgets’ roles in order of appearance). */
