@@ -138,6 +138,15 @@ it('places, resizes and moves fields by mouse, saves them as widgets, reopens th
   assert.equal(widgets[0].x, before[0].x, 'resizing keeps the corner');
   assert.ok(Math.abs(widgets[1].x - (before[1].x - 30)) < 1.5, `moved x ${widgets[1].x}`);
   assert.ok(Math.abs(widgets[1].y - (before[1].y - 40)) < 1.5, `moved y ${widgets[1].y}`);
+  // The keyboard moves and resizes as well: Shift+Right moves 10 points, Alt+Down grows 1 point, and back.
+  await page.getByTestId('field').nth(1).focus();
+  await page.keyboard.press('Shift+ArrowRight');
+  await page.keyboard.press('Alt+ArrowDown');
+  const keyed = (await placed())[1];
+  assert.deepEqual([keyed.x, keyed.height], [widgets[1].x + 10, widgets[1].height + 1]);
+  await page.keyboard.press('Shift+ArrowLeft');
+  await page.keyboard.press('Alt+ArrowUp');
+  assert.deepEqual(await placed(), widgets);
   await assertAccessible(page, 'the template editor with two fields');
 
   await page.getByTestId('editor-save').click();

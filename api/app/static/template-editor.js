@@ -83,15 +83,46 @@ function fieldElement(widget, page) {
   const handle = h('span', { class: 'handle', 'aria-hidden': 'true', testid: 'field-resize' });
   const el = h(
     'div',
-    { class: `editor-field role-${roleIndex}`, testid: 'field', 'data-id': widget.id, 'data-role': widget.role, title: widget.id },
+    {
+      class: `editor-field role-${roleIndex}`,
+      testid: 'field',
+      'data-id': widget.id,
+      'data-role': widget.role,
+      title: widget.id,
+      tabindex: '0',
+      role: 'group',
+      'aria-label': `${widget.role}: ${widget.type} on page ${widget.page}; arrow keys move it, with Alt resize it, Delete removes it`,
+    },
     h('span', { class: 'label' }, `${widget.role}: ${widget.type}`),
     remove,
     handle,
   );
   place(el, widget, page);
-  remove.addEventListener('click', () => {
+  const removeField = () => {
     widgets = widgets.filter((other) => other !== widget);
     el.remove();
+    sync();
+  };
+  remove.addEventListener('click', removeField);
+  // The keyboard does what the mouse does: arrows move by a point (Shift: ten), Alt+arrows resize.
+  el.addEventListener('keydown', (event) => {
+    if (event.target !== el) return;
+    if (event.key === 'Delete' || event.key === 'Backspace') {
+      event.preventDefault();
+      return removeField();
+    }
+    const step = event.shiftKey ? 10 : 1;
+    const delta = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[event.key];
+    if (!delta) return;
+    event.preventDefault();
+    if (event.altKey) {
+      widget.width = round(clamp(widget.width + delta[0], MIN, page.width - widget.x));
+      widget.height = round(clamp(widget.height + delta[1], MIN, page.height - widget.y));
+    } else {
+      widget.x = round(clamp(widget.x + delta[0], 0, page.width - widget.width));
+      widget.y = round(clamp(widget.y + delta[1], 0, page.height - widget.height));
+    }
+    place(el, widget, page);
     sync();
   });
   // Move by the body, resize by the corner: the pointer's travel in pixels becomes points at the page's drawn scale.
