@@ -142,11 +142,13 @@ export async function updateTemplate(
 ): Promise<Template> {
   const current = await findTemplate(deps.db, input.tenantId, input.id);
   if (current.deleted_at) throw errors.invalidState('The template is deleted; it can be read but not changed.');
+  const widgets = input.change.widgets ?? current.widgets;
+  // Roles not given stay as they are while they cover the widgets; new widgets of other roles take theirs, as at creation.
+  const covered = (widgets as Array<{ role?: unknown }>).every((widget) => current.roles.includes(widget.role as string));
   const definition = definitionOf({
     name: input.change.name ?? current.name,
-    widgets: input.change.widgets ?? current.widgets,
-    // New widgets without roles take their own roles, as at creation.
-    ...(input.change.roles ? { roles: input.change.roles } : input.change.widgets ? {} : { roles: current.roles }),
+    widgets,
+    ...(input.change.roles ? { roles: input.change.roles } : covered ? { roles: current.roles } : {}),
   });
   let roles = current.roles;
   if (input.change.roles || input.change.widgets) {

@@ -51,7 +51,10 @@ export type TemplateCreateReq = z.infer<typeof TemplateCreateSchema>;
 export const TemplateUpdateSchema = z
   .strictObject({
     name: TemplateDefinitionSchema.shape.name.optional(),
-    roles: TemplateDefinitionSchema.shape.roles.meta({ description: 'Signer roles in signing order.' }),
+    roles: TemplateDefinitionSchema.shape.roles.meta({
+      description:
+        'Signer roles in signing order. Not given: the current roles, or with new widgets of other roles, the widgets’ roles in order of appearance.',
+    }),
     widgets: TemplateDefinitionSchema.shape.widgets.optional().meta({ description: 'Replaces every widget.' }),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'give name, roles or widgets' });

@@ -130,6 +130,10 @@ describe('templates by API: POST, PATCH, DELETE /v1/templates (agent_editor)', (
     assert.equal(renamed.body.name, 'Lease 2027');
     assert.equal(renamed.body.widgets.length, 3);
     assert.ok(renamed.body.updated_at);
+    // Widgets alone keep the roles and their order while the roles cover them (not re-derived from the widgets' order).
+    const kept = await call(stack.url, 'PATCH', `/v1/templates/${id}`, { key: owner.key, body: { widgets: [widgets[1], widgets[0]] } });
+    assert.equal(kept.status, 200, kept.text);
+    assert.deepEqual(kept.body.roles, ['Seller', 'Buyer']);
 
     const moved = [{ ...widgets[0], role: 'Tenant', x: 100, y: 100 }];
     const changed = await call(stack.url, 'PATCH', `/v1/templates/${id}`, { key: owner.key, body: { roles: ['Tenant'], widgets: moved } });

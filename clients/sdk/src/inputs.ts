@@ -1282,7 +1282,7 @@ export const OPERATION_INPUTS = {
           "maxLength": 200
         },
         "roles": {
-          "description": "Signer roles in signing order.",
+          "description": "Signer roles in signing order. Not given: the current roles, or with new widgets of other roles, the widgets’ roles in order of appearance.",
           "minItems": 1,
           "maxItems": 20,
           "type": "array",

@@ -9675,7 +9675,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description Signer roles in signing order. */
+                    /** @description Signer roles in signing order. Not given: the current roles, or with new widgets of other roles, the widgets’ roles in order of appearance. */
                     roles?: string[];
                     /** @description Replaces every widget. */
                     widgets?: {
