@@ -232,6 +232,12 @@ it('hides the editor and its links, and answers 403 on its pages, with agent_edi
       assert.equal(response?.status(), 403, path);
       assert.match(await page.getByTestId('notice').innerText(), /agent_editor is disabled/);
     }
+    for (const path of ['/templates', '/templates/new', `/templates/${id}/edit`, `/templates/${id}/delete`]) {
+      const response = await page.request.post(offApp(path), { form: { name: 'Off' }, maxRedirects: 0 });
+      assert.equal(response.status(), 403, `POST ${path}`);
+    }
+    const still = await call(stack.url, 'GET', `/v1/templates/${id}`, { key: owner.key });
+    assert.equal(still.body.deleted_at, null);
   } finally {
     await off.close();
   }
