@@ -156,6 +156,13 @@ export const AUDIT_DATA = {
     widgets: z.number().int().nonnegative(),
     removed: z.array(z.string()).describe('what the intake stripped from the PDF, by kind'),
   }),
+  'template.deleted': line({ template_id: ids.template, name: z.string() }),
+  'template.updated': line({
+    template_id: ids.template,
+    name: z.string(),
+    roles: z.array(z.string()),
+    widgets: z.number().int().nonnegative(),
+  }),
   'transfer.accepted': transferLine({ recipient_id: ids.recipient }),
   'transfer.bound': transferLine({ recipient_id: ids.recipient, principal_id: id('prn_') }),
   'transfer.cancelled': transferLine({}),

@@ -13,7 +13,7 @@ import type { Caller } from '../accounts/accounts';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { findDriveFile, lockDriveFiles } from '../drive/drive';
-import { checkWidgets, findTemplate, takeInPdf } from '../templates/templates';
+import { checkWidgets, findUsableTemplate, takeInPdf } from '../templates/templates';
 import { pdfStep } from './pdf-errors';
 
 export interface SignerInput {
@@ -79,7 +79,7 @@ interface DocumentSource {
 
 async function resolveSource(deps: DocumentDeps, caller: Caller, source: DocumentSourceInput): Promise<DocumentSource> {
   if ('templateId' in source) {
-    const template = await findTemplate(deps.db, caller.tenant.id, source.templateId);
+    const template = await findUsableTemplate(deps.db, caller.tenant.id, source.templateId);
     return {
       pdfSha256: template.pdf_sha256,
       pdf: await deps.blobs.get(template.pdf_sha256),

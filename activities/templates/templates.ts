@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import type { z } from 'zod';
 import type { Db } from '../../db/connect';
 import { Template } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
@@ -6,7 +8,8 @@ import { newId } from '../../lib/ids';
 import { PdfError } from '../../lib/pdf/errors';
 import type { NormalisedPdf, PdfThreads } from '../../lib/pdf/intake';
 import type { Widget } from '../../lib/pdf/widgets';
-import { recordAudit } from '../audit/audit';
+import { type Actor, recordAudit } from '../audit/audit';
+import { findDriveFile } from '../drive/drive';
 import { type TemplateDefinition, TemplateDefinitionSchema } from './schema';
 
 function invalid(message: string, details?: ErrorDetail[]): never {
@@ -54,24 +57,30 @@ export function checkWidgets(widgets: Widget[], sizes: Array<{ width: number; he
   return ordered;
 }
 
-export async function createTemplate(
-  deps: { db: Db; blobs: BlobStore; pdf: PdfThreads },
-  input: { tenantId: string; pdf: Uint8Array; definition: TemplateDefinition; createdBy: string },
-): Promise<Template> {
-  const parsed = TemplateDefinitionSchema.safeParse(input.definition);
+function definitionOf(input: unknown): z.infer<typeof TemplateDefinitionSchema> {
+  const parsed = TemplateDefinitionSchema.safeParse(input);
   if (!parsed.success) {
     const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
     invalid(`The template is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
   }
-  const definition = parsed.data;
+  return parsed.data;
+}
+
+export async function createTemplate(
+  deps: { db: Db; blobs: BlobStore; pdf: PdfThreads },
+  input: { tenantId: string; pdf: Uint8Array; definition: TemplateDefinition; createdBy: string; actor?: Actor },
+): Promise<Template> {
+  const definition = definitionOf(input.definition);
   const intake = await takeInPdf(deps.pdf, input.pdf);
   const sizes = intake.pages;
   const roles = checkWidgets(definition.widgets, sizes, definition.roles);
   // The normalised PDF is what every document of the template shows, stamps and seals.
   const pdfSha256 = await deps.blobs.put(intake.pdf);
-  const actor = input.createdBy.startsWith('prn_')
-    ? { type: 'principal' as const, id: input.createdBy }
-    : { type: 'operator' as const, id: input.createdBy };
+  const actor =
+    input.actor ??
+    (input.createdBy.startsWith('prn_')
+      ? { type: 'principal' as const, id: input.createdBy }
+      : { type: 'operator' as const, id: input.createdBy });
   return deps.db.transaction(async (trx) => {
     const template = await Template.query(trx).insertAndFetch({
       id: newId('tpl'),
@@ -98,6 +107,94 @@ export async function createTemplate(
     });
     return template;
   });
+}
+
+/** A template's PDF from a PDF in the principal's Drive (POST /assets): the upload, taken in again as any untrusted PDF. */
+export async function drivePdf(deps: { db: Db; blobs: BlobStore }, principalId: string, driveFileId: string): Promise<Buffer> {
+  const file = await findDriveFile(deps.db, principalId, driveFileId);
+  if (file.kind !== 'pdf')
+    invalid(`The Drive file ${file.id} is a ${file.kind}, not a PDF.`, [{ path: 'drive_file_id', message: 'not a PDF' }]);
+  return deps.blobs.get(file.sha256);
+}
+
+/** What a change of a template may set; widgets and roles are checked against its PDF together. */
+export interface TemplateChange {
+  name?: string;
+  roles?: string[];
+  widgets?: Widget[];
+}
+
+/** Lock a live template of this tenant for a change: 404 for another tenant's, 409 for a deleted one. */
+async function lockLive(trx: Knex.Transaction, tenantId: string, id: string): Promise<Template> {
+  const template = await Template.query(trx).findById(id).where({ tenant_id: tenantId }).forUpdate();
+  if (!template) throw errors.notFound('No such template.');
+  if (template.deleted_at) throw errors.invalidState('The template is deleted; it can be read but not changed.');
+  return template;
+}
+
+/**
+ * Changes a template's name, roles or widgets. New widgets are checked against the pages of its PDF
+ * (the same check as at creation). Documents already made keep the copy they were made with.
+ */
+export async function updateTemplate(
+  deps: { db: Db; blobs: BlobStore; pdf: PdfThreads },
+  input: { tenantId: string; id: string; change: TemplateChange; actor: Actor },
+): Promise<Template> {
+  const current = await findTemplate(deps.db, input.tenantId, input.id);
+  if (current.deleted_at) throw errors.invalidState('The template is deleted; it can be read but not changed.');
+  const widgets = input.change.widgets ?? current.widgets;
+  // Roles not given stay as they are while they cover the widgets; new widgets of other roles take theirs, as at creation.
+  const covered = (widgets as Array<{ role?: unknown }>).every((widget) => current.roles.includes(widget.role as string));
+  const definition = definitionOf({
+    name: input.change.name ?? current.name,
+    widgets,
+    ...(input.change.roles ? { roles: input.change.roles } : covered ? { roles: current.roles } : {}),
+  });
+  let roles = current.roles;
+  if (input.change.roles || input.change.widgets) {
+    // Page sizes are not stored: the template's PDF (already normalised) tells them.
+    const intake = await takeInPdf(deps.pdf, await deps.blobs.get(current.pdf_sha256));
+    roles = checkWidgets(definition.widgets, intake.pages, definition.roles);
+  }
+  return deps.db.transaction(async (trx) => {
+    const template = await lockLive(trx, input.tenantId, input.id);
+    const updated = await template
+      .$query(trx)
+      .patchAndFetch({ name: definition.name, roles, widgets: definition.widgets, updated_at: new Date() });
+    await recordAudit(trx, {
+      tenantId: input.tenantId,
+      actor: input.actor,
+      action: 'template.updated',
+      data: { template_id: template.id, name: definition.name, roles, widgets: definition.widgets.length },
+    });
+    return updated;
+  });
+}
+
+/**
+ * Deletes a template for new use: it is no longer listed or usable for new documents; documents made
+ * from it keep their copy of its PDF and widgets, and it stays readable by id (with `deleted_at`).
+ */
+export async function deleteTemplate(db: Db, input: { tenantId: string; id: string; actor: Actor }): Promise<Template> {
+  return db.transaction(async (trx) => {
+    const template = await lockLive(trx, input.tenantId, input.id);
+    const deleted = await template.$query(trx).patchAndFetch({ deleted_at: new Date() });
+    await recordAudit(trx, {
+      tenantId: input.tenantId,
+      actor: input.actor,
+      action: 'template.deleted',
+      data: { template_id: template.id, name: template.name },
+    });
+    return deleted;
+  });
+}
+
+/** A template a new document may be made from: this tenant's and not deleted. */
+export async function findUsableTemplate(db: Db, tenantId: string, id: string): Promise<Template> {
+  const template = await findTemplate(db, tenantId, id);
+  if (template.deleted_at)
+    throw errors.invalidState('The template is deleted: documents already made from it keep working, new ones cannot use it.');
+  return template;
 }
 
 /** A template of this tenant, or 404: another tenant's id answers exactly as an unknown one. */

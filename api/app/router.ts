@@ -9,6 +9,7 @@ import { mandateRoutes } from './pages/mandates';
 import { overviewRoutes } from './pages/overview';
 import { signatureRoutes } from './pages/signature';
 import { stopRoutes } from './pages/stop';
+import { templateEditorRoutes } from './pages/template-editor';
 import { templateRoutes } from './pages/templates';
 import { verifyRoutes } from './pages/verify';
 import { signRequestRoutes } from './sign-request';
@@ -24,6 +25,7 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   mandateRoutes(router, deps, appPath);
   agentContactRoutes(router, deps, appPath);
   templateRoutes(router, deps, appPath);
+  templateEditorRoutes(router, deps, appPath);
   claimRoutes(router, deps, appPath);
   verifyRoutes(router, deps, appPath);
   stopRoutes(router, deps, appPath);

@@ -1,3 +1,4 @@
+import { authorize } from '../../activities/accounts/authorize';
 import {
   addSigners,
   agentActor,
@@ -46,10 +47,12 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       body: DocumentCreateSchema,
       response: DocumentResponseSchema,
       status: 201,
-      errors: ['not_found', 'invalid_state', 'invalid_pdf', 'service_unavailable'],
+      errors: ['not_found', 'invalid_state', 'invalid_pdf', 'service_unavailable', 'feature_disabled'],
     },
     async (ctx, { body }) => {
       const caller = callerOf(ctx);
+      // A Drive PDF with widgets laid out by the caller is the editor's work, as a template is.
+      if (body.drive_file_id) authorize(caller, { flag: 'agent_editor' }, deps.config.flags.values);
       const actor = agentActor(caller, requestMeta(ctx));
       const send = body.send ? start : undefined;
       return present(

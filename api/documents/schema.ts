@@ -8,12 +8,10 @@ export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email:
 export const DocumentCreateSchema = z
   .strictObject({
     template_id: z.string().min(1).max(100).optional().meta({ description: 'A template of this account (or `drive_file_id`).' }),
-    drive_file_id: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({ description: 'Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`.' }),
+    drive_file_id: z.string().min(1).max(100).optional().meta({
+      description:
+        'Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled).',
+    }),
     widgets: z
       .array(WidgetSchema)
       .min(1)

@@ -21,7 +21,7 @@ import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 import { declaredErrors } from './route-errors';
 
-export type Method = 'get' | 'post' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /** One endpoint: what validates it, what documents it in OpenAPI, and who may call it. */

@@ -27,5 +27,7 @@ export function presentTemplate(template: Template): TemplateResponse {
     widgets: template.widgets.map(presentWidget),
     pdf_sha256: template.pdf_sha256,
     created_at: template.created_at.toISOString(),
+    updated_at: template.updated_at?.toISOString() ?? null,
+    deleted_at: template.deleted_at?.toISOString() ?? null,
   };
 }

@@ -14,4 +14,7 @@ export class Template extends BaseModel {
   declare widgets: Widget[];
   declare created_by: string;
   declare created_at: Date;
+  declare updated_at: Date | null;
+  /** Set when deleted: no longer listed or usable for new documents, still readable by id. */
+  declare deleted_at: Date | null;
 }

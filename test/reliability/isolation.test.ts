@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createKey } from '../../activities/accounts/accounts';
 import { startGrant } from '../../activities/mandates/mandates';
 import { mandateDeps } from '../../api/app/pages/common';
-import { ApiKey, Contact, Document, DriveFile, Mandate, Offer, SignRequest, Transfer, Webhook } from '../../db/models';
+import { ApiKey, Contact, Document, DriveFile, Mandate, Offer, SignRequest, Template, Transfer, Webhook } from '../../db/models';
 import { connect } from '../contacts';
 import { seedSamples, sentNda } from '../documents';
 import type { Account } from '../factories';
@@ -28,7 +28,7 @@ const ghost = (id: string) => id.replace(/_([0-9A-Za-z]+)/, (_, random: string) 
 interface Probe {
   /** `METHOD /path/:id` as the router names it (the app's pages under /app). */
   route: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   /** A JSON body (API) or form fields (app pages), valid for the route. */
   body?: Record<string, unknown>;
@@ -202,6 +202,13 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       }),
       api('GET', '/bulk/:id', `/bulk/${ids.bulk}`),
       api('GET', '/templates/:id', `/templates/${template}`),
+      api('PATCH', '/templates/:id', `/templates/${template}`, { name: 'Stolen template' }),
+      api('DELETE', '/templates/:id', `/templates/${template}`),
+      api('POST', '/templates (drive_file_id)', '/templates', {
+        drive_file_id: driveFile,
+        name: 'Stolen PDF',
+        widgets: [{ id: 'sign', type: 'signature', role: 'Eve', page: 1, x: 10, y: 10, width: 100, height: 30 }],
+      }),
       api('GET', '/contacts/:id', `/contacts/${contact}`),
       api('POST', '/contacts/:id/accept', `/contacts/${inboundContact}/accept`, {}),
       api('POST', '/contacts/:id/revoke', `/contacts/${contact}/revoke`, {}),
@@ -234,6 +241,10 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       api('POST', '/transfers/:id/offer', `/transfers/${transfer}/offer`, { confirm: true }),
       api('POST', '/transfers/:id/downloads', `/transfers/${transfer}/downloads`, {}),
       api('POST', '/transfers/:id/cancel', `/transfers/${transfer}/cancel`, {}),
+      app('GET', '/app/templates/:id/edit', `/app/templates/${template}/edit`),
+      app('GET', '/app/templates/:id/template.pdf', `/app/templates/${template}/template.pdf`),
+      app('POST', '/app/templates/:id/edit', `/app/templates/${template}/edit`, { name: 'Stolen template', roles: '', widgets: '[]' }),
+      app('POST', '/app/templates/:id/delete', `/app/templates/${template}/delete`, {}),
       app('GET', '/app/keys/:id/revoke', `/app/keys/${ids.key}/revoke`),
       app('POST', '/app/keys/:id/revoke', `/app/keys/${ids.key}/revoke`, {}),
       app('GET', '/app/mandates/:id/revoke', `/app/mandates/${mandate}/revoke`),
@@ -307,6 +318,9 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
     assert.equal((await Offer.query(db).findById(ids.offer))?.status, 'pending');
     assert.ok(await Webhook.query(db).findById(ids.webhook), 'the webhook is still there');
     assert.ok(await DriveFile.query(db).findById(ids.driveFile), 'the Drive file is still there');
+    const template = await Template.query(db).findById(ids.template);
+    assert.equal(template?.deleted_at, null, 'the template is not deleted');
+    assert.notEqual(template?.name, 'Stolen template');
     assert.equal((await Transfer.query(db).findById(ids.transfer))?.status, 'created');
   });
 
@@ -314,7 +328,7 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
     const openapi = await call(stack.url, 'GET', '/v1/openapi.json');
     const withId = Object.entries(openapi.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, operations]) =>
       Object.keys(operations)
-        .filter((method) => ['get', 'post', 'delete'].includes(method) && path.includes('{id}'))
+        .filter((method) => ['get', 'post', 'patch', 'delete'].includes(method) && path.includes('{id}'))
         .map((method) => `${method.toUpperCase()} ${path.replace('{id}', ':id')}`),
     );
     const probed = new Set(probes(known).map((probe) => probe.route));

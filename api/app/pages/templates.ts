@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { authorize, permits } from '../../../activities/accounts/authorize';
 import type { Services } from '../../../activities/services';
 import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate } from '../../../activities/templates/templates';
@@ -58,11 +59,18 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   throw errors.invalidRequest('The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
 }
 
-function renderTemplates(appPath: string, csrf: string, templates: Template[], form: TemplateForm, errors?: SafeHtml): SafeHtml {
+function renderTemplates(
+  appPath: string,
+  csrf: string,
+  templates: Template[],
+  form: TemplateForm,
+  editor: boolean,
+  errors?: SafeHtml,
+): SafeHtml {
   const list = templates.length
     ? dataTable(
         'templates',
-        ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id'],
+        ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id', ...(editor ? ['Edit'] : [])],
         templates.map((template) => ({
           attrs: { 'data-testid': 'template-row' },
           cells: [
@@ -72,11 +80,16 @@ function renderTemplates(appPath: string, csrf: string, templates: Template[], f
             template.widgets.length,
             when(template.created_at),
             html`<code>${template.id}</code>`,
+            ...(editor ? [html`<a href="${appPath}/templates/${template.id}/edit" data-testid="template-edit">Edit</a>`] : []),
           ],
         })),
       )
     : html`<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>`;
-  return html`<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>
+  const intro = html`<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>`;
+  // Making and changing templates is the editor's (agent_editor): off, only the list shows.
+  if (!editor) return html`${intro}${list}`;
+  return html`${intro}
+<p><a class="button primary" href="${appPath}/templates/new" data-testid="template-new">New template in the visual editor</a></p>
 ${list}
 <section class="card" aria-labelledby="new-template-title"><h2 id="new-template-title">Add a template</h2>
 <form method="post" action="${appPath}/templates" enctype="multipart/form-data" class="stack" data-testid="template-form">${hiddenCsrf(csrf)}${errors}
@@ -121,6 +134,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
   ) {
     const templates = await Template.query(deps.db)
       .where({ tenant_id: principal.tenant_id })
+      .whereNull('deleted_at')
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc');
     sendPage(
@@ -131,7 +145,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
         principal,
         csrf,
         flags: deps.config.flags.values,
-        body: renderTemplates(appPath, csrf, templates, form, errors),
+        body: renderTemplates(appPath, csrf, templates, form, permits(null, { flag: 'agent_editor' }, deps.config.flags.values), errors),
         notice,
         current: '/templates',
       }),
@@ -149,7 +163,10 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
         { name: '', roles: '', widgets: '' },
         undefined,
         200,
-        noticeFrom(ctx, { created: 'The template is added. Agents can use it now.' }),
+        noticeFrom(ctx, {
+          created: 'The template is added. Agents can use it now.',
+          deleted: 'The template is deleted. Documents made from it keep working.',
+        }),
       );
     }),
   );
@@ -157,6 +174,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
   router.post(
     `${appPath}/templates`,
     pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
+      authorize(null, { flag: 'agent_editor' }, deps.config.flags.values);
       const form: TemplateForm = { name: '', roles: '', widgets: '' };
       let widgets: unknown;
       try {

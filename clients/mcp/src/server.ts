@@ -7,6 +7,7 @@ import type { McpOptions, Tool } from './tools/kit';
 import { offerTools } from './tools/offers';
 import { readingTools } from './tools/reading';
 import { signingTools } from './tools/signing';
+import { templateTools } from './tools/templates';
 import { transferTools } from './tools/transfers';
 import { verifyTools } from './tools/verify';
 
@@ -67,7 +68,8 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
   };
 
   const kit = { tool, client, options };
-  for (const tools of [readingTools, documentTools, bulkTools, signingTools, offerTools, transferTools, verifyTools]) tools(kit);
+  for (const tools of [readingTools, documentTools, templateTools, bulkTools, signingTools, offerTools, transferTools, verifyTools])
+    tools(kit);
   return server;
 }
 
@@ -90,6 +92,9 @@ export const TOOL_NAMES = [
   'bulk_send',
   'get_bulk',
   'upload_file',
+  'create_template',
+  'update_template',
+  'delete_template',
   'request_sign',
   'sign_as_principal',
   'invite_contact',

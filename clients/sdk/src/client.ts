@@ -27,6 +27,8 @@ import type {
   SignRequest,
   SignResult,
   Template,
+  TemplateCreate,
+  TemplateUpdate,
   Transfer,
   TransferCreate,
   VerifyReport,
@@ -158,6 +160,18 @@ export class SvcClient {
   }
   getTemplate(id: string): Promise<Template> {
     return this.get(`/v1/templates/${enc(id)}`);
+  }
+  /** A template from a PDF in Drive (uploadAsset first), with its roles and widgets (needs the agent_editor flag). */
+  createTemplate(body: TemplateCreate): Promise<Template> {
+    return this.post('/v1/templates', body);
+  }
+  /** Changes a template's name, roles or widgets; documents already made keep theirs. */
+  updateTemplate(id: string, body: TemplateUpdate): Promise<Template> {
+    return this.http.request('PATCH', `/v1/templates/${enc(id)}`, { body });
+  }
+  /** Deletes a template for new documents; it stays readable by id, and its documents keep working. */
+  deleteTemplate(id: string): Promise<Template> {
+    return this.http.request('DELETE', `/v1/templates/${enc(id)}`);
   }
   createDocument(body: DocumentCreate): Promise<Document> {
     return this.post('/v1/documents', body);

@@ -316,7 +316,7 @@ export const OPERATION_INPUTS = {
           "maxLength": 100
         },
         "drive_file_id": {
-          "description": "Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`.",
+          "description": "Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled).",
           "type": "string",
           "minLength": 1,
           "maxLength": 100
@@ -502,6 +502,127 @@ export const OPERATION_INPUTS = {
       ]
     }
   },
+  "createTemplate": {
+    "path": {},
+    "query": {},
+    "body": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "roles": {
+          "minItems": 1,
+          "maxItems": 20,
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          }
+        },
+        "widgets": {
+          "minItems": 1,
+          "maxItems": 2000,
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9_.-]{1,64}$"
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "signature",
+                  "initials",
+                  "date",
+                  "name",
+                  "email",
+                  "text",
+                  "checkbox",
+                  "dropdown"
+                ]
+              },
+              "role": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 9007199254740991
+              },
+              "x": {
+                "type": "number",
+                "minimum": 0
+              },
+              "y": {
+                "type": "number",
+                "minimum": 0
+              },
+              "width": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 5000
+              },
+              "height": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 5000
+              },
+              "required": {
+                "default": true,
+                "type": "boolean"
+              },
+              "label": {
+                "type": "string",
+                "maxLength": 200
+              },
+              "options": {
+                "minItems": 1,
+                "maxItems": 100,
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 200
+                }
+              }
+            },
+            "required": [
+              "id",
+              "type",
+              "role",
+              "page",
+              "x",
+              "y",
+              "width",
+              "height"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The fields each signer role fills: PDF points from the page’s top-left corner, pages from 1, inside the page."
+        },
+        "drive_file_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "A PDF in this key’s principal’s Drive (upload it with POST /assets); taken in through the safe PDF intake."
+        }
+      },
+      "required": [
+        "name",
+        "widgets",
+        "drive_file_id"
+      ],
+      "additionalProperties": false
+    }
+  },
   "createTransfer": {
     "path": {},
     "query": {},
@@ -617,6 +738,16 @@ export const OPERATION_INPUTS = {
     }
   },
   "deleteDriveFile": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {}
+  },
+  "deleteTemplate": {
     "path": {
       "id": {
         "type": "string",
@@ -1258,6 +1389,123 @@ export const OPERATION_INPUTS = {
       "required": [
         "reason"
       ],
+      "additionalProperties": false
+    }
+  },
+  "updateTemplate": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {},
+    "body": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "roles": {
+          "description": "Signer roles in signing order. Not given: the current roles, or with new widgets of other roles, the widgets’ roles in order of appearance.",
+          "minItems": 1,
+          "maxItems": 20,
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          }
+        },
+        "widgets": {
+          "description": "Replaces every widget.",
+          "minItems": 1,
+          "maxItems": 2000,
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9_.-]{1,64}$"
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "signature",
+                  "initials",
+                  "date",
+                  "name",
+                  "email",
+                  "text",
+                  "checkbox",
+                  "dropdown"
+                ]
+              },
+              "role": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 9007199254740991
+              },
+              "x": {
+                "type": "number",
+                "minimum": 0
+              },
+              "y": {
+                "type": "number",
+                "minimum": 0
+              },
+              "width": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 5000
+              },
+              "height": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 5000
+              },
+              "required": {
+                "default": true,
+                "type": "boolean"
+              },
+              "label": {
+                "type": "string",
+                "maxLength": 200
+              },
+              "options": {
+                "minItems": 1,
+                "maxItems": 100,
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 200
+                }
+              }
+            },
+            "required": [
+              "id",
+              "type",
+              "role",
+              "page",
+              "x",
+              "y",
+              "width",
+              "height"
+            ],
+            "additionalProperties": false
+          }
+        }
+      },
       "additionalProperties": false
     }
   },

@@ -690,10 +690,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Templates of this account, newest first */
+        /** Templates of this account, newest first (deleted ones are not listed) */
         get: operations["listTemplates"];
         put?: never;
-        post?: never;
+        /**
+         * Create a template from a PDF in Drive, with its signer roles and widgets per role
+         * @description Upload the PDF with POST /assets first. The PDF goes through the safe intake (checked, normalised, active content removed; else 422 invalid_pdf); every widget must lie on a page of it. Needs the `agent_editor` flag.
+         */
+        post: operations["createTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -707,14 +711,22 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One template with its roles and widgets */
+        /** One template with its roles and widgets (also a deleted one, which its documents name) */
         get: operations["getTemplate"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a template: no longer listed or usable for new documents; its documents keep working
+         * @description The template stays readable by id, with `deleted_at` set. Needs the `agent_editor` flag.
+         */
+        delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a template’s name, roles or widgets (documents already made keep theirs)
+         * @description Widgets given replace all of them and are checked against the template’s PDF. Needs the `agent_editor` flag.
+         */
+        patch: operations["updateTemplate"];
         trace?: never;
     };
     "/v1/transfers": {
@@ -2292,6 +2304,40 @@ export type components = {
                 pdf_sha256: string;
                 /** @description what the intake stripped from the PDF, by kind */
                 removed: string[];
+                roles: string[];
+                template_id: string;
+                widgets: number;
+            };
+        } | {
+            /** @constant */
+            action: "template.deleted";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                name: string;
+                template_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "template.updated";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                name: string;
                 roles: string[];
                 template_id: string;
                 widgets: number;
@@ -4255,7 +4301,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. */
+                    /** @description Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled). */
                     drive_file_id?: string;
                     name: string;
                     /** @description With `drive_file_id`: the roles in signing order (default: the widgets’ roles in order of appearance). */
@@ -4393,7 +4439,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `plan_required`: API access needs the Business plan or higher.
+             * @description `feature_disabled`: The feature flag for this operation is off for this deployment.
+             *
+             *     `plan_required`: API access needs the Business plan or higher.
              *
              *     `insufficient_scope`: The key lacks the scope this operation needs.
              */
@@ -9554,12 +9602,15 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             created_at: string;
+                            /** @description Set once deleted: no longer listed or usable for new documents; its documents keep working. */
+                            deleted_at: string | null;
                             name: string;
                             page_count: number;
                             pdf_sha256: string;
                             /** @description Signer roles in signing order; signer n of a document takes role n. */
                             roles: string[];
                             template_id: string;
+                            updated_at: string | null;
                             widgets: {
                                 height: number;
                                 id: string;
@@ -9650,6 +9701,215 @@ export interface operations {
             };
         };
     };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A PDF in this key’s principal’s Drive (upload it with POST /assets); taken in through the safe PDF intake. */
+                    drive_file_id: string;
+                    name: string;
+                    roles?: string[];
+                    /** @description The fields each signer role fills: PDF points from the page’s top-left corner, pages from 1, inside the page. */
+                    widgets: {
+                        height: number;
+                        id: string;
+                        label?: string;
+                        options?: string[];
+                        page: number;
+                        /** @default true */
+                        required?: boolean;
+                        role: string;
+                        /** @enum {string} */
+                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                        width: number;
+                        x: number;
+                        y: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Set once deleted: no longer listed or usable for new documents; its documents keep working. */
+                        deleted_at: string | null;
+                        name: string;
+                        page_count: number;
+                        pdf_sha256: string;
+                        /** @description Signer roles in signing order; signer n of a document takes role n. */
+                        roles: string[];
+                        template_id: string;
+                        updated_at: string | null;
+                        widgets: {
+                            height: number;
+                            id: string;
+                            label?: string;
+                            options?: string[];
+                            /** @description 1-based */
+                            page: number;
+                            required: boolean;
+                            role: string;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            width: number;
+                            /** @description PDF points from the left edge */
+                            x: number;
+                            /** @description PDF points from the top edge */
+                            y: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             *
+             *     `feature_disabled`: The feature flag for this operation is off for this deployment.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_pdf`: The PDF cannot be taken: encrypted, already signed, unreadable, with hidden optional content, or past a limit of the safe intake (time, memory, inflated size, objects, pages), which the message names. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTemplate: {
         parameters: {
             query?: never;
@@ -9673,12 +9933,15 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Set once deleted: no longer listed or usable for new documents; its documents keep working. */
+                        deleted_at: string | null;
                         name: string;
                         page_count: number;
                         pdf_sha256: string;
                         /** @description Signer roles in signing order; signer n of a document takes role n. */
                         roles: string[];
                         template_id: string;
+                        updated_at: string | null;
                         widgets: {
                             height: number;
                             id: string;
@@ -9741,6 +10004,346 @@ export interface operations {
             };
             /** @description `not_found`: No such resource for this account. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Set once deleted: no longer listed or usable for new documents; its documents keep working. */
+                        deleted_at: string | null;
+                        name: string;
+                        page_count: number;
+                        pdf_sha256: string;
+                        /** @description Signer roles in signing order; signer n of a document takes role n. */
+                        roles: string[];
+                        template_id: string;
+                        updated_at: string | null;
+                        widgets: {
+                            height: number;
+                            id: string;
+                            label?: string;
+                            options?: string[];
+                            /** @description 1-based */
+                            page: number;
+                            required: boolean;
+                            role: string;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            width: number;
+                            /** @description PDF points from the left edge */
+                            x: number;
+                            /** @description PDF points from the top edge */
+                            y: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             *
+             *     `feature_disabled`: The feature flag for this operation is off for this deployment.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Signer roles in signing order. Not given: the current roles, or with new widgets of other roles, the widgets’ roles in order of appearance. */
+                    roles?: string[];
+                    /** @description Replaces every widget. */
+                    widgets?: {
+                        height: number;
+                        id: string;
+                        label?: string;
+                        options?: string[];
+                        page: number;
+                        /** @default true */
+                        required?: boolean;
+                        role: string;
+                        /** @enum {string} */
+                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                        width: number;
+                        x: number;
+                        y: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Set once deleted: no longer listed or usable for new documents; its documents keep working. */
+                        deleted_at: string | null;
+                        name: string;
+                        page_count: number;
+                        pdf_sha256: string;
+                        /** @description Signer roles in signing order; signer n of a document takes role n. */
+                        roles: string[];
+                        template_id: string;
+                        updated_at: string | null;
+                        widgets: {
+                            height: number;
+                            id: string;
+                            label?: string;
+                            options?: string[];
+                            /** @description 1-based */
+                            page: number;
+                            required: boolean;
+                            role: string;
+                            /** @enum {string} */
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            width: number;
+                            /** @description PDF points from the left edge */
+                            x: number;
+                            /** @description PDF points from the top edge */
+                            y: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             *
+             *     `feature_disabled`: The feature flag for this operation is off for this deployment.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_state`: The resource is not in a state that allows this operation. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
+            415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -1,0 +1,225 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { authorize } from '../../../activities/accounts/authorize';
+import type { Services } from '../../../activities/services';
+import type { TemplateDefinition } from '../../../activities/templates/schema';
+import { createTemplate, deleteTemplate, findTemplate, updateTemplate } from '../../../activities/templates/templates';
+import type { Principal, Template } from '../../../db/models';
+import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
+import { assertStorableJson } from '../../../lib/text';
+import { html, type SafeHtml } from '../../http/html';
+import { sendPdf } from '../files';
+import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal } from './common';
+
+const PDF_LIMIT = 20 * 1024 * 1024;
+/** Widgets of up to 2,000 fields as JSON, with the form's other fields. */
+const FORM_LIMIT = 1024 * 1024;
+/** Kinds the editor's palette offers: a dropdown needs its options typed, which the JSON form takes. */
+const PALETTE = WIDGET_TYPES.filter((type) => type !== 'dropdown');
+
+interface EditorForm {
+  name: string;
+  roles: string;
+  widgets: string;
+}
+
+/** The roles field: names separated by commas, in signing order. */
+export function rolesOf(text: string): string[] | undefined {
+  const roles = text
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  return roles.length ? roles : undefined;
+}
+
+function widgetsOf(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text || '[]');
+  } catch {
+    throw errors.invalidRequest('The fields could not be read; place them again.', [{ path: 'widgets', message: 'not valid JSON' }]);
+  }
+  assertStorableJson(parsed, 'widgets');
+  return parsed;
+}
+
+function describe(detail: ErrorDetail, widgets: unknown): string {
+  const match = /^widgets\.(\d+)(?:\.(.+))?$/.exec(detail.path);
+  if (!match) return detail.path ? `${detail.path}: ${detail.message}` : detail.message;
+  const widget = Array.isArray(widgets) ? widgets[Number(match[1])] : undefined;
+  const name = typeof widget?.id === 'string' ? `Field “${widget.id}”` : `Field ${Number(match[1]) + 1}`;
+  return `${name}${match[2] ? ` (${match[2]})` : ''}: ${detail.message}`;
+}
+
+function renderEditor(appPath: string, csrf: string, options: { template?: Template; form: EditorForm; errors?: SafeHtml }): SafeHtml {
+  const { template, form } = options;
+  const action = template ? `${appPath}/templates/${template.id}/edit` : `${appPath}/templates/new`;
+  const pdfUrl = template ? `${appPath}/templates/${template.id}/template.pdf` : '';
+  return html`<link rel="stylesheet" href="/static/template-editor.css">
+<p>Choose a signer role and a kind of field, then drag the field from the palette onto a page. Drag a placed field to move it, its corner to resize it; × removes it.${template && html` Documents already made from this template keep the fields they were made with.`}</p>
+<form method="post" action="${action}" ${template ? html`` : html`enctype="multipart/form-data"`} class="stack editor-form" data-testid="editor-form">${hiddenCsrf(csrf)}${options.errors}
+<label for="editor-name">Name</label>
+<input id="editor-name" name="name" required maxlength="200" value="${form.name}" data-testid="editor-name">
+${
+  template
+    ? html``
+    : html`<label for="editor-pdf">PDF, up to 20 MB</label>
+<input id="editor-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required data-testid="editor-pdf">`
+}
+<label for="editor-roles">Signer roles in signing order, separated by commas</label>
+<input id="editor-roles" name="roles" maxlength="2000" value="${form.roles}" data-testid="editor-roles" placeholder="Seller, Buyer">
+<input type="hidden" name="widgets" id="editor-widgets" value="${form.widgets}" data-testid="editor-widgets">
+<div class="editor-tools" role="toolbar" aria-label="Field palette">
+<label for="editor-role">Role</label><select id="editor-role" data-testid="editor-role"></select>
+<label for="editor-kind">Field</label><select id="editor-kind" data-testid="editor-kind">${PALETTE.map((type) => html`<option value="${type}">${type}</option>`)}</select>
+<span class="palette-field" data-testid="palette-field" aria-label="Drag onto a page to place a field">Drag me onto a page</span>
+<span class="hint" id="editor-count" data-testid="editor-count" aria-live="polite"></span>
+</div>
+<div class="editor-pages" id="editor-pages" data-testid="editor-pages" data-pdf-url="${pdfUrl}"><p class="hint">${template ? 'Loading the PDF…' : 'Choose a PDF to place fields on its pages.'}</p></div>
+<div class="actions"><button type="submit" class="primary" data-testid="editor-save">${template ? 'Save template' : 'Add template'}</button> <a href="${appPath}/templates">Back to templates</a></div>
+</form>
+${
+  template &&
+  html`<form method="post" action="${appPath}/templates/${template.id}/delete" class="editor-delete">${hiddenCsrf(csrf)}<p class="hint">Deleting keeps the documents made from it working; agents can no longer use it for new ones.</p><button type="submit" class="secondary" data-testid="editor-delete">Delete template</button></form>`
+}
+<script type="module" src="/static/template-editor.js"></script>`;
+}
+
+/**
+ * The visual template editor (`agent_editor`): the PDF's pages with fields placed, moved and resized
+ * by dragging, saved as the template's widgets JSON through this CSRF-protected form.
+ */
+export function templateEditorRoutes(router: Router, deps: Services, appPath: string): void {
+  const flags = deps.config.flags.values;
+  // The same gate as the API: with agent_editor off these pages answer 403 feature_disabled.
+  const gate = () => authorize(null, { flag: 'agent_editor' }, flags);
+  const editable = async (principal: Principal, id: string) => {
+    const template = await findTemplate(deps.db, principal.tenant_id, id);
+    if (template.deleted_at) throw errors.notFound('No such template.');
+    return template;
+  };
+  const show = (
+    ctx: Context,
+    request: { principal: Principal; csrf: string },
+    options: { template?: Template; form: EditorForm; errors?: SafeHtml; status?: number },
+  ) =>
+    sendPage(
+      ctx,
+      renderPage({
+        title: options.template ? `Edit “${options.template.name}”` : 'New template',
+        appPath,
+        principal: request.principal,
+        csrf: request.csrf,
+        flags,
+        body: renderEditor(appPath, request.csrf, options),
+        notice: noticeFrom(ctx, { created: 'The template is added. Agents can use it now.', saved: 'The template is saved.' }),
+        current: '/templates',
+      }),
+      options.status ?? 200,
+    );
+  const formOf = (template: Template): EditorForm => ({
+    name: template.name,
+    roles: template.roles.join(', '),
+    widgets: JSON.stringify(template.widgets),
+  });
+
+  router.get(
+    `${appPath}/templates/new`,
+    pageHandler(appPath, 'New template', async ({ ctx, principal, csrf }) => {
+      gate();
+      show(ctx, { principal, csrf }, { form: { name: '', roles: '', widgets: '[]' } });
+    }),
+  );
+  router.post(
+    `${appPath}/templates/new`,
+    pageHandler(appPath, 'New template', async ({ ctx, principal, csrf }) => {
+      gate();
+      const form: EditorForm = { name: '', roles: '', widgets: '[]' };
+      let widgets: unknown;
+      try {
+        const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
+          throw error instanceof ServiceError && error.code === 'payload_too_large'
+            ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
+            : error;
+        });
+        Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '[]' });
+        if (!files.pdf)
+          throw errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+        widgets = widgetsOf(form.widgets);
+        const roles = rolesOf(form.roles);
+        const template = await createTemplate(deps, {
+          tenantId: principal.tenant_id,
+          pdf: files.pdf.bytes,
+          definition: { name: form.name, widgets, ...(roles ? { roles } : {}) } as TemplateDefinition,
+          createdBy: principal.id,
+          actor: principalActor(ctx, principal),
+        });
+        ctx.redirect(`${appPath}/templates/${template.id}/edit?done=created`);
+      } catch (error) {
+        const refused = refusal(error);
+        ctx.set(refused.headers);
+        show(
+          ctx,
+          { principal, csrf },
+          { form, errors: formErrors(refused, (detail) => describe(detail, widgets)), status: refused.status },
+        );
+      }
+    }),
+  );
+  router.get(
+    `${appPath}/templates/:id/edit`,
+    pageHandler(appPath, 'Edit template', async ({ ctx, principal, csrf }) => {
+      gate();
+      const template = await editable(principal, ctx.params.id);
+      show(ctx, { principal, csrf }, { template, form: formOf(template) });
+    }),
+  );
+  router.get(
+    `${appPath}/templates/:id/template.pdf`,
+    pageHandler(appPath, 'Edit template', async ({ ctx, principal }) => {
+      gate();
+      const template = await editable(principal, ctx.params.id);
+      sendPdf(ctx, await deps.blobs.get(template.pdf_sha256), `${template.name}.pdf`, template.pdf_sha256, 'inline');
+    }),
+  );
+  router.post(
+    `${appPath}/templates/:id/edit`,
+    pageHandler(appPath, 'Edit template', async ({ ctx, principal, csrf }) => {
+      gate();
+      const template = await editable(principal, ctx.params.id);
+      const form = formOf(template);
+      let widgets: unknown;
+      try {
+        const { fields } = await postedForm(ctx, deps, FORM_LIMIT);
+        Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '[]' });
+        widgets = widgetsOf(form.widgets);
+        await updateTemplate(deps, {
+          tenantId: principal.tenant_id,
+          id: template.id,
+          change: { name: form.name, roles: rolesOf(form.roles), widgets } as Parameters<typeof updateTemplate>[1]['change'],
+          actor: principalActor(ctx, principal),
+        });
+        ctx.redirect(`${appPath}/templates/${template.id}/edit?done=saved`);
+      } catch (error) {
+        const refused = refusal(error);
+        ctx.set(refused.headers);
+        show(
+          ctx,
+          { principal, csrf },
+          { template, form, errors: formErrors(refused, (detail) => describe(detail, widgets)), status: refused.status },
+        );
+      }
+    }),
+  );
+  router.post(
+    `${appPath}/templates/:id/delete`,
+    pageHandler(appPath, 'Edit template', async ({ ctx, principal }) => {
+      gate();
+      await postedForm(ctx, deps);
+      await deleteTemplate(deps.db, { tenantId: principal.tenant_id, id: ctx.params.id, actor: principalActor(ctx, principal) });
+      ctx.redirect(`${appPath}/templates?done=deleted`);
+    }),
+  );
+}

@@ -1,0 +1,290 @@
+// The visual template editor: the PDF's pages drawn with pdf.js (as the sign page draws them), fields
+// placed per role by dragging from the palette, moved and resized by dragging, kept as the template's
+// widgets JSON (PDF points from the page's top-left) in the form's hidden field.
+
+import { h } from './dom.js';
+
+const pagesEl = document.getElementById('editor-pages');
+const widgetsInput = document.getElementById('editor-widgets');
+const rolesInput = document.getElementById('editor-roles');
+const roleSelect = document.getElementById('editor-role');
+const kindSelect = document.getElementById('editor-kind');
+const palette = document.querySelector('[data-testid="palette-field"]');
+const counter = document.getElementById('editor-count');
+const pdfInput = document.getElementById('editor-pdf');
+
+/** A new field's size in PDF points, by kind. */
+const SIZES = {
+  signature: [160, 40],
+  initials: [60, 30],
+  date: [100, 20],
+  name: [160, 20],
+  email: [180, 20],
+  text: [160, 20],
+  checkbox: [16, 16],
+  dropdown: [140, 20],
+};
+const MIN = 8;
+
+let widgets = [];
+try {
+  widgets = JSON.parse(widgetsInput.value || '[]');
+  if (!Array.isArray(widgets)) widgets = [];
+} catch {
+  widgets = [];
+}
+/** The pages drawn: { number, width, height (points), el, overlay }. */
+let pages = [];
+
+const round = (value) => Math.round(value * 10) / 10;
+const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+
+function roles() {
+  const typed = rolesInput.value
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  const list = typed.length ? typed : ['Signer'];
+  for (const widget of widgets) if (!list.includes(widget.role)) list.push(widget.role);
+  return list;
+}
+
+function refreshRoles() {
+  const chosen = roleSelect.value;
+  const list = roles();
+  roleSelect.replaceChildren(...list.map((role) => h('option', { value: role }, role)));
+  if (list.includes(chosen)) roleSelect.value = chosen;
+}
+
+function sync() {
+  widgetsInput.value = JSON.stringify(widgets);
+  counter.textContent = `${widgets.length} field${widgets.length === 1 ? '' : 's'} placed`;
+}
+
+function newId(role, type) {
+  const stem = `${role}-${type}`.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 50) || type;
+  for (let n = 1; ; n += 1) {
+    const id = `${stem}-${n}`;
+    if (!widgets.some((widget) => widget.id === id)) return id;
+  }
+}
+
+/** The field's box on its page, in percent of the page, so it follows the page's drawn size. */
+function place(el, widget, page) {
+  el.style.left = `${(widget.x / page.width) * 100}%`;
+  el.style.top = `${(widget.y / page.height) * 100}%`;
+  el.style.width = `${(widget.width / page.width) * 100}%`;
+  el.style.height = `${(widget.height / page.height) * 100}%`;
+}
+
+function fieldElement(widget, page) {
+  const roleIndex = Math.max(0, roles().indexOf(widget.role)) % 6;
+  const remove = h('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${widget.id}`, testid: 'field-remove' }, '×');
+  const handle = h('span', { class: 'handle', 'aria-hidden': 'true', testid: 'field-resize' });
+  const el = h(
+    'div',
+    {
+      class: `editor-field role-${roleIndex}`,
+      testid: 'field',
+      'data-id': widget.id,
+      'data-role': widget.role,
+      title: widget.id,
+      tabindex: '0',
+      role: 'group',
+      'aria-label': `${widget.role}: ${widget.type} on page ${widget.page}; arrow keys move it, with Alt resize it, Delete removes it`,
+    },
+    h('span', { class: 'label' }, `${widget.role}: ${widget.type}`),
+    remove,
+    handle,
+  );
+  place(el, widget, page);
+  const removeField = () => {
+    widgets = widgets.filter((other) => other !== widget);
+    el.remove();
+    sync();
+  };
+  remove.addEventListener('click', removeField);
+  // The keyboard does what the mouse does: arrows move by a point (Shift: ten), Alt+arrows resize.
+  el.addEventListener('keydown', (event) => {
+    if (event.target !== el) return;
+    if (event.key === 'Delete' || event.key === 'Backspace') {
+      event.preventDefault();
+      return removeField();
+    }
+    const step = event.shiftKey ? 10 : 1;
+    const delta = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[event.key];
+    if (!delta) return;
+    event.preventDefault();
+    if (event.altKey) {
+      widget.width = round(clamp(widget.width + delta[0], MIN, page.width - widget.x));
+      widget.height = round(clamp(widget.height + delta[1], MIN, page.height - widget.y));
+    } else {
+      widget.x = round(clamp(widget.x + delta[0], 0, page.width - widget.width));
+      widget.y = round(clamp(widget.y + delta[1], 0, page.height - widget.height));
+    }
+    place(el, widget, page);
+    sync();
+  });
+  // Move by the body, resize by the corner: the pointer's travel in pixels becomes points at the page's drawn scale.
+  el.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0 || event.target === remove) return;
+    event.preventDefault();
+    const resizing = event.target === handle;
+    const scale = page.el.getBoundingClientRect().width / page.width;
+    const start = { px: event.clientX, py: event.clientY, x: widget.x, y: widget.y, width: widget.width, height: widget.height };
+    el.setPointerCapture(event.pointerId);
+    el.classList.add('dragging');
+    const move = (moved) => {
+      const dx = (moved.clientX - start.px) / scale;
+      const dy = (moved.clientY - start.py) / scale;
+      if (resizing) {
+        widget.width = round(clamp(start.width + dx, MIN, page.width - widget.x));
+        widget.height = round(clamp(start.height + dy, MIN, page.height - widget.y));
+      } else {
+        widget.x = round(clamp(start.x + dx, 0, page.width - widget.width));
+        widget.y = round(clamp(start.y + dy, 0, page.height - widget.height));
+      }
+      place(el, widget, page);
+    };
+    const end = () => {
+      el.removeEventListener('pointermove', move);
+      el.classList.remove('dragging');
+      sync();
+    };
+    el.addEventListener('pointermove', move);
+    el.addEventListener('pointerup', end, { once: true });
+    el.addEventListener('pointercancel', end, { once: true });
+  });
+  return el;
+}
+
+function pageAt(x, y) {
+  return pages.find((page) => {
+    const rect = page.el.getBoundingClientRect();
+    return x >= rect.left && x <= rect.right && y >= rect.top && y <= rect.bottom;
+  });
+}
+
+// A new field: dragged from the palette and dropped on a page, its top-left corner where the pointer lets go.
+palette.addEventListener('pointerdown', (event) => {
+  if (event.button !== 0) return;
+  event.preventDefault();
+  const type = kindSelect.value;
+  const role = roleSelect.value;
+  const ghost = h('div', { class: 'drag-ghost', 'aria-hidden': 'true' }, `${role}: ${type}`);
+  const follow = (moved) => {
+    ghost.style.left = `${moved.clientX}px`;
+    ghost.style.top = `${moved.clientY}px`;
+  };
+  follow(event);
+  document.body.append(ghost);
+  palette.setPointerCapture(event.pointerId);
+  const drop = (up) => {
+    palette.removeEventListener('pointermove', follow);
+    ghost.remove();
+    const page = pageAt(up.clientX, up.clientY);
+    if (!page) return;
+    const rect = page.el.getBoundingClientRect();
+    const scale = rect.width / page.width;
+    const [width, height] = SIZES[type] ?? [120, 20];
+    const w = Math.min(width, page.width);
+    const hgt = Math.min(height, page.height);
+    const widget = {
+      id: newId(role, type),
+      type,
+      role,
+      page: page.number,
+      x: round(clamp((up.clientX - rect.left) / scale, 0, page.width - w)),
+      y: round(clamp((up.clientY - rect.top) / scale, 0, page.height - hgt)),
+      width: w,
+      height: hgt,
+      required: type !== 'checkbox',
+    };
+    widgets.push(widget);
+    page.overlay.append(fieldElement(widget, page));
+    sync();
+  };
+  palette.addEventListener('pointermove', follow);
+  palette.addEventListener('pointerup', drop, { once: true });
+  palette.addEventListener('pointercancel', () => ghost.remove(), { once: true });
+});
+
+let pdfjsModule;
+async function loadPdfjs() {
+  if (!pdfjsModule) {
+    pdfjsModule = await import('/static/pdfjs/pdf.min.mjs');
+    pdfjsModule.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
+  }
+  return pdfjsModule;
+}
+
+async function render(data) {
+  pagesEl.replaceChildren(h('p', { class: 'hint' }, 'Loading the PDF…'));
+  const pdfjs = await loadPdfjs();
+  // The sign page's options: no eval under the page's CSP, the same fonts and maps.
+  const pdf = await pdfjs.getDocument({
+    data,
+    isEvalSupported: false,
+    standardFontDataUrl: '/static/pdfjs/standard_fonts/',
+    wasmUrl: '/static/pdfjs/wasm/',
+    cMapUrl: '/static/pdfjs/cmaps/',
+    cMapPacked: true,
+  }).promise;
+  pagesEl.replaceChildren();
+  pages = [];
+  for (let number = 1; number <= pdf.numPages; number += 1) {
+    const pdfPage = await pdf.getPage(number);
+    const { width, height } = pdfPage.getViewport({ scale: 1 });
+    const canvas = h('canvas', { 'aria-hidden': 'true' });
+    const overlay = h('div', { class: 'editor-overlay' });
+    const el = h(
+      'div',
+      { class: 'editor-page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `editor-page-${number}` },
+      canvas,
+      overlay,
+    );
+    el.style.aspectRatio = `${width} / ${height}`;
+    pagesEl.append(el);
+    const page = { number, width, height, el, overlay };
+    pages.push(page);
+    const scale = (el.getBoundingClientRect().width / width) * (window.devicePixelRatio || 1);
+    const viewport = pdfPage.getViewport({ scale });
+    canvas.width = Math.floor(viewport.width);
+    canvas.height = Math.floor(viewport.height);
+    await pdfPage.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+    el.dataset.rendered = 'true';
+  }
+  // Fields on pages the PDF does not have are dropped: the service would refuse them.
+  widgets = widgets.filter((widget) => widget.page >= 1 && widget.page <= pages.length);
+  for (const widget of widgets) {
+    const page = pages[widget.page - 1];
+    page.overlay.append(fieldElement(widget, page));
+  }
+  sync();
+  pagesEl.dataset.ready = 'true';
+}
+
+function failed(error) {
+  pagesEl.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, `The PDF could not be shown: ${error.message}`));
+}
+
+rolesInput.addEventListener('input', refreshRoles);
+refreshRoles();
+sync();
+
+if (pdfInput) {
+  pdfInput.addEventListener('change', async () => {
+    const file = pdfInput.files?.[0];
+    if (file) await render(new Uint8Array(await file.arrayBuffer())).catch(failed);
+  });
+  // A file kept by the browser (back navigation) is drawn at once.
+  if (pdfInput.files?.[0]) pdfInput.dispatchEvent(new Event('change'));
+} else if (pagesEl.dataset.pdfUrl) {
+  fetch(pagesEl.dataset.pdfUrl, { credentials: 'same-origin' })
+    .then((response) => {
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return response.arrayBuffer();
+    })
+    .then((buffer) => render(new Uint8Array(buffer)))
+    .catch(failed);
+}
