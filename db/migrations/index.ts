@@ -16,6 +16,7 @@ import * as applyState from './20261129000014_apply_state';
 import * as revokedKeys from './20261130000015_revoked_keys';
 import * as keyChanges from './20261201000016_key_changes';
 import * as outboxNotices from './20261202000017_outbox_notices';
+import * as documentWaits from './20261203000018_document_waits';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261130000015_revoked_keys', revokedKeys],
   ['20261201000016_key_changes', keyChanges],
   ['20261202000017_outbox_notices', outboxNotices],
+  ['20261203000018_document_waits', documentWaits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

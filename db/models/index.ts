@@ -10,6 +10,7 @@ export {
   type ApplyStatus,
   DOCUMENT_STATUSES,
   Document,
+  type DocumentReminders,
   DocumentRevision,
   DocumentSigner,
   type DocumentStatus,

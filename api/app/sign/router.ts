@@ -19,6 +19,7 @@ import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
 import { codeDeps } from '../pages/common';
 import { requireSameOrigin } from '../session';
+import { endedUnsigned, renderEndedSignPage } from './ended';
 import { renderSignPage } from './page';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from './schema';
 
@@ -57,6 +58,12 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     ctx.type = 'html';
     try {
       const view = await resolve(ctx);
+      if (endedUnsigned(view.document)) {
+        // The link stays readable, to say why it no longer signs; 410: what it offered is gone.
+        ctx.status = 410;
+        ctx.body = renderEndedSignPage(view.document);
+        return;
+      }
       ctx.body = renderSignPage({
         token: ctx.params.token,
         appPath,

@@ -32,6 +32,7 @@ export type Template = Result<'getTemplate'>;
 export type Document = Result<'getDocument'>;
 export type DocumentCreate = Body<'createDocument'>;
 export type Download = Result<'downloadDocument'>;
+export type Reminded = Result<'remindSigners'>;
 export type Contact = Result<'getContact'>;
 export type ContactWithSecret = Result<'inviteContact'>;
 export type Offer = Result<'getOffer'>;
