@@ -85,6 +85,8 @@ export const TOOL_NAMES = [
   'list_sign_requests',
   'create_document',
   'send_document',
+  'void_document',
+  'remind_signers',
   'upload_file',
   'request_sign',
   'sign_as_principal',
