@@ -262,6 +262,8 @@ describe('a sent document’s reminders, expiry, remind and void', () => {
       const page = await signLink(work.carlLink);
       assert.equal(page.status, 410);
       assert.match(await page.text(), /This document expired/);
+      const code = await call(stack.url, 'POST', `${new URL(work.carlLink).pathname}/code`);
+      assertErrorCode(code, 410, 'expired');
       const request = await call(stack.url, 'GET', `/v1/sign-requests/${work.requestId}`, { key: bob.key });
       assert.equal(request.body.status, 'expired');
       assert.equal(request.body.error.code, 'expired');

@@ -35,6 +35,21 @@ function nextActions({ document, signers }: DocumentWithSigners, inbound: boolea
       path: base,
       description: 'Signers sign at their sign_url; poll this document or subscribe to document.signed and document.completed.',
     });
+    actions.push(
+      {
+        action: 'remind',
+        method: 'POST',
+        path: `${base}/remind`,
+        description: 'E-mail the pending signers (under strict order, the one whose turn it is) a reminder now.',
+      },
+      {
+        action: 'void',
+        method: 'POST',
+        path: `${base}/void`,
+        body: { reason: '…' },
+        description: 'Void it for good: its sign links, L1 requests and offers end; the pending signers are told the reason.',
+      },
+    );
   }
   actions.push({
     action: 'download',

@@ -88,7 +88,11 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.post(`${base}/code`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
-    const { sentTo, challenge } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
+    const view = await resolve(ctx);
+    // Nothing is left to open at a voided or expired document's link: no code is mailed for it.
+    if (endedUnsigned(view.document))
+      throw errors.expired(`This document was ${view.document.status}; it can no longer be opened to sign.`);
+    const { sentTo, challenge } = await requestSignCode(codes, view, clientOf(ctx));
     ctx.body = { sent_to: sentTo, challenge };
   });
 
