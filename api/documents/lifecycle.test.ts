@@ -12,6 +12,9 @@ import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { documentWorkflowId } from '../../workflows/document/shared';
+import { offerWorkflowId } from '../../workflows/offer/shared';
+import { signRequestWorkflowId } from '../../workflows/signing/shared';
+import { transferWorkflowId } from '../../workflows/transfer/shared';
 
 describe('a sent document’s reminders, expiry, remind and void', () => {
   let stack: Stack;
@@ -70,6 +73,14 @@ describe('a sent document’s reminders, expiry, remind and void', () => {
   const auditOf = (documentId: string, action: string) =>
     AuditEvent.query(stack.deps.db).where({ document_id: documentId, action }).orderBy('created_at');
   const workflowEnd = (documentId: string) => stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).result();
+  /** The workflows of what ended with the document (the L1 request's, the offer's) were woken and finished. */
+  const ended = (workflowIds: string[]) =>
+    waitFor(`${workflowIds.join(', ')} to finish`, async () => {
+      const states = await Promise.all(
+        workflowIds.map(async (workflowId) => (await stack.deps.temporal.client.workflow.getHandle(workflowId).describe()).status.name),
+      );
+      return states.every((state) => state === 'COMPLETED') ? states : undefined;
+    });
   const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 
   /** Alice's NDA, signed by Bob's principal first and a browser signer second, with the open work an agent leaves on it: an L1 request, an offer and a sign-to-unlock package. */
@@ -275,6 +286,7 @@ describe('a sent document’s reminders, expiry, remind and void', () => {
       });
       assert.equal(transfer.can_release, false);
       assert.match(transfer.blocked_reason, /expired/);
+      await ended([signRequestWorkflowId(work.requestId), offerWorkflowId(work.offerId), transferWorkflowId(work.transferId)]);
       const [event] = await delivered('document.expired', (data) => data.document_id === work.id);
       assert.equal(event.data.expires_at, document.expires_at);
       await delivered('offer.expired', (data) => data.offer_id === work.offerId);
@@ -317,6 +329,7 @@ describe('a sent document’s reminders, expiry, remind and void', () => {
       assert.equal(offer.body.status, 'expired');
       const transfer = await call(stack.url, 'GET', `/v1/transfers/${work.transferId}`, { key: alice.key });
       assert.equal(transfer.body.status, 'cancelled');
+      await ended([signRequestWorkflowId(work.requestId), offerWorkflowId(work.offerId), transferWorkflowId(work.transferId)]);
       for (const email of [bobPrincipal.email, work.carl.email]) {
         const mail = await waitFor(`the void mail to ${email}`, () => stack.smtp!.latest(email, 'document-voided'));
         assert.match(mail.text, /Terms changed <b>a lot<\/b>/);
