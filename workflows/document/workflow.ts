@@ -162,7 +162,9 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       await beside('reminding the signers', () =>
         acts.remindSigners.executeWithOptions({ summary: `reminder ${round} of ${reminders.max}` }, [input.documentId, round]),
       );
-      nextReminderAt = remindersSent < reminders.max ? nextReminderAt + reminders.everyMs : undefined;
+      // Late (a worker was down): the next one comes a whole interval after this one, never in a burst to catch up.
+      nextReminderAt =
+        remindersSent < reminders.max ? Math.max(nextReminderAt + reminders.everyMs, Date.now() + reminders.everyMs) : undefined;
     }
   };
   const ready = () => queued.length > 0 || settled || status !== 'sent';
