@@ -1,6 +1,7 @@
 import type { Apply, BulkSend, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
 import type { ApplyOutcome } from './documents/apply-outcome';
+import type { WorkflowWaits } from './documents/waits';
 
 /** A workflow that waits on an apply and is woken when the document's workflow settled it. */
 export type ApplyWaiter = { offerId: string } | { signRequestId: string };
@@ -20,7 +21,12 @@ export interface Workflows {
    * rows passed to the starts carry what an operator finds the work by (its tenant, principal, state
    * and deadline) and reads in its summary (ids and the document's name; never an e-mail address).
    */
-  startDocument(document: Pick<Document, 'id' | 'tenant_id' | 'owner_principal_id' | 'name'>, signers: number): Promise<void>;
+  startDocument(
+    document: Pick<Document, 'id' | 'tenant_id' | 'owner_principal_id' | 'name'>,
+    signers: number,
+    /** The document's expiry and reminder schedule, for its workflow to wait on. */
+    waits?: WorkflowWaits,
+  ): Promise<void>;
   /**
    * Hands a recorded apply to its document's workflow (starting it if needed); durable. `waiter` is
    * woken by the document's workflow when the apply settles (an offer accepting by L2, an L1 request).
@@ -38,6 +44,8 @@ export interface Workflows {
   applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
   /** The document left `sent` outside its workflow (a decline): the workflow stops waiting, showing `status`. */
   documentSettled(documentId: string, status: 'declined' | 'voided'): Promise<void>;
+  /** Wakes an L1 sign request's workflow to read what changed (its document expired or was voided). */
+  wakeSignRequest(signRequestId: string): Promise<void>;
   /** Starts an L1 sign request's workflow (business key: the request id). */
   startSignRequest(request: Pick<SignRequest, 'id' | 'tenant_id' | 'principal_id' | 'document_id' | 'expires_at'>): Promise<void>;
   /**

@@ -131,6 +131,36 @@ describe('every surface does the same for the same operation', () => {
       },
       (document) => document.status,
     );
+    await row(
+      'remind_signers',
+      agent,
+      async (surface) => {
+        const id = drafts.get(surface)!;
+        return {
+          name: 'remind_signers',
+          rest: rest('POST', `/documents/${id}/remind`),
+          sdk: (c) => c.remindSigners(id),
+          cli: ['docs', 'remind', id],
+          mcp: ['remind_signers', { document_id: id }],
+        };
+      },
+      (result) => result.reminded.length,
+    );
+    await row(
+      'void_document',
+      agent,
+      async (surface) => {
+        const id = drafts.get(surface)!;
+        return {
+          name: 'void_document',
+          rest: rest('POST', `/documents/${id}/void`, { reason: 'Parity' }),
+          sdk: (c) => c.voidDocument(id, 'Parity'),
+          cli: ['docs', 'void', id, '--reason', 'Parity'],
+          mcp: ['void_document', { document_id: id, reason: 'Parity' }],
+        };
+      },
+      (document) => `${document.status} ${document.void_reason}`,
+    );
 
     // Offers between two principals with an active contact; the counterparty signs within its L2 mandate.
     const { account: other } = await mandatedAccount(stack, { level: 'L2', name: 'Otto Offeree' });

@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
     description:
       'A browser sent this from another site’s page (its Origin or Sec-Fetch-Site says so). The sign page and the claim binding take posts only from this service’s own pages.',
   },
+  not_owner: { status: 403, description: 'Only the principal who sent the document may do this (void it in the app).' },
   not_found: { status: 404, description: 'No such resource for this account.' },
   method_not_allowed: { status: 405, description: 'The path exists but does not take this HTTP method.' },
   already_signed: { status: 409, description: 'The principal already signed this document.' },

@@ -49,8 +49,9 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
     retryMaxMs: durations.retryMaxMs,
     activityAttempts: durations.activityAttempts,
   };
-  const documentInput = (documentId: string): DocumentWorkflowInput => ({
+  const documentInput = (documentId: string, waits?: DocumentWorkflowInput['waits']): DocumentWorkflowInput => ({
     documentId,
+    ...(waits ? { waits } : {}),
     ...retry,
     heartbeatMs: durations.activityHeartbeatMs,
     applyAttempts: durations.applyAttempts,
@@ -70,11 +71,11 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
   return {
     log: temporal.log,
 
-    async startDocument(document, signers) {
+    async startDocument(document, signers, waits) {
       await call(() =>
         start(DOCUMENT_WORKFLOW, workLabels.document(document, signers), {
           workflowId: documentWorkflowId(document.id),
-          args: [documentInput(document.id)],
+          args: [documentInput(document.id, waits)],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         }),
       );
@@ -170,6 +171,8 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
     },
 
     wakeOffer: (offerId) => wake(offerWorkflowId(offerId)),
+
+    wakeSignRequest: (signRequestId) => wake(signRequestWorkflowId(signRequestId)),
 
     async startMail(mail) {
       await call(() =>

@@ -56,6 +56,17 @@ export const AUDIT_DATA = {
     signers: signerList,
   }),
   'document.declined': line({ signer_id: ids.signer, reason: z.string().nullable() }),
+  'document.expired': line({
+    expires_at: instant,
+    sign_requests: z.array(ids.signRequest).describe('open L1 requests that expired with it'),
+    offers: z.array(ids.offer).describe('open offers that expired with it'),
+  }),
+  'document.reminded': line({
+    signer_id: ids.signer,
+    email: z.string(),
+    trigger: z.enum(['schedule', 'remind']),
+    round: z.number().int().positive().nullable(),
+  }),
   'document.sent': line({ strict_order: z.boolean() }),
   'document.signed': line({
     apply_id: ids.apply,
@@ -71,6 +82,12 @@ export const AUDIT_DATA = {
   }),
   'document.signers_added': line({ signers: signerList }),
   'document.viewed': line({ signer_id: ids.signer, sha256 }),
+  'document.voided': line({
+    reason: z.string(),
+    sign_requests: z.array(ids.signRequest).describe('open L1 requests ended with it'),
+    offers: z.array(ids.offer).describe('open offers ended with it'),
+    transfers: z.array(ids.transfer).describe('sign-to-unlock packages cancelled with it'),
+  }),
   'drive.deleted': line({ drive_file_id: ids.driveFile }),
   'drive.uploaded': line({
     drive_file_id: ids.driveFile,

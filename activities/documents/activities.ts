@@ -8,8 +8,10 @@ import { applySignature } from './apply';
 import type { ApplyDeps } from './apply-deps';
 import { rejectApply } from './apply-record';
 import { completeDocument } from './complete';
+import { expireDocument } from './expiry';
 import { inviteSigners } from './invitations';
 import { mailCompletedCopies, notifyPrincipalOfApply, notifyRejectedApply } from './notify';
+import { remindOnSchedule } from './reminders';
 
 /** The document workflow's activities: the apply rules of activities/documents, with heartbeats. */
 /** What the document workflow's activities work with: the apply rules and the mail queue. */
@@ -65,6 +67,14 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
     async inviteSigners(documentId: string): Promise<number> {
       return inviteSigners(deps, documentId);
+    },
+    /** The schedule's reminder round `round` (1 … max): the signers who may sign now, mailed once each. */
+    async remindSigners(documentId: string, round: number): Promise<number> {
+      return remindOnSchedule(deps, documentId, round);
+    },
+    /** expires_at passed: the document expires unless it already left `sent`; answers its status. */
+    async expireDocument(documentId: string): Promise<{ status: string }> {
+      return expireDocument(deps, documentId);
     },
   };
 }

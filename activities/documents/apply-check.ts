@@ -26,6 +26,8 @@ export function checkApplicable(
     const why = document.status === 'draft' ? 'it has not been sent yet' : `it is ${document.status}`;
     throw errors.invalidState(`This document cannot be signed: ${why}.`);
   }
+  if (document.expires_at && document.expires_at.getTime() <= Date.now())
+    throw errors.expired(`This document expired unsigned at ${document.expires_at.toISOString()}.`);
   if (signer.status === 'declined') throw errors.invalidState(`${signer.name} declined this document.`);
   if (!maySignNow(document, signers, signer)) {
     const before = waitingFor(document, signers, signer);

@@ -15,6 +15,7 @@ import { type Actor, recordAudit } from '../audit/audit';
 import { findDriveFile, lockDriveFiles } from '../drive/drive';
 import { checkWidgets, findUsableTemplate, takeInPdf } from '../templates/templates';
 import { pdfStep } from './pdf-errors';
+import type { DocumentWaits } from './waits';
 
 export interface SignerInput {
   name: string;
@@ -119,7 +120,14 @@ async function resolveSource(deps: DocumentDeps, caller: Caller, source: Documen
 export async function createDocument(
   deps: DocumentDeps,
   caller: Caller,
-  input: { source: DocumentSourceInput; name: string; signers: SignerInput[]; strictOrder?: boolean },
+  input: {
+    source: DocumentSourceInput;
+    name: string;
+    signers: SignerInput[];
+    strictOrder?: boolean;
+    /** Its expiry and reminder schedule, checked (waits.ts checkWaits). */
+    waits?: DocumentWaits;
+  },
   actor: Actor,
   send?: (document: Document, signers: number) => Promise<void>,
   /** Runs in the document's transaction before it is sent (a bulk item records its document in it; throwing undoes both). */
@@ -149,6 +157,8 @@ export async function createDocument(
       original_sha256: sealedSha256,
       current_sha256: sealedSha256,
       current_revision: 0,
+      expires_at: input.waits?.expiresAt ?? null,
+      reminders: input.waits?.reminders ?? null,
     });
     const signers = signerRows(document, input.signers, 0);
     if (signers.length > 0) await DocumentSigner.query(trx).insert(signers);
@@ -227,6 +237,8 @@ async function markSent(
   start: (document: Document, signers: number) => Promise<void>,
 ): Promise<DocumentWithSigners> {
   if (document.status !== 'draft') throw errors.invalidState(`Only a draft can be sent; this document is ${document.status}.`);
+  if (document.expires_at && document.expires_at.getTime() <= Date.now())
+    throw errors.invalidState(`This draft's expires_at (${document.expires_at.toISOString()}) has passed; it can no longer be sent.`);
   const signers = await signersOf(trx, document.id);
   if (signers.length < document.roles.length) {
     const missing = document.roles.slice(signers.length);

@@ -21,7 +21,8 @@ const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : 
  * PostgreSQL refuses with "cached plan must not change result type"); `to_jsonb(s)` is one jsonb
  * whatever the signers' columns.
  */
-const READ_NAME = 'read-visible-document';
+// Named anew when the columns change: a connection that prepared the old text keeps it under the old name.
+const READ_NAME = 'read-visible-document-waits';
 const DOCUMENT_COLUMNS = [
   'id',
   'tenant_id',
@@ -43,6 +44,11 @@ const DOCUMENT_COLUMNS = [
   'declined_at',
   'receipt_jws',
   'drive_file_id',
+  'expires_at',
+  'reminders',
+  'expired_at',
+  'voided_at',
+  'void_reason',
 ];
 const READ = `
   select ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, coalesce((

@@ -3,7 +3,7 @@ import { OFFER_STATUSES } from '../../db/models';
 
 /**
  * What every event carries, one zod schema per event (SPEC: Events, plus document.declined,
- * document.sign_failed, offer.expired and mandate.revoked), declared once: `emitEvent` validates the
+ * document.sign_failed, document.reminded, document.expired, document.voided, offer.expired and mandate.revoked), declared once: `emitEvent` validates the
  * data against it when the event is written, the OpenAPI document publishes it in its `webhooks`
  * section (so receivers can generate types), and the SDK exports the types generated from that.
  */
@@ -97,6 +97,29 @@ export const EVENT_DATA = {
     signer_id: id('sgn_'),
     signer: person,
     reason: z.string().nullable(),
+  }),
+  'document.reminded': z.object({
+    document_id: id('doc_'),
+    signer_id: id('sgn_'),
+    signer: person,
+    trigger: z.enum(['schedule', 'remind']).describe('the document’s reminder schedule, or POST /documents/:id/remind'),
+    round: z.number().int().positive().nullable().describe('the scheduled round (1 … max); null for a remind'),
+    reminded_at: instant,
+  }),
+  'document.expired': z.object({
+    document_id: id('doc_'),
+    name: z.string(),
+    expires_at: instant,
+    expired_at: instant,
+  }),
+  'document.voided': z.object({
+    document_id: id('doc_'),
+    name: z.string(),
+    reason: z.string(),
+    voided_at: instant,
+    voided_by: z
+      .object({ type: z.enum(['agent', 'principal']), id: z.string() })
+      .describe('the API key (agent) or the principal (in the app) that voided it'),
   }),
   'document.sign_failed': z.object({
     document_id: id('doc_'),

@@ -10,7 +10,7 @@ export interface ReleaseDeps {
   workflows: Workflows;
 }
 
-/** Where an offered package stands: released, still waiting, or blocked for good (its document was declined or voided). */
+/** Where an offered package stands: released, still waiting, or blocked for good (its document was declined, voided or expired). */
 export type ReleaseState = 'released' | 'waiting' | 'blocked' | 'cancelled' | 'abandoned';
 
 /**
@@ -51,7 +51,7 @@ export async function releaseIfReady(trx: Knex.Transaction, transferId: string):
   if (transfer.status !== 'offered') return 'waiting';
   if (transfer.mode === 'sign') {
     const document = (await Document.query(trx).findById(transfer.document_id!))!;
-    if (document.status === 'declined' || document.status === 'voided') {
+    if (document.status === 'declined' || document.status === 'voided' || document.status === 'expired') {
       if (!transfer.blocked_reason)
         await transfer.$query(trx).patch({ blocked_reason: `The linked document was ${document.status}; the files will not be released.` });
       return 'blocked';

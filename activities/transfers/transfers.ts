@@ -76,7 +76,7 @@ export async function createTransfer(
   if (input.document_id) {
     const document = await Document.query(deps.db).findById(input.document_id).where({ tenant_id: caller.tenant.id });
     if (!document) throw errors.notFound('No such document of this account.');
-    if (document.status === 'declined' || document.status === 'voided')
+    if (document.status === 'declined' || document.status === 'voided' || document.status === 'expired')
       throw errors.invalidState(`The document is ${document.status}: it will never complete, so the files would never unlock.`);
   }
   const mode = input.document_id ? 'sign' : input.requires_acceptance ? 'accept' : 'share';

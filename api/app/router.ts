@@ -3,6 +3,7 @@ import type { Services } from '../../activities/services';
 import { loginRoutes } from './login';
 import { agentContactRoutes } from './pages/agent-contacts';
 import { claimRoutes } from './pages/claim';
+import { documentVoidRoutes } from './pages/document-void';
 import { documentRoutes } from './pages/documents';
 import { keyRoutes } from './pages/keys';
 import { mandateRoutes } from './pages/mandates';
@@ -20,6 +21,7 @@ export function appRoutes(router: Router, deps: Services, appPath: string): void
   signRequestRoutes(router, deps, appPath);
   overviewRoutes(router, deps, appPath);
   documentRoutes(router, deps, appPath);
+  documentVoidRoutes(router, deps, appPath);
   signatureRoutes(router, deps, appPath);
   keyRoutes(router, deps, appPath);
   mandateRoutes(router, deps, appPath);

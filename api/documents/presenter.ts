@@ -3,7 +3,7 @@ import type { DocumentWithSigners } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
 import type { DocumentSigner } from '../../db/models';
-import type { DocumentResponse, DownloadResponse } from './schema';
+import type { DocumentRemindResponse, DocumentResponse, DownloadResponse } from './schema';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -35,6 +35,21 @@ function nextActions({ document, signers }: DocumentWithSigners, inbound: boolea
       path: base,
       description: 'Signers sign at their sign_url; poll this document or subscribe to document.signed and document.completed.',
     });
+    actions.push(
+      {
+        action: 'remind',
+        method: 'POST',
+        path: `${base}/remind`,
+        description: 'E-mail the pending signers (under strict order, the one whose turn it is) a reminder now.',
+      },
+      {
+        action: 'void',
+        method: 'POST',
+        path: `${base}/void`,
+        body: { reason: '…' },
+        description: 'Void it for good: its sign links, L1 requests and offers end; the pending signers are told the reason.',
+      },
+    );
   }
   actions.push({
     action: 'download',
@@ -82,6 +97,11 @@ export function presentDocument(
     sent_at: iso(document.sent_at),
     completed_at: iso(document.completed_at),
     declined_at: iso(document.declined_at),
+    expires_at: iso(document.expires_at),
+    reminders: document.reminders,
+    expired_at: iso(document.expired_at),
+    voided_at: iso(document.voided_at),
+    void_reason: document.void_reason,
     receipt_jws: document.receipt_jws,
     signers: signers.map((signer) =>
       presentSigner(
@@ -93,6 +113,11 @@ export function presentDocument(
     ),
     next_actions: nextActions(view, options.inbound),
   };
+}
+
+/** The signers a remind mailed. */
+export function presentReminded(documentId: string, signers: DocumentSigner[]): DocumentRemindResponse {
+  return { document_id: documentId, reminded: signers.map((signer) => ({ signer_id: signer.id, name: signer.name, email: signer.email })) };
 }
 
 /** A short-lived URL of the current sealed PDF, with the SHA-256 the file will have. */

@@ -10,17 +10,22 @@ import {
 import { type Invitation, invitationsOf } from '../../activities/documents/invitations';
 import { documentDownloadUrl } from '../../activities/documents/links';
 import { readVisibleDocument } from '../../activities/documents/read';
+import { remindNow } from '../../activities/documents/reminders';
+import { voidDocument } from '../../activities/documents/void';
+import { checkWaits, workflowWaits } from '../../activities/documents/waits';
 import type { Services } from '../../activities/services';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
-import { presentDocument, presentDownload } from './presenter';
+import { presentDocument, presentDownload, presentReminded } from './presenter';
 import {
   DocumentCreateSchema,
   DocumentListQuerySchema,
   DocumentListResponseSchema,
+  DocumentRemindResponseSchema,
   DocumentResponseSchema,
   DocumentSignersAddSchema,
+  DocumentVoidSchema,
   DownloadResponseSchema,
 } from './schema';
 
@@ -34,7 +39,8 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       deps.db,
       views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)),
     );
-  const start: Parameters<typeof sendDocument>[4] = (document, signers) => deps.workflows.startDocument(document, signers);
+  const start: Parameters<typeof sendDocument>[4] = (document, signers) =>
+    deps.workflows.startDocument(document, signers, workflowWaits(document));
 
   routes.add(
     {
@@ -55,6 +61,8 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       if (body.drive_file_id) authorize(caller, { flag: 'agent_editor' }, deps.config.flags.values);
       const actor = agentActor(caller, requestMeta(ctx));
       const send = body.send ? start : undefined;
+      // Checked before the PDF work: a bad expiry or reminder schedule costs nothing.
+      const waits = checkWaits(deps.config.durations, body);
       return present(
         await createDocument(
           deps,
@@ -66,6 +74,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
             name: body.name,
             signers: body.signers,
             strictOrder: body.strict_order,
+            waits,
           },
           actor,
           send,
@@ -141,6 +150,46 @@ export function documentRoutes(routes: Routes, deps: Services): void {
     async (ctx, { params }) => {
       const caller = callerOf(ctx);
       return present(await sendDocument(deps.db, caller, params.id, agentActor(caller, requestMeta(ctx)), start));
+    },
+  );
+  routes.add(
+    {
+      ...base,
+      method: 'post',
+      path: '/documents/:id/void',
+      operationId: 'voidDocument',
+      summary:
+        'Void a sent document: its sign links, open L1 requests and offers end, its sign-to-unlock packages are cancelled, pending signers are told why',
+      needs: { scope: 'documents:write' },
+      params: IdParamsSchema,
+      body: DocumentVoidSchema,
+      response: DocumentResponseSchema,
+      errors: ['not_found', 'invalid_state'],
+    },
+    async (ctx, { params, body }) => {
+      const caller = callerOf(ctx);
+      const voided = await voidDocument(deps, { tenantId: caller.tenant.id }, params.id, body.reason, agentActor(caller, requestMeta(ctx)));
+      const view = await readVisibleDocument(deps.db, caller, voided.id);
+      return present(view, view.inbound, view.invitations);
+    },
+  );
+  routes.add(
+    {
+      ...base,
+      method: 'post',
+      path: '/documents/:id/remind',
+      operationId: 'remindSigners',
+      summary:
+        'Mail the pending signers (under strict order, the one whose turn it is) a reminder now; each signer at most once per SVC_REMIND_INTERVAL_MS',
+      needs: { scope: 'documents:write' },
+      params: IdParamsSchema,
+      response: DocumentRemindResponseSchema,
+      errors: ['not_found', 'invalid_state', 'rate_limited'],
+    },
+    async (ctx, { params }) => {
+      const caller = callerOf(ctx);
+      const { document, reminded } = await remindNow(deps, caller.tenant.id, params.id, agentActor(caller, requestMeta(ctx)));
+      return presentReminded(document.id, reminded);
     },
   );
   routes.add(

@@ -1,7 +1,30 @@
 import { z } from 'zod';
+import { VOID_REASON_MAX } from '../../activities/documents/void';
 import { WidgetSchema } from '../../activities/templates/schema';
 import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/models';
+import { DURATION_PATTERN } from '../../lib/durations';
 import { EmailSchema, listOf, NameSchema, SignerNameSchema } from '../shared/schema';
+
+/** The most scheduled reminders one document takes. */
+const MAX_REMINDERS = 20;
+
+/** An ISO 8601 duration of weeks, days, hours, minutes and seconds (PT30S, P2D); its bounds are the deployment's. */
+const IsoDurationSchema = z
+  .string()
+  .max(40)
+  .regex(new RegExp(DURATION_PATTERN), 'an ISO 8601 duration of weeks, days, hours, minutes, seconds (PT30S, P2D)');
+
+export const DocumentRemindersSchema = z.strictObject({
+  first_after: IsoDurationSchema.meta({ description: 'The first reminder this long after the send (ISO 8601 duration, e.g. P2D).' }),
+  every: IsoDurationSchema.optional().meta({ description: 'Then one every this long (default: first_after).' }),
+  max: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_REMINDERS)
+    .optional()
+    .meta({ description: `Reminders in all (1–${MAX_REMINDERS}, default 1).` }),
+});
 
 export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email: EmailSchema });
 
@@ -28,6 +51,14 @@ export const DocumentCreateSchema = z
     signers: z.array(SignerInputSchema).min(1).max(50).meta({ description: 'In signing order; signer n takes role n.' }),
     send: z.boolean().optional().meta({ description: 'Also send at once (as POST /documents/:id/send).' }),
     strict_order: z.boolean().optional().meta({ description: 'Signers sign one after another, in the order given.' }),
+    expires_at: z.iso.datetime({ offset: true }).optional().meta({
+      description:
+        'When the document expires unsigned (ISO 8601, UTC or with an offset; in the future, within the deployment’s bounds): it becomes `expired`, its sign links and open L1 requests stop, offers on it expire (event `document.expired`).',
+    }),
+    reminders: DocumentRemindersSchema.optional().meta({
+      description:
+        'Re-mail the pending signers (under strict order only the one whose turn it is) after `first_after`, then every `every`, `max` times in all (event `document.reminded` per signer mailed).',
+    }),
   })
   // The same rule for OpenAPI readers: a template, or a Drive PDF with its widgets, never both.
   .meta({
@@ -52,6 +83,24 @@ export type DocumentCreateReq = z.infer<typeof DocumentCreateSchema>;
 
 export const DocumentSignersAddSchema = z.strictObject({ signers: z.array(SignerInputSchema).min(1).max(50) });
 export type DocumentSignersAddReq = z.infer<typeof DocumentSignersAddSchema>;
+
+export const DocumentVoidSchema = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .max(VOID_REASON_MAX)
+    .meta({ description: 'Why it is voided: mailed to the pending signers and shown on their sign links.' }),
+});
+export type DocumentVoidReq = z.infer<typeof DocumentVoidSchema>;
+
+export const DocumentRemindResponseSchema = z.object({
+  document_id: z.string(),
+  reminded: z
+    .array(z.object({ signer_id: z.string(), name: z.string(), email: z.string() }))
+    .meta({ description: 'The signers mailed now: every pending one, or under strict order the one whose turn it is.' }),
+});
+export type DocumentRemindResponse = z.infer<typeof DocumentRemindResponseSchema>;
 
 export const DocumentListQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -119,6 +168,14 @@ export const DocumentResponseSchema = z.object({
   sent_at: Time,
   completed_at: Time,
   declined_at: Time,
+  expires_at: Time.meta({ description: 'When the document expires unsigned; null: never.' }),
+  reminders: z
+    .object({ first_after: z.string(), every: z.string(), max: z.number().int() })
+    .nullable()
+    .meta({ description: 'The reminder schedule the sender gave; null: none.' }),
+  expired_at: Time,
+  voided_at: Time,
+  void_reason: z.string().nullable().meta({ description: 'Why the sender voided it (shown on the sign links too).' }),
   receipt_jws: z
     .string()
     .nullable()

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSampleNda } from '../../lib/pdf/samples';
 import { ROOT } from '../../test/cli';
+import { seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { freePort } from '../../test/ports';
 import { principalOf } from '../../test/principal';
@@ -121,6 +122,39 @@ describe('the svc CLI, run as a user runs it', () => {
     });
     assert.equal(wrong.code, 1, 'a key the service refuses is not saved');
     assert.equal(fs.existsSync(path.join(home, 'other', 'svc', 'config.json')), false);
+  });
+
+  it('creates a document with an expiry and reminders, reminds its signers now, and voids it', async () => {
+    const { nda } = await seedSamples(stack, account);
+    const expiresAt = new Date(Date.now() + 2 * 24 * 3600_000).toISOString();
+    const signers = ['Ann <ann-cli@example.test>', 'Bob <bob-cli@example.test>'].flatMap((signer) => ['--signer', signer]);
+    const usage = await svc(['docs', 'create', '--template', nda.id, '--name', 'x', ...signers, '--remind-every', 'P1D'], env);
+    assert.equal(usage.code, 2, usage.stderr);
+    const created = await svc(
+      ['docs', 'create', '--template', nda.id, '--name', 'CLI waits', ...signers, '--send', '--expires-at', expiresAt].concat([
+        '--remind-after',
+        'P2D',
+        '--remind-every',
+        'P1D',
+        '--remind-max',
+        '3',
+        '--json',
+      ]),
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const document = JSON.parse(created.stdout);
+    assert.equal(document.expires_at, expiresAt);
+    assert.deepEqual(document.reminders, { first_after: 'P2D', every: 'P1D', max: 3 });
+    const reminded = await svc(['docs', 'remind', document.document_id, '--json'], env);
+    assert.equal(reminded.code, 0, reminded.stderr);
+    assert.equal(JSON.parse(reminded.stdout).reminded.length, 2);
+    const again = await svc(['docs', 'remind', document.document_id], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /rate_limited/);
+    const voided = await svc(['docs', 'void', document.document_id, '--reason', 'Replaced'], env);
+    assert.equal(voided.code, 0, voided.stderr);
+    assert.match(voided.stdout, /voided/);
   });
 
   it('exit 1 with the error code for an API refusal, exit 3 when the service cannot be reached', async () => {

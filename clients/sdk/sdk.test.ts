@@ -131,6 +131,22 @@ describe('the TypeScript SDK against the running service', () => {
     });
     assert.equal((await patient.me()).plan, 'business');
     assert.equal(calls, 3);
+    // A refusal that asks to wait longer than a minute (a remind's interval, the L2 daily cap) is thrown at once.
+    const hourly: typeof fetch = async () => {
+      calls += 1;
+      return new Response(JSON.stringify({ error: { code: 'rate_limited', message: 'reminded', docs_url: 'x#rate_limited' } }), {
+        status: 429,
+        headers: { 'retry-after': '3600' },
+      });
+    };
+    calls = 0;
+    const started = Date.now();
+    await assert.rejects(
+      new SvcClient({ baseUrl: stack.url, apiKey: account.key, fetch: hourly }).me(),
+      (error: unknown) => error instanceof SvcError && error.code === 'rate_limited' && error.retryAfter === 3600,
+    );
+    assert.equal(calls, 1);
+    assert.ok(Date.now() - started < 5000);
     const down = new SvcClient({
       baseUrl: 'http://127.0.0.1:1',
       apiKey: account.key,

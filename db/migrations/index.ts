@@ -16,6 +16,7 @@ import * as applyState from './20261129000014_apply_state';
 import * as revokedKeys from './20261130000015_revoked_keys';
 import * as keyChanges from './20261201000016_key_changes';
 import * as outboxNotices from './20261202000017_outbox_notices';
+import * as documentWaits from './20261203000018_document_waits';
 import * as templateEdits from './20261205000020_template_edits';
 import * as bulkSends from './20261206000021_bulk_sends';
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261130000015_revoked_keys', revokedKeys],
   ['20261201000016_key_changes', keyChanges],
   ['20261202000017_outbox_notices', outboxNotices],
+  ['20261203000018_document_waits', documentWaits],
   ['20261205000020_template_edits', templateEdits],
   ['20261206000021_bulk_sends', bulkSends],
 ];

@@ -2,12 +2,19 @@ import type { Widget } from '../../lib/pdf/widgets';
 import { BaseModel } from './base';
 
 /** A document's states (DESIGN), declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
-export const DOCUMENT_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided'] as const;
+export const DOCUMENT_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided', 'expired'] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+/** A reminder schedule: the first after `first_after`, then every `every`, `max` in all (ISO 8601 durations). */
+export interface DocumentReminders {
+  first_after: string;
+  every: string;
+  max: number;
+}
 
 export class Document extends BaseModel {
   static override tableName = 'documents';
-  static override jsonAttributes = ['roles', 'widgets'];
+  static override jsonAttributes = ['roles', 'widgets', 'reminders'];
 
   declare id: string;
   declare tenant_id: string;
@@ -29,6 +36,13 @@ export class Document extends BaseModel {
   declare sent_at: Date | null;
   declare completed_at: Date | null;
   declare declined_at: Date | null;
+  /** When a sent document expires unsigned (its workflow's timer); null: never. */
+  declare expires_at: Date | null;
+  /** The reminder schedule as the sender gave it (ISO 8601 durations); null: no reminders. */
+  declare reminders: DocumentReminders | null;
+  declare expired_at: Date | null;
+  declare voided_at: Date | null;
+  declare void_reason: string | null;
   /** The dual-attestation receipt of a completed document: a compact JWS (see lib/receipts.ts). */
   declare receipt_jws: string | null;
   /** Joined where a read takes the document and its signers in one query. */
@@ -73,6 +87,10 @@ export class DocumentSigner extends BaseModel {
   declare document_hash: string | null;
   /** The signer's latest apply (being applied, applied or rejected), set in the transaction that records it. */
   declare last_apply_id: string | null;
+  /** When the signer was last reminded (scheduled or POST /remind): the remind rate limit reads it. */
+  declare last_reminded_at: Date | null;
+  /** The last scheduled reminder round the signer was mailed in (0: none). */
+  declare reminder_round: number;
   declare created_at: Date;
   /** Joined where a read shows the state of the signer's latest apply. */
   declare lastApply?: Apply | null;

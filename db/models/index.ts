@@ -19,6 +19,7 @@ export {
   type ApplyStatus,
   DOCUMENT_STATUSES,
   Document,
+  type DocumentReminders,
   DocumentRevision,
   DocumentSigner,
   type DocumentStatus,

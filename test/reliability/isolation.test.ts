@@ -188,6 +188,8 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       api('GET', '/documents/:id', `/documents/${document}`),
       api('POST', '/documents/:id/signers', `/documents/${draft}/signers`, { signers: [{ name: 'Eve', email: 'eve@example.test' }] }),
       api('POST', '/documents/:id/send', `/documents/${draft}/send`, { confirm: true }),
+      api('POST', '/documents/:id/void', `/documents/${document}/void`, { reason: 'not mine' }),
+      api('POST', '/documents/:id/remind', `/documents/${document}/remind`),
       api('GET', '/documents/:id/download', `/documents/${document}/download`),
       api('GET', '/documents/:id/audit', `/documents/${document}/audit`),
       api('POST', '/documents (template_id)', '/documents', {
@@ -249,6 +251,7 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
       app('POST', '/app/keys/:id/revoke', `/app/keys/${ids.key}/revoke`, {}),
       app('GET', '/app/mandates/:id/revoke', `/app/mandates/${mandate}/revoke`),
       app('POST', '/app/mandates/:id/revoke', `/app/mandates/${mandate}/revoke`, {}),
+      app('POST', '/app/documents/:id/void', `/app/documents/${document}/void`, { reason: 'not mine' }),
       app('GET', '/app/mandates/:id/confirm', `/app/mandates/${ids.pendingMandate}/confirm`),
       app('POST', '/app/mandates/:id/confirm', `/app/mandates/${ids.pendingMandate}/confirm`, { code: '000000' }),
       app('POST', '/app/agent-contacts/:id/accept', `/app/agent-contacts/${inboundContact}/accept`, {}),

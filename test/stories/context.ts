@@ -18,6 +18,8 @@ export const DURATIONS = {
   SVC_WEBHOOK_GIVE_UP_MS: '3000',
   SVC_WEBHOOK_TIMEOUT_MS: '2000',
   SVC_OUTBOX_POLL_MS: '100',
+  SVC_REMINDER_MIN_MS: '1000',
+  SVC_EXPIRY_MIN_MS: '1000',
 };
 
 export interface Context {

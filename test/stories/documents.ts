@@ -89,6 +89,58 @@ export const DOCUMENT_STORIES: Story[] = [
     },
   },
   {
+    // Patch document-waits: two reminders on schedule (strict order: the first signer only), then the expiry.
+    histories: ['document/reminded-then-expired'],
+    async run(context) {
+      const { stack, owner, nda } = context;
+      const created = await createDocument(stack, owner, {
+        template_id: nda.id,
+        name: 'Reminded NDA',
+        send: true,
+        strict_order: true,
+        signers: [
+          { name: 'Rita Reminded', email: `rita-${Date.now()}@example.test` },
+          { name: 'Sid Second', email: `sid-${Date.now()}@example.test` },
+        ],
+        reminders: { first_after: 'PT1S', every: 'PT1S', max: 2 },
+        expires_at: new Date(Date.now() + 4000).toISOString(),
+      });
+      if (created.status !== 201) throw new Error(`create document: ${created.status} ${created.text}`);
+      const documentId = created.body.document_id as string;
+      const ended = await workflowResult(stack, documentWorkflowId(documentId));
+      if (ended.status !== 'expired') throw new Error(`expected expired, got ${JSON.stringify(ended)}`);
+      return { 'document/reminded-then-expired': documentWorkflowId(documentId) };
+    },
+  },
+  {
+    // Patch document-waits with a schedule that never comes: the document is voided first (the settle signal).
+    histories: ['document/voided'],
+    async run(context) {
+      const { stack, owner, nda } = context;
+      const created = await createDocument(stack, owner, {
+        template_id: nda.id,
+        name: 'Voided NDA',
+        send: true,
+        signers: [
+          { name: 'Vic Voided', email: `vic-${Date.now()}@example.test` },
+          { name: 'Wen Voided', email: `wen-${Date.now()}@example.test` },
+        ],
+        reminders: { first_after: 'P1D' },
+        expires_at: new Date(Date.now() + 7 * 24 * 3600_000).toISOString(),
+      });
+      if (created.status !== 201) throw new Error(`create document: ${created.status} ${created.text}`);
+      const documentId = created.body.document_id as string;
+      await mailId(stack, created.body.signers[1].email, 'sign-invite');
+      const voided = await call(stack.url, 'POST', `/v1/documents/${documentId}/void`, {
+        key: owner.key,
+        body: { reason: 'Sent by mistake' },
+      });
+      if (voided.status !== 200) throw new Error(`void: ${voided.status} ${voided.text}`);
+      await workflowResult(stack, documentWorkflowId(documentId));
+      return { 'document/voided': documentWorkflowId(documentId) };
+    },
+  },
+  {
     histories: ['document/declined', 'mail/refused'],
     async run(context) {
       const { stack, owner, nda } = context;

@@ -19,6 +19,13 @@ export interface DocumentWorkflowInput {
   applyAttempts: number;
   /** Attempts of every other activity. */
   activityAttempts: number;
+  /** The document's expiry and reminder schedule (absent: it waits for neither; runs before patch `document-waits` had none). */
+  waits?: {
+    /** When the document expires unsigned (epoch ms). */
+    expiresAtMs?: number;
+    /** Pending signers (under strict order, the one whose turn it is) are mailed after firstAfterMs, then every everyMs, max times. */
+    reminders?: { firstAfterMs: number; everyMs: number; max: number };
+  };
 }
 
 /**

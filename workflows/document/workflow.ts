@@ -134,10 +134,53 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
       acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
     );
   if (status === 'sent') await invite();
+  // The document's expiry and reminder schedule: timers between applies. Runs from before this patch
+  // had none (their inputs carry no waits), and a document without waits waits as before.
+  const waits = input.waits && patched('document-waits') ? input.waits : undefined;
+  const reminders = waits?.reminders;
+  let remindersSent = 0;
+  let nextReminderAt = reminders ? Date.now() + reminders.firstAfterMs : undefined;
+  /** The expiry still to come (cleared once it ran, whatever the document was then). */
+  let expiresAt = waits?.expiresAtMs;
+  /** The next timer: a reminder due, or the expiry (undefined: none). */
+  const nextWake = () => {
+    const times = [nextReminderAt, expiresAt].filter((time): time is number => time !== undefined);
+    return times.length > 0 ? Math.min(...times) : undefined;
+  };
+  /** The expiry or a reminder whose time came (between applies, so an apply is never cut short). */
+  const dueWaits = async () => {
+    if (expiresAt !== undefined && Date.now() >= expiresAt) {
+      expiresAt = undefined;
+      view.set(status, 'the expiry to be recorded');
+      status = (await acts.expireDocument.executeWithOptions({ summary: 'expire the document' }, [input.documentId])).status;
+      nextReminderAt = undefined;
+      return;
+    }
+    if (reminders && nextReminderAt !== undefined && Date.now() >= nextReminderAt) {
+      remindersSent += 1;
+      const round = remindersSent;
+      await beside('reminding the signers', () =>
+        acts.remindSigners.executeWithOptions({ summary: `reminder ${round} of ${reminders.max}` }, [input.documentId, round]),
+      );
+      // Late (a worker was down): the next one comes a whole interval after this one, never in a burst to catch up.
+      nextReminderAt =
+        remindersSent < reminders.max ? Math.max(nextReminderAt + reminders.everyMs, Date.now() + reminders.everyMs) : undefined;
+    }
+  };
+  const ready = () => queued.length > 0 || settled || status !== 'sent';
   // Applies queued after the document settled are still processed: each is then rejected, not left pending.
   for (;;) {
     view.set(status, status === 'sent' ? 'a signature to apply (the apply signal)' : 'nothing more: the document left sent');
-    await condition(() => queued.length > 0 || settled || status !== 'sent');
+    const wakeAt = status === 'sent' && !settled ? nextWake() : undefined;
+    if (wakeAt === undefined) await condition(ready);
+    else if (
+      !(await condition(ready, Math.max(1, wakeAt - Date.now()), {
+        summary: wakeAt === expiresAt ? 'the expiry of the document' : `reminder ${remindersSent + 1} of ${reminders?.max}`,
+      }))
+    ) {
+      await dueWaits();
+      continue;
+    }
     const applyId = queued.shift();
     if (!applyId) {
       finished = true;

@@ -20,6 +20,7 @@ import { parseOrThrow } from '../../http/route';
 import { sendPdf } from '../files';
 import { codeDeps } from '../pages/common';
 import { requireSameOrigin } from '../session';
+import { endedUnsigned, renderEndedSignPage } from './ended';
 import { renderSignPage } from './page';
 import { SignDeclineSchema, SignSubmitSchema, SignVerifySchema } from './schema';
 
@@ -58,6 +59,12 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     ctx.type = 'html';
     try {
       const view = await resolve(ctx);
+      if (endedUnsigned(view.document)) {
+        // The link stays readable, to say why it no longer signs; 410: what it offered is gone.
+        ctx.status = 410;
+        ctx.body = renderEndedSignPage(view.document);
+        return;
+      }
       const sender = await senderOf(deps.db, view.document);
       ctx.body = renderSignPage({
         token: ctx.params.token,
@@ -85,7 +92,11 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   router.post(`${base}/code`, async (ctx) => {
     await deps.codeLimits.consumeIp(ctx.ip);
-    const { sentTo, challenge } = await requestSignCode(codes, await resolve(ctx), clientOf(ctx));
+    const view = await resolve(ctx);
+    // Nothing is left to open at a voided or expired document's link: no code is mailed for it.
+    if (endedUnsigned(view.document))
+      throw errors.expired(`This document was ${view.document.status}; it can no longer be opened to sign.`);
+    const { sentTo, challenge } = await requestSignCode(codes, view, clientOf(ctx));
     ctx.body = { sent_to: sentTo, challenge };
   });
 

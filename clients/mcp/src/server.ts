@@ -91,6 +91,8 @@ export const TOOL_NAMES = [
   'send_document',
   'bulk_send',
   'get_bulk',
+  'void_document',
+  'remind_signers',
   'upload_file',
   'create_template',
   'update_template',

@@ -23,6 +23,7 @@ import type {
   Page,
   PublicTransfer,
   Query,
+  Reminded,
   Result,
   SignRequest,
   SignResult,
@@ -233,6 +234,14 @@ export class SvcClient {
   }
   iterateDocumentAudit(id: string, query: Omit<Query<'getDocumentAudit'>, 'cursor'> = {}) {
     return this.iterate((cursor) => this.getDocumentAudit(id, { ...query, cursor }));
+  }
+  /** Voids a sent document: its sign links, open L1 requests and offers end; the pending signers are told `reason`. */
+  voidDocument(id: string, reason: string): Promise<Document> {
+    return this.post(`/v1/documents/${enc(id)}/void`, { reason });
+  }
+  /** Mails the pending signers (under strict order, the one whose turn it is) a reminder now; 429 `rate_limited` when one was reminded too recently. */
+  remindSigners(id: string): Promise<Reminded> {
+    return this.post(`/v1/documents/${enc(id)}/remind`, {});
   }
   /** A short-lived URL of the current sealed PDF. */
   downloadDocument(id: string): Promise<Download> {

@@ -66,9 +66,12 @@ export function isRetryable(status: number): boolean {
   return status === 429 || status >= 500;
 }
 
+/** The longest Retry-After the SDK waits out; a refusal that asks for longer (a daily cap, a remind's interval) is thrown at once. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
 /** How long to wait before retry `attempt` (0-based): Retry-After when the API gave one, else exponential with jitter. */
 export function backoff(attempt: number, options: RetryOptions, retryAfterSeconds?: number): number {
-  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds)) return Math.min(retryAfterSeconds * 1000, 60_000);
+  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds)) return Math.min(retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
   const base = Math.min(options.initialDelayMs * 2 ** attempt, options.maxDelayMs);
   return base / 2 + Math.random() * (base / 2);
 }
@@ -155,7 +158,8 @@ export class Http {
         return await attempt();
       } catch (error) {
         const failure = error instanceof SvcError ? error : new SvcError('network_error', (error as Error).message, 0);
-        const again = retryable && tries < this.retry.retries && (failure.status === 0 || isRetryable(failure.status));
+        const waitsTooLong = failure.retryAfter !== undefined && failure.retryAfter * 1000 > MAX_RETRY_AFTER_MS;
+        const again = retryable && !waitsTooLong && tries < this.retry.retries && (failure.status === 0 || isRetryable(failure.status));
         if (!again) throw failure;
         await sleep(backoff(tries, this.retry, failure.retryAfter));
       }

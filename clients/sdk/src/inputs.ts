@@ -456,6 +456,40 @@ export const OPERATION_INPUTS = {
         "strict_order": {
           "description": "Signers sign one after another, in the order given.",
           "type": "boolean"
+        },
+        "expires_at": {
+          "description": "When the document expires unsigned (ISO 8601, UTC or with an offset; in the future, within the deployment’s bounds): it becomes `expired`, its sign links and open L1 requests stop, offers on it expire (event `document.expired`).",
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"
+        },
+        "reminders": {
+          "description": "Re-mail the pending signers (under strict order only the one whose turn it is) after `first_after`, then every `every`, `max` times in all (event `document.reminded` per signer mailed).",
+          "type": "object",
+          "properties": {
+            "first_after": {
+              "type": "string",
+              "maxLength": 40,
+              "pattern": "^P(?!$)(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?=\\d)(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d{1,3})?)S)?)?$",
+              "description": "The first reminder this long after the send (ISO 8601 duration, e.g. P2D)."
+            },
+            "every": {
+              "description": "Then one every this long (default: first_after).",
+              "type": "string",
+              "maxLength": 40,
+              "pattern": "^P(?!$)(?:(\\d+)W)?(?:(\\d+)D)?(?:T(?=\\d)(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:[.,]\\d{1,3})?)S)?)?$"
+            },
+            "max": {
+              "description": "Reminders in all (1–20, default 1).",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 20
+            }
+          },
+          "required": [
+            "first_after"
+          ],
+          "additionalProperties": false
         }
       },
       "required": [
@@ -701,7 +735,7 @@ export const OPERATION_INPUTS = {
           "description": "https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4)."
         },
         "events": {
-          "description": "Event names to receive (default all, or \"*\"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.sign_failed, transfer.released, mandate.revoked.",
+          "description": "Event names to receive (default all, or \"*\"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.reminded, document.expired, document.voided, document.sign_failed, transfer.released, mandate.revoked.",
           "minItems": 1,
           "maxItems": 50,
           "type": "array",
@@ -1269,6 +1303,16 @@ export const OPERATION_INPUTS = {
       "additionalProperties": false
     }
   },
+  "remindSigners": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {}
+  },
   "requestSign": {
     "path": {
       "id": {
@@ -1523,5 +1567,30 @@ export const OPERATION_INPUTS = {
   "verifyPdf": {
     "path": {},
     "query": {}
+  },
+  "voidDocument": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {},
+    "body": {
+      "type": "object",
+      "properties": {
+        "reason": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "Why it is voided: mailed to the pending signers and shown on their sign links."
+        }
+      },
+      "required": [
+        "reason"
+      ],
+      "additionalProperties": false
+    }
   }
 } as const;

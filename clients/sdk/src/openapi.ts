@@ -217,6 +217,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail the pending signers (under strict order, the one whose turn it is) a reminder now; each signer at most once per SVC_REMIND_INTERVAL_MS */
+        post: operations["remindSigners"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}/send": {
         parameters: {
             query?: never;
@@ -283,6 +300,23 @@ export type paths = {
         put?: never;
         /** Add signers (draft only) */
         post: operations["addSigners"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void a sent document: its sign links, open L1 requests and offers end, its sign-to-unlock packages are cancelled, pending signers are told why */
+        post: operations["voidDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1145,6 +1179,88 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "document.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.expired event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentExpiredEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.reminded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.reminded event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentRemindedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "document.sign_failed": {
         parameters: {
             query?: never;
@@ -1209,6 +1325,47 @@ export type webhooks = {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["DocumentSignedEvent"];
+                };
+            };
+            responses: {
+                /** @description received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The document.voided event
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentVoidedEvent"];
                 };
             };
             responses: {
@@ -1745,6 +1902,45 @@ export type components = {
             };
         } | {
             /** @constant */
+            action: "document.expired";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                /** Format: date-time */
+                expires_at: string;
+                /** @description open offers that expired with it */
+                offers: string[];
+                /** @description open L1 requests that expired with it */
+                sign_requests: string[];
+            };
+        } | {
+            /** @constant */
+            action: "document.reminded";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                email: string;
+                round: number | null;
+                signer_id: string;
+                /** @enum {string} */
+                trigger: "schedule" | "remind";
+            };
+        } | {
+            /** @constant */
             action: "document.sent";
             actor: {
                 id: string | null;
@@ -1817,6 +2013,27 @@ export type components = {
             data: {
                 sha256: string;
                 signer_id: string;
+            };
+        } | {
+            /** @constant */
+            action: "document.voided";
+            actor: {
+                id: string | null;
+                ip: string | null;
+                /** @enum {string} */
+                type: "signer" | "principal" | "agent" | "operator" | "system" | "recipient";
+                user_agent: string | null;
+            };
+            /** Format: date-time */
+            at: string;
+            data: {
+                /** @description open offers ended with it */
+                offers: string[];
+                reason: string;
+                /** @description open L1 requests ended with it */
+                sign_requests: string[];
+                /** @description sign-to-unlock packages cancelled with it */
+                transfers: string[];
             };
         } | {
             /** @constant */
@@ -2557,6 +2774,47 @@ export type components = {
             /** @description the event id (evt_…), the same on every delivery of it */
             id: string;
         };
+        DocumentExpiredEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                document_id: string;
+                /** Format: date-time */
+                expired_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                name: string;
+            };
+            /** @constant */
+            event: "document.expired";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
+        DocumentRemindedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                document_id: string;
+                /** Format: date-time */
+                reminded_at: string;
+                /** @description the scheduled round (1 … max); null for a remind */
+                round: number | null;
+                signer: {
+                    email: string;
+                    name: string;
+                };
+                signer_id: string;
+                /**
+                 * @description the document’s reminder schedule, or POST /documents/:id/remind
+                 * @enum {string}
+                 */
+                trigger: "schedule" | "remind";
+            };
+            /** @constant */
+            event: "document.reminded";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
         DocumentSignedEvent: {
             /** Format: date-time */
             created_at: string;
@@ -2612,10 +2870,31 @@ export type components = {
             /** @description the event id (evt_…), the same on every delivery of it */
             id: string;
         };
+        DocumentVoidedEvent: {
+            /** Format: date-time */
+            created_at: string;
+            data: {
+                document_id: string;
+                name: string;
+                reason: string;
+                /** Format: date-time */
+                voided_at: string;
+                /** @description the API key (agent) or the principal (in the app) that voided it */
+                voided_by: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "agent" | "principal";
+                };
+            };
+            /** @constant */
+            event: "document.voided";
+            /** @description the event id (evt_…), the same on every delivery of it */
+            id: string;
+        };
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "plan_required" | "insufficient_scope" | "feature_disabled" | "mandate_required" | "mandate_inactive" | "confirmation_required" | "principal_not_signer" | "mandate_scope" | "cross_origin" | "not_found" | "method_not_allowed" | "already_signed" | "strict_order" | "invalid_state" | "pending_exists" | "document_changed" | "idempotency_mismatch" | "idempotency_in_progress" | "conflict" | "expired" | "payload_too_large" | "unsupported_media_type" | "invalid_pdf" | "missing_appearance" | "missing_signature_fields" | "unfilled_fields" | "rate_limited" | "internal_error" | "not_implemented" | "sign_failed" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "plan_required" | "insufficient_scope" | "feature_disabled" | "mandate_required" | "mandate_inactive" | "confirmation_required" | "principal_not_signer" | "mandate_scope" | "cross_origin" | "not_owner" | "not_found" | "method_not_allowed" | "already_signed" | "strict_order" | "invalid_state" | "pending_exists" | "document_changed" | "idempotency_mismatch" | "idempotency_in_progress" | "conflict" | "expired" | "payload_too_large" | "unsupported_media_type" | "invalid_pdf" | "missing_appearance" | "missing_signature_fields" | "unfilled_fields" | "rate_limited" | "internal_error" | "not_implemented" | "sign_failed" | "service_unavailable";
                 details?: {
                     message: string;
                     path: string;
@@ -4164,6 +4443,9 @@ export interface operations {
                             /** @description SHA-256 of the current sealed PDF. */
                             document_hash: string;
                             document_id: string;
+                            expired_at: string | null;
+                            /** @description When the document expires unsigned; null: never. */
+                            expires_at: string | null;
                             name: string;
                             next_actions: {
                                 action: string;
@@ -4179,6 +4461,12 @@ export interface operations {
                             page_count: number;
                             /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
                             receipt_jws: string | null;
+                            /** @description The reminder schedule the sender gave; null: none. */
+                            reminders: {
+                                every: string;
+                                first_after: string;
+                                max: number;
+                            } | null;
                             sent_at: string | null;
                             signers: {
                                 /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
@@ -4215,9 +4503,12 @@ export interface operations {
                                 status: "pending" | "signed" | "declined";
                             }[];
                             /** @enum {string} */
-                            status: "draft" | "sent" | "completed" | "declined" | "voided";
+                            status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
                             strict_order: boolean;
                             template_id: string | null;
+                            /** @description Why the sender voided it (shown on the sign links too). */
+                            void_reason: string | null;
+                            voided_at: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -4303,7 +4594,21 @@ export interface operations {
                 "application/json": {
                     /** @description Instead of a template: a PDF in this principal’s Drive (POST /assets), with `widgets`. Needs the `agent_editor` flag (else 403 feature_disabled). */
                     drive_file_id?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the document expires unsigned (ISO 8601, UTC or with an offset; in the future, within the deployment’s bounds): it becomes `expired`, its sign links and open L1 requests stop, offers on it expire (event `document.expired`).
+                     */
+                    expires_at?: string;
                     name: string;
+                    /** @description Re-mail the pending signers (under strict order only the one whose turn it is) after `first_after`, then every `every`, `max` times in all (event `document.reminded` per signer mailed). */
+                    reminders?: {
+                        /** @description Then one every this long (default: first_after). */
+                        every?: string;
+                        /** @description The first reminder this long after the send (ISO 8601 duration, e.g. P2D). */
+                        first_after: string;
+                        /** @description Reminders in all (1–20, default 1). */
+                        max?: number;
+                    };
                     /** @description With `drive_file_id`: the roles in signing order (default: the widgets’ roles in order of appearance). */
                     roles?: string[];
                     /** @description Also send at once (as POST /documents/:id/send). */
@@ -4357,6 +4662,9 @@ export interface operations {
                         /** @description SHA-256 of the current sealed PDF. */
                         document_hash: string;
                         document_id: string;
+                        expired_at: string | null;
+                        /** @description When the document expires unsigned; null: never. */
+                        expires_at: string | null;
                         name: string;
                         next_actions: {
                             action: string;
@@ -4372,6 +4680,12 @@ export interface operations {
                         page_count: number;
                         /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
                         receipt_jws: string | null;
+                        /** @description The reminder schedule the sender gave; null: none. */
+                        reminders: {
+                            every: string;
+                            first_after: string;
+                            max: number;
+                        } | null;
                         sent_at: string | null;
                         signers: {
                             /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
@@ -4408,9 +4722,12 @@ export interface operations {
                             status: "pending" | "signed" | "declined";
                         }[];
                         /** @enum {string} */
-                        status: "draft" | "sent" | "completed" | "declined" | "voided";
+                        status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
                         strict_order: boolean;
                         template_id: string | null;
+                        /** @description Why the sender voided it (shown on the sign links too). */
+                        void_reason: string | null;
+                        voided_at: string | null;
                     };
                 };
             };
@@ -4580,6 +4897,9 @@ export interface operations {
                         /** @description SHA-256 of the current sealed PDF. */
                         document_hash: string;
                         document_id: string;
+                        expired_at: string | null;
+                        /** @description When the document expires unsigned; null: never. */
+                        expires_at: string | null;
                         name: string;
                         next_actions: {
                             action: string;
@@ -4595,6 +4915,12 @@ export interface operations {
                         page_count: number;
                         /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
                         receipt_jws: string | null;
+                        /** @description The reminder schedule the sender gave; null: none. */
+                        reminders: {
+                            every: string;
+                            first_after: string;
+                            max: number;
+                        } | null;
                         sent_at: string | null;
                         signers: {
                             /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
@@ -4631,9 +4957,12 @@ export interface operations {
                             status: "pending" | "signed" | "declined";
                         }[];
                         /** @enum {string} */
-                        status: "draft" | "sent" | "completed" | "declined" | "voided";
+                        status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
                         strict_order: boolean;
                         template_id: string | null;
+                        /** @description Why the sender voided it (shown on the sign links too). */
+                        void_reason: string | null;
+                        voided_at: string | null;
                     };
                 };
             };
@@ -5163,6 +5492,135 @@ export interface operations {
             };
         };
     };
+    remindSigners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        document_id: string;
+                        /** @description The signers mailed now: every pending one, or under strict order the one whose turn it is. */
+                        reminded: {
+                            email: string;
+                            name: string;
+                            signer_id: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     sendDocument: {
         parameters: {
             query?: never;
@@ -5200,6 +5658,9 @@ export interface operations {
                         /** @description SHA-256 of the current sealed PDF. */
                         document_hash: string;
                         document_id: string;
+                        expired_at: string | null;
+                        /** @description When the document expires unsigned; null: never. */
+                        expires_at: string | null;
                         name: string;
                         next_actions: {
                             action: string;
@@ -5215,6 +5676,12 @@ export interface operations {
                         page_count: number;
                         /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
                         receipt_jws: string | null;
+                        /** @description The reminder schedule the sender gave; null: none. */
+                        reminders: {
+                            every: string;
+                            first_after: string;
+                            max: number;
+                        } | null;
                         sent_at: string | null;
                         signers: {
                             /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
@@ -5251,9 +5718,12 @@ export interface operations {
                             status: "pending" | "signed" | "declined";
                         }[];
                         /** @enum {string} */
-                        status: "draft" | "sent" | "completed" | "declined" | "voided";
+                        status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
                         strict_order: boolean;
                         template_id: string | null;
+                        /** @description Why the sender voided it (shown on the sign links too). */
+                        void_reason: string | null;
+                        voided_at: string | null;
                     };
                 };
             };
@@ -5974,6 +6444,9 @@ export interface operations {
                         /** @description SHA-256 of the current sealed PDF. */
                         document_hash: string;
                         document_id: string;
+                        expired_at: string | null;
+                        /** @description When the document expires unsigned; null: never. */
+                        expires_at: string | null;
                         name: string;
                         next_actions: {
                             action: string;
@@ -5989,6 +6462,12 @@ export interface operations {
                         page_count: number;
                         /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
                         receipt_jws: string | null;
+                        /** @description The reminder schedule the sender gave; null: none. */
+                        reminders: {
+                            every: string;
+                            first_after: string;
+                            max: number;
+                        } | null;
                         sent_at: string | null;
                         signers: {
                             /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
@@ -6025,9 +6504,240 @@ export interface operations {
                             status: "pending" | "signed" | "declined";
                         }[];
                         /** @enum {string} */
-                        status: "draft" | "sent" | "completed" | "declined" | "voided";
+                        status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
                         strict_order: boolean;
                         template_id: string | null;
+                        /** @description Why the sender voided it (shown on the sign links too). */
+                        void_reason: string | null;
+                        voided_at: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or one that is unknown or revoked. Send `Authorization: Bearer <key>`. */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `plan_required`: API access needs the Business plan or higher.
+             *
+             *     `insufficient_scope`: The key lacks the scope this operation needs.
+             */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `invalid_state`: The resource is not in a state that allows this operation.
+             *
+             *     `idempotency_mismatch`: The Idempotency-Key was used before with a different request.
+             *
+             *     `idempotency_in_progress`: A request with this Idempotency-Key is still running; retry it in a moment to get its answer.
+             */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the limit. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body has a content type this endpoint does not take. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    voidDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it is voided: mailed to the pending signers and shown on their sign links. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        completed_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        declined_at: string | null;
+                        /** @enum {string} */
+                        direction: "outbound" | "inbound";
+                        /** @description SHA-256 of the current sealed PDF. */
+                        document_hash: string;
+                        document_id: string;
+                        expired_at: string | null;
+                        /** @description When the document expires unsigned; null: never. */
+                        expires_at: string | null;
+                        name: string;
+                        next_actions: {
+                            action: string;
+                            body?: {
+                                [key: string]: unknown;
+                            };
+                            description: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST";
+                            path: string;
+                        }[];
+                        original_sha256: string;
+                        page_count: number;
+                        /** @description Once completed: the dual-attestation receipt as a compact JWS, verifiable against GET /.well-known/jwks.json */
+                        receipt_jws: string | null;
+                        /** @description The reminder schedule the sender gave; null: none. */
+                        reminders: {
+                            every: string;
+                            first_after: string;
+                            max: number;
+                        } | null;
+                        sent_at: string | null;
+                        signers: {
+                            /** @description The signer’s latest signature apply: `processing` while it is being stamped and sealed (after a 202), `applied`, or `rejected` with the error code and message (also sent as the event `document.sign_failed`); the signer can sign again after a rejection. null before any. */
+                            apply: {
+                                apply_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @enum {string} */
+                                status: "processing" | "applied" | "rejected";
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                            email: string;
+                            /** @description The sign-link e-mail to this signer (sending account only): null until it is queued; `failed` with the reason when it could not be delivered. */
+                            invitation?: {
+                                error: string | null;
+                                /** @enum {string} */
+                                status: "queued" | "stored" | "sent" | "failed";
+                            } | null;
+                            name: string;
+                            role: string;
+                            /** @description The signer’s personal link; shown to the sending account only. */
+                            sign_url?: string;
+                            /** @description Who signed, as stamped and certified: for a principal, their registered name and e-mail. `name` above is only the label the sender gave. */
+                            signed_as: {
+                                email: string;
+                                name: string;
+                            } | null;
+                            signed_at: string | null;
+                            signer_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "signed" | "declined";
+                        }[];
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "completed" | "declined" | "voided" | "expired";
+                        strict_order: boolean;
+                        template_id: string | null;
+                        /** @description Why the sender voided it (shown on the sign links too). */
+                        void_reason: string | null;
+                        voided_at: string | null;
                     };
                 };
             };
@@ -12068,7 +12778,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.sign_failed, transfer.released, mandate.revoked. */
+                    /** @description Event names to receive (default all, or "*"): contact.invited, contact.accepted, contact.revoked, offer.received, offer.sent, offer.acked, offer.declined, offer.escalated, offer.accepted, offer.expired, document.signed, document.completed, document.declined, document.reminded, document.expired, document.voided, document.sign_failed, transfer.released, mandate.revoked. */
                     events?: string[];
                     /** @description https only; must resolve to public unicast addresses only (no loopback, private, link-local or other special ranges, IPv4-embedding IPv6 forms judged by their IPv4). */
                     url: string;

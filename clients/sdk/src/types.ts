@@ -34,6 +34,7 @@ export type TemplateUpdate = Body<'updateTemplate'>;
 export type Document = Result<'getDocument'>;
 export type DocumentCreate = Body<'createDocument'>;
 export type Download = Result<'downloadDocument'>;
+export type Reminded = Result<'remindSigners'>;
 export type Contact = Result<'getContact'>;
 export type ContactWithSecret = Result<'inviteContact'>;
 export type Offer = Result<'getOffer'>;

@@ -55,6 +55,22 @@ export const TIMING_SETTINGS = {
     schema: int(1000, 7 * 24 * 60 * 60_000),
     doc: 'lifetime of an offer (7 days): its `expires_at`',
   },
+  SVC_REMINDER_MIN_MS: {
+    schema: int(1000, 60 * 60_000),
+    doc: "the shortest `first_after` and `every` a document's `reminders` may ask for (shorter: `400 invalid_request`)",
+  },
+  SVC_EXPIRY_MIN_MS: {
+    schema: int(1000, 60 * 60_000),
+    doc: "how far ahead a document's `expires_at` must at least be when it is created (nearer: `400 invalid_request`)",
+  },
+  SVC_DOCUMENT_WAIT_MAX_MS: {
+    schema: int(1000, 365 * 24 * 60 * 60_000),
+    doc: "the longest a document's `expires_at` may lie ahead, and the longest reminder `first_after` or `every`",
+  },
+  SVC_REMIND_INTERVAL_MS: {
+    schema: int(0, 60 * 60_000),
+    doc: 'how long after a signer was reminded (on schedule or by `POST /v1/documents/:id/remind`) another remind of them answers `429 rate_limited` with `Retry-After`',
+  },
   SVC_APP_SESSION_TTL_MS: {
     schema: int(1000, 12 * 60 * 60_000),
     doc: "lifetime of a principal's app session",

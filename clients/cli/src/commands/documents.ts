@@ -34,6 +34,10 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
     .requiredOption('--signer <"Name <email>">', 'a signer, in signing order (repeat)', person)
     .option('--send', 'send it at once')
     .option('--strict', 'strict signing order')
+    .option('--expires-at <iso>', 'when it expires unsigned (ISO 8601, e.g. 2027-01-31T17:00:00Z)')
+    .option('--remind-after <duration>', 'first reminder to pending signers after this long (ISO 8601, e.g. P2D)')
+    .option('--remind-every <duration>', 'then one every this long (default: --remind-after)')
+    .option('--remind-max <n>', 'reminders in all (default 1)', (value) => Number.parseInt(value, 10))
     .action(
       act(
         async (
@@ -46,8 +50,14 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             signer: Array<{ name: string; email: string }>;
             send?: boolean;
             strict?: boolean;
+            expiresAt?: string;
+            remindAfter?: string;
+            remindEvery?: string;
+            remindMax?: number;
           },
         ) => {
+          if ((options.remindEvery || options.remindMax) && !options.remindAfter)
+            throw new UsageError('--remind-every and --remind-max need --remind-after');
           if (Boolean(options.template) === Boolean(options.file)) throw new UsageError('give --template or --file (with --widgets)');
           if (options.file && !options.widgets) throw new UsageError('--file needs --widgets <file.json>');
           const widgets = options.widgets ? JSON.parse(fs.readFileSync(options.widgets, 'utf8')) : undefined;
@@ -57,6 +67,10 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             signers: options.signer,
             send: options.send,
             strict_order: options.strict,
+            ...(options.expiresAt ? { expires_at: options.expiresAt } : {}),
+            ...(options.remindAfter
+              ? { reminders: { first_after: options.remindAfter, every: options.remindEvery, max: options.remindMax } }
+              : {}),
           } as never);
           out.result(
             document,
@@ -70,6 +84,24 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
     .command('send <id>')
     .description('send a draft to its signers')
     .action(act(async ({ client, out }, id: string) => out.result(await client.sendDocument(id), () => `${id} sent`)));
+  docs
+    .command('void <id>')
+    .description('void a sent document: its sign links, L1 requests and offers end; pending signers are told the reason')
+    .requiredOption('--reason <text>', 'why (mailed to the pending signers, shown on their sign links)')
+    .action(
+      act(async ({ client, out }, id: string, options: { reason: string }) =>
+        out.result(await client.voidDocument(id, options.reason), () => `${id} voided`),
+      ),
+    );
+  docs
+    .command('remind <id>')
+    .description('e-mail the pending signers (under strict order, the one whose turn it is) a reminder now')
+    .action(
+      act(async ({ client, out }, id: string) => {
+        const result = await client.remindSigners(id);
+        out.result(result, () => `${id}: reminded ${result.reminded.map((s) => `${s.name} <${s.email}>`).join(', ') || 'nobody'}`);
+      }),
+    );
   docs
     .command('download <id>')
     .description('save the current sealed PDF (SHA-256 checked)')

@@ -19,6 +19,20 @@ export function documentTools({ tool, client, options }: ToolKit): void {
     (input) => client.sendDocument(input.document_id),
   );
   tool(
+    'void_document',
+    'Void a sent document for good: its sign links stop (showing the reason), open L1 requests and offers on it end, its sign-to-unlock packages are cancelled, and the pending signers are e-mailed the reason. Cannot be undone.',
+    inputOf('voidDocument', { path: { id: 'document_id' }, describe: { document_id: 'doc_…' } }),
+    { ...WRITE, destructiveHint: true },
+    (input) => client.voidDocument(input.document_id, input.reason),
+  );
+  tool(
+    'remind_signers',
+    'E-mail the pending signers of a sent document (under strict order, the one whose turn it is) a reminder with their sign link now. Each signer is reminded at most once per interval the deployment sets: sooner answers rate_limited (wait the Retry-After).',
+    inputOf('remindSigners', { path: { id: 'document_id' }, describe: { document_id: 'doc_…' } }),
+    WRITE,
+    (input) => client.remindSigners(input.document_id),
+  );
+  tool(
     'upload_file',
     'Upload a PDF to the Drive for a signing envelope (then create_document with its drive_file_id and widgets). PDF only: anything else is refused.',
     {
