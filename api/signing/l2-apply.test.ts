@@ -88,9 +88,13 @@ describe('L2: POST /v1/documents/:id/sign', () => {
     const app = await new AppClient(stack, (await principalOf(stack, account)).email).login();
     const overview = await (await app.get(`${app.appPath}/`)).text();
     assert.match(overview, /data-testid="completed-documents"/);
-    const listed = await (await app.get(`${app.appPath}/documents`)).text();
-    const link = `${app.appPath}/documents/${document.document_id}/download`;
-    assert.ok(listed.includes(link) && listed.includes('Download the completed PDF'), listed);
+    // Listed among the completed documents, its page offers the completed PDF.
+    const listed = await (await app.get(`${app.appPath}/documents?section=completed`)).text();
+    const page = `${app.appPath}/documents/${document.document_id}`;
+    assert.ok(listed.includes(`href="${page}"`), listed);
+    const shown = await (await app.get(page)).text();
+    const link = `${page}/download`;
+    assert.ok(shown.includes(link) && shown.includes('Download the completed PDF'), shown);
     const fromApp = await app.get(link);
     assert.equal(fromApp.status, 200);
     assert.deepEqual(Buffer.from(await fromApp.arrayBuffer()), Buffer.from(pdf));
