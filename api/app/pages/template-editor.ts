@@ -5,15 +5,15 @@ import type { Services } from '../../../activities/services';
 import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate, deleteTemplate, findTemplate, updateTemplate } from '../../../activities/templates/templates';
 import type { Principal, Template } from '../../../db/models';
-import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import { type ErrorDetail, errors } from '../../../lib/errors';
 import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
 import { assertStorableJson } from '../../../lib/text';
 import { html, type SafeHtml } from '../../http/html';
 import { sendPdf } from '../files';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal } from './common';
+import { noPdf, postedTemplate, rolesOf } from './templates';
 
-const PDF_LIMIT = 20 * 1024 * 1024;
 /** Widgets of up to 2,000 fields as JSON, with the form's other fields. */
 const FORM_LIMIT = 1024 * 1024;
 /** Kinds the editor's palette offers: a dropdown needs its options typed, which the JSON form takes. */
@@ -26,14 +26,6 @@ interface EditorForm {
 }
 
 /** The roles field: names separated by commas, in signing order. */
-export function rolesOf(text: string): string[] | undefined {
-  const roles = text
-    .split(',')
-    .map((role) => role.trim())
-    .filter(Boolean);
-  return roles.length ? roles : undefined;
-}
-
 function widgetsOf(text: string): unknown {
   let parsed: unknown;
   try {
@@ -139,19 +131,14 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
       const form: EditorForm = { name: '', roles: '', widgets: '[]' };
       let widgets: unknown;
       try {
-        const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
-          throw error instanceof ServiceError && error.code === 'payload_too_large'
-            ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
-            : error;
-        });
+        const { fields, pdf } = await postedTemplate(ctx, deps);
         Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '[]' });
-        if (!files.pdf)
-          throw errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+        if (!pdf) throw noPdf();
         widgets = widgetsOf(form.widgets);
         const roles = rolesOf(form.roles);
         const template = await createTemplate(deps, {
           tenantId: principal.tenant_id,
-          pdf: files.pdf.bytes,
+          pdf: pdf.bytes,
           definition: { name: form.name, widgets, ...(roles ? { roles } : {}) } as TemplateDefinition,
           createdBy: principal.id,
           actor: principalActor(ctx, principal),

@@ -42,6 +42,28 @@ function describe(detail: ErrorDetail, widgets: unknown): string {
   return `Widget ${index + 1}${id}${match[2] ? `, “${match[2]}”` : ''}: ${detail.message}`;
 }
 
+/** A template form as posted (its fields and its PDF, up to 20 MB): the JSON form's and the editor's. */
+export async function postedTemplate(ctx: Context, deps: Services): Promise<{ fields: Record<string, string>; pdf?: { bytes: Buffer } }> {
+  const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
+    throw error instanceof ServiceError && error.code === 'payload_too_large'
+      ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
+      : error;
+  });
+  return { fields, pdf: files.pdf };
+}
+
+export const noPdf = () =>
+  errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+
+/** The roles typed in a form, comma-separated; undefined when none. */
+export function rolesOf(text: string): string[] | undefined {
+  const roles = text
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  return roles.length ? roles : undefined;
+}
+
 /** The textarea holds a list of widgets, or {"roles", "widgets"} as the admin command takes it. */
 function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   let parsed: unknown;
@@ -178,27 +200,17 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
       const form: TemplateForm = { name: '', roles: '', widgets: '' };
       let widgets: unknown;
       try {
-        const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
-          throw error instanceof ServiceError && error.code === 'payload_too_large'
-            ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
-            : error;
-        });
+        const { fields, pdf } = await postedTemplate(ctx, deps);
         Object.assign(form, { name: fields.name ?? '', roles: fields.roles ?? '', widgets: fields.widgets ?? '' });
-        if (!files.pdf)
-          throw errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+        if (!pdf) throw noPdf();
         const parsed = parseWidgets(form.widgets);
         widgets = parsed.widgets;
-        const roles = form.roles.trim()
-          ? form.roles
-              .split(',')
-              .map((role) => role.trim())
-              .filter(Boolean)
-          : parsed.roles;
+        const roles = form.roles.trim() ? (rolesOf(form.roles) ?? []) : parsed.roles;
         // The rule checks the shape; the page only passes on what was typed.
         const definition = { name: form.name, widgets, ...(roles === undefined ? {} : { roles }) };
         await createTemplate(deps, {
           tenantId: principal.tenant_id,
-          pdf: files.pdf.bytes,
+          pdf: pdf.bytes,
           definition: definition as TemplateDefinition,
           createdBy: principal.id,
         });
