@@ -17,7 +17,7 @@ import { renderErrorsPage } from './docs/errors-page';
 import { documentAuditRoutes } from './documents/audit';
 import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
-import { bearerCaller } from './http/auth';
+import { bearerCaller, bearerChallenge } from './http/auth';
 import { readJsonBody } from './http/body';
 import { errorMiddleware } from './http/errors-middleware';
 import { metricsEndpoint, observeRequest } from './http/metrics';
@@ -28,6 +28,7 @@ import { traceRequests } from './http/tracing';
 import { storableUrl } from './http/url-text';
 import { mandateRoutes } from './mandates/router';
 import { meRoutes } from './me/router';
+import { oauthRoutes } from './oauth/router';
 import { offerRoutes } from './offers/router';
 import { signingRoutes } from './signing/router';
 import { systemRoutes } from './system/router';
@@ -99,9 +100,9 @@ function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
     if (surface.requiresKey && !(await bearerCaller(ctx, deps))) {
       const given = Boolean(ctx.get('authorization'));
       throw errors.unauthorized(
-        given ? 'The API key is unknown or revoked.' : 'Send the API key as Authorization: Bearer <key>.',
+        given ? 'The API key or access token is unknown, expired or revoked.' : 'Send the API key as Authorization: Bearer <key>.',
         undefined,
-        { 'WWW-Authenticate': given ? 'Bearer realm="svc", error="invalid_token"' : 'Bearer realm="svc"' },
+        { 'WWW-Authenticate': bearerChallenge(ctx, deps) },
       );
     }
     const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.jsonLimitBytes) : undefined;
@@ -141,6 +142,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   const mount = appPath(deps.config.appUrl);
   const pages = new Router();
   wellKnownRoutes(pages, deps);
+  oauthRoutes(pages, deps, mount);
   pages.get('/docs/errors', (ctx) => {
     ctx.type = 'html';
     ctx.body = renderErrorsPage();

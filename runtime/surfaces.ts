@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { LOOPBACK_HEADER, LOOPBACK_SECRET } from '../api/http/auth';
 import type { MountedSurface } from '../api/koa-app';
 import { handleMcpRequest } from '../clients/mcp/src/http';
 import type { Config } from '../lib/config/config';
@@ -12,14 +13,19 @@ function selfUrl(request: IncomingMessage): string {
 
 /**
  * The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp,
- * for a valid API key only; its own refusals point at the service's error documentation.
+ * for a valid API key or an access token issued for /mcp (its tools' loopback calls carry the
+ * per-process mark that lets the REST API take that token); its refusals point at the error documentation.
  */
 export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface[] {
   return [
     {
       path: '/mcp',
       requiresKey: true,
-      handle: (request, response, body) => handleMcpRequest(request, response, body, { selfUrl, docsUrl: config.docsUrl }),
+      handle: (request, response, body) => handleMcpRequest(request, response, body, {
+          selfUrl,
+          docsUrl: config.docsUrl,
+          selfHeaders: { [LOOPBACK_HEADER]: LOOPBACK_SECRET },
+        }),
     },
   ];
 }

@@ -124,22 +124,39 @@ export async function authenticateKey(
   now = new Date(),
 ): Promise<Caller | undefined> {
   if (!KEY_PATTERN.test(raw)) return undefined;
-  const { cache, touch } = options;
-  const hash = sha256Hex(raw);
-  let caller = cache?.get(hash, now.getTime());
+  return lookUpCaller(db, { 'api_keys.key_hash': sha256Hex(raw) }, sha256Hex(raw), options, now);
+}
+
+/**
+ * The caller behind a connected app's key id (an OAuth access token names it, once verified):
+ * the same lookup and cache as a raw key's, so a revoked app is refused at once on every replica.
+ */
+export async function authenticateKeyId(
+  db: Db,
+  keyId: string,
+  options: AuthenticateOptions = {},
+  now = new Date(),
+): Promise<Caller | undefined> {
+  return lookUpCaller(db, { 'api_keys.id': keyId, 'api_keys.kind': 'oauth' }, `id:${keyId}`, options, now);
+}
+
+async function lookUpCaller(
+  db: Db,
+  where: Record<string, string>,
+  cacheKey: string,
+  { cache, touch }: AuthenticateOptions,
+  now: Date,
+): Promise<Caller | undefined> {
+  let caller = cache?.get(cacheKey, now.getTime());
   if (!caller) {
     const version = cache?.version ?? 0;
-    const apiKey = await ApiKey.query(db)
-      .withGraphJoined('[principal, tenant]')
-      .where('api_keys.key_hash', hash)
-      .whereNull('api_keys.revoked_at')
-      .first();
+    const apiKey = await ApiKey.query(db).withGraphJoined('[principal, tenant]').where(where).whereNull('api_keys.revoked_at').first();
     const { principal, tenant } = apiKey ?? {};
     if (!apiKey || !principal || !tenant) return undefined;
     delete apiKey.principal;
     delete apiKey.tenant;
     caller = { apiKey, principal, tenant };
-    cache?.set(hash, caller, [`key:${apiKey.id}`, `principal:${principal.id}`, `tenant:${tenant.id}`], version, now.getTime());
+    cache?.set(cacheKey, caller, [`key:${apiKey.id}`, `principal:${principal.id}`, `tenant:${tenant.id}`], version, now.getTime());
   }
   touch?.(caller.apiKey, now);
   return caller;

@@ -1,30 +1,69 @@
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { authenticateKey, type Caller } from '../../activities/accounts/accounts';
+import { authenticateKey, authenticateKeyId, type Caller } from '../../activities/accounts/accounts';
+import { resourcesOf, verifyAccessToken } from '../../activities/oauth/grants';
 import type { Services } from '../../activities/services';
 import { errors } from '../../lib/errors';
+import { constantTimeEqual } from '../../lib/ids';
 import type { ApiContext } from './route';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-type KeyDeps = Pick<Services, 'db' | 'keyUsage' | 'keyCache'>;
+type KeyDeps = Pick<Services, 'db' | 'keyUsage' | 'keyCache' | 'secret' | 'config'>;
+
+/**
+ * The header the MCP surface's tools send on their loopback calls to this process's REST API, with
+ * this per-process random value: only with it does the REST API take a token issued for /mcp, so an
+ * MCP token is no REST token for anyone else (docs/decisions.md).
+ */
+export const LOOPBACK_HEADER = 'x-svc-mcp-loopback';
+export const LOOPBACK_SECRET = randomBytes(32).toString('base64url');
+
+/** The protected resource a request reaches: the MCP endpoint, or the REST API (anything else with a bearer). */
+export function resourceOf(ctx: Context, deps: Pick<Services, 'config'>): { resource: string; metadata: string } {
+  const { publicUrl } = deps.config;
+  const name = ctx.path === '/mcp' ? 'mcp' : 'v1';
+  return { resource: resourcesOf(publicUrl)[name === 'mcp' ? 'mcp' : 'api'], metadata: `${publicUrl}/.well-known/oauth-protected-resource/${name}` };
+}
+
+/** The audiences an access token may have here: /mcp takes its own; the REST API its own, and /mcp's from the MCP tools' loopback calls. */
+function audiencesOf(ctx: Context, deps: KeyDeps): string[] {
+  const { mcp, api } = resourcesOf(deps.config.publicUrl);
+  if (ctx.path === '/mcp') return [mcp];
+  const loopback = ctx.get(LOOPBACK_HEADER);
+  return loopback && constantTimeEqual(loopback, LOOPBACK_SECRET) ? [api, mcp] : [api];
+}
+
+/** The challenge of a 401 (RFC 6750, RFC 9728): where the resource's metadata is, and whether the token sent was refused. */
+export function bearerChallenge(ctx: Context, deps: Pick<Services, 'config'>): string {
+  const invalid = ctx.get('authorization') ? ', error="invalid_token"' : '';
+  return `Bearer realm="svc", resource_metadata="${resourceOf(ctx, deps).metadata}"${invalid}`;
+}
 
 const lookups = new WeakMap<Context, Promise<Caller | undefined>>();
 
+async function lookUp(ctx: Context, deps: KeyDeps, token: string): Promise<Caller | undefined> {
+  const options = { touch: deps.keyUsage.touch.bind(deps.keyUsage), cache: deps.keyCache };
+  if (!JWT.test(token)) return authenticateKey(deps.db, token, options);
+  const claims = await verifyAccessToken(deps.secret, deps.config.publicUrl, token, audiencesOf(ctx, deps));
+  return claims ? authenticateKeyId(deps.db, claims.keyId, options) : undefined;
+}
+
 /**
- * The caller behind the request's `Authorization: Bearer <key>`, looked up once per request (and
- * then from the key cache until the key, its principal or tenant changes): the rate limit (which
- * counts a valid key's requests per key) and the route's authentication share the lookup.
- * Undefined without such a header; the promise answers undefined for an unknown or revoked key.
+ * The caller behind the request's `Authorization: Bearer <key or access token>`, looked up once per
+ * request (and then from the key cache until the key, its principal or tenant changes): the rate
+ * limit (which counts a valid key's requests per key) and the route's authentication share the
+ * lookup. An OAuth access token is verified (signature, expiry, audience) and then names its
+ * connected app's key row, looked up like a key. Undefined without such a header; the promise
+ * answers undefined for an unknown, revoked or refused one.
  */
 export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | undefined> | undefined {
   const match = BEARER.exec(ctx.get('authorization'));
   if (!match) return undefined;
   let lookup = lookups.get(ctx);
   if (!lookup) {
-    lookup = authenticateKey(deps.db, match[1], {
-      touch: (apiKey, now) => deps.keyUsage.touch(apiKey, now),
-      cache: deps.keyCache,
-    });
+    lookup = lookUp(ctx, deps, match[1]);
     lookups.set(ctx, lookup);
   }
   return lookup;
@@ -32,11 +71,12 @@ export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | unde
 
 /** The caller behind `Authorization: Bearer <key>`; 401 for a missing, malformed, unknown or revoked key. */
 export async function authenticate(ctx: ApiContext, deps: KeyDeps): Promise<Caller> {
-  if (!ctx.get('authorization')) throw errors.unauthorized();
+  const challenge = () => ({ 'WWW-Authenticate': bearerChallenge(ctx, deps) });
+  if (!ctx.get('authorization')) throw errors.unauthorized(undefined, undefined, challenge());
   const lookup = bearerCaller(ctx, deps);
-  if (!lookup) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".');
+  if (!lookup) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".', undefined, challenge());
   const caller = await lookup;
-  if (!caller) throw errors.unauthorized('The API key is unknown or revoked.');
+  if (!caller) throw errors.unauthorized('The API key is unknown or revoked.', undefined, challenge());
   ctx.state.caller = caller;
   return caller;
 }

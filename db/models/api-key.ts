@@ -14,6 +14,10 @@ export class ApiKey extends BaseModel {
   declare prefix: string;
   declare key_hash: string;
   declare scopes: string[];
+  /** `key` (a bearer secret of its own) or `oauth` (a connected app: used through its access tokens only). */
+  declare kind: 'key' | 'oauth';
+  /** A connected app's OAuth client (its client_id). */
+  declare oauth_client_id: string | null;
   declare last_used_at: Date | null;
   declare revoked_at: Date | null;
   declare revoked_via: RevokedVia | null;

@@ -139,6 +139,7 @@ export function loadConfig(rawEnv: Env = process.env) {
       keyCacheTtlMs: e.SVC_KEY_CACHE_TTL_MS,
       rateLimitSyncMs: e.SVC_RATE_LIMIT_SYNC_MS,
       oneTimeCodeMs: e.SVC_ONE_TIME_CODE_TTL_MS,
+      oauthAccessTokenMs: e.SVC_OAUTH_ACCESS_TOKEN_TTL_MS,
       signSessionMs: e.SVC_SIGN_SESSION_TTL_MS,
       signRequestMs: e.SVC_SIGN_REQUEST_TTL_MS,
       offerMs: e.SVC_OFFER_TTL_MS,

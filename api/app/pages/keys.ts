@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createOwnKey, keysOfPrincipal, revokeOwnKey, SIGN_SCOPE } from '../../../activities/accounts/accounts';
 import { permits } from '../../../activities/accounts/authorize';
+import { clientsById, redirectHosts } from '../../../activities/oauth/clients';
 import type { Services } from '../../../activities/services';
 import { type ApiKey, type Plan, type Principal, Tenant } from '../../../db/models';
 import { errors, type ServiceError } from '../../../lib/errors';
@@ -31,6 +32,36 @@ function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
   return dataTable('keys', ['Label', 'Key', 'Created', 'Last used', 'Status', 'Scopes', ''], rows);
 }
 
+/** The principal's connected apps (OAuth clients they approved): each is a key row of kind `oauth`. */
+function connectedAppRows(appPath: string, apps: ApiKey[], redirectHosts: Map<string, string>): SafeHtml {
+  if (apps.length === 0) return html``;
+  const rows = apps.map((app) => {
+    const status = app.revoked_at
+      ? html`<span class="badge revoked">revoked</span> ${revokedWords(app.revoked_at, app.revoked_via)}`
+      : html`<span class="badge active">active</span>`;
+    const action =
+      !app.revoked_at && html`<a href="${appPath}/keys/${app.id}/revoke" class="danger-link" data-testid="revoke-app">Revoke</a>`;
+    return {
+      attrs: { 'data-testid': 'connected-app-row', 'data-key-id': app.id },
+      cells: [
+        app.label,
+        html`<code>${redirectHosts.get(app.oauth_client_id ?? '') ?? ''}</code>`,
+        joinHtml(
+          app.scopes.map((scope) => html`<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${scope}</code>`),
+          ' ',
+        ),
+        when(app.created_at),
+        when(app.last_used_at, 'never'),
+        status,
+        action,
+      ],
+    };
+  });
+  return html`<section aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>
+<p>Apps you allowed to act for you by signing in here (OAuth). They act like a key: grant one a mandate to let it sign.</p>
+${dataTable('connected-apps', ['App', 'Redirects to', 'Scopes', 'Connected', 'Last used', 'Status', ''], rows)}</section>`;
+}
+
 function createForm(appPath: string, csrf: string, plan: Plan, label: string, error?: ServiceError): SafeHtml {
   if (!permits({ tenant: { plan } }, { plan: 'keys' })) {
     return html`<section class="card" aria-labelledby="create-title" data-testid="plan-required"><h2 id="create-title">Create a key</h2>
@@ -45,6 +76,12 @@ ${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or highe
 <div><button type="submit" class="primary" data-testid="create-key">Create key</button></div></form></section>`;
 }
 
+async function redirectHostsOf(db: Services['db'], apps: ApiKey[]): Promise<Map<string, string>> {
+  const ids = [...new Set(apps.map((app) => app.oauth_client_id).filter((id): id is string => Boolean(id)))];
+  const clients = await clientsById(db, ids);
+  return new Map(clients.map((client) => [client.id, redirectHosts(client.redirect_uris)]));
+}
+
 /** The principal's own API keys: list, create (the raw key is shown once), revoke. */
 export function keyRoutes(router: Router, deps: Services, appPath: string): void {
   async function send(
@@ -53,9 +90,11 @@ export function keyRoutes(router: Router, deps: Services, appPath: string): void
     csrf: string,
     options: { notice?: PageOptions['notice']; label?: string; error?: ServiceError; status?: number } = {},
   ) {
-    const [tenant, keys] = await Promise.all([Tenant.query(deps.db).findById(principal.tenant_id), keysOfPrincipal(deps.db, principal.id)]);
+    const [tenant, all] = await Promise.all([Tenant.query(deps.db).findById(principal.tenant_id), keysOfPrincipal(deps.db, principal.id)]);
+    const keys = all.filter((key) => key.kind !== 'oauth');
+    const apps = all.filter((key) => key.kind === 'oauth');
     const body = html`<p>Agents call the API with one of these keys in <code>Authorization: Bearer …</code>. Each acts for you; none is ever a party to a document.</p>
-${keyRows(appPath, keys)}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
+${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf(deps.db, apps))}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
     sendPage(
       ctx,
       renderPage({

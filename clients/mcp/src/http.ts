@@ -8,6 +8,8 @@ export interface McpHttpOptions {
   selfUrl(request: IncomingMessage): string;
   /** The service's error documentation, for the refusals the MCP server makes itself. */
   docsUrl?: string;
+  /** Headers the tools send on their calls to selfUrl (the loopback mark that lets it take an access token issued for /mcp). */
+  selfHeaders?: Record<string, string>;
 }
 
 function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -45,7 +47,7 @@ export async function handleMcpRequest(
     );
     return;
   }
-  const client = new SvcClient({ baseUrl: options.selfUrl(request), apiKey: key });
+  const client = new SvcClient({ baseUrl: options.selfUrl(request), apiKey: key, headers: options.selfHeaders });
   const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {

@@ -39,6 +39,10 @@ export const TIMING_SETTINGS = {
     schema: int(0, 5_000, 60_000),
     doc: "how long an API process answers from an API key it looked up (with its principal and tenant) without reading it again; a revocation, plan or scope change reaches every process at once through PostgreSQL's notices, this bounds it should a notice be lost; `0` reads the key on every request",
   },
+  SVC_OAUTH_ACCESS_TOKEN_TTL_MS: {
+    schema: int(60_000, 600_000, 3_600_000),
+    doc: 'lifetime of an OAuth access token (for /mcp or the REST API; a connected app refreshes it with its rotated refresh token)',
+  },
   SVC_ONE_TIME_CODE_TTL_MS: {
     schema: int(1000, 10 * 60_000),
     doc: 'lifetime of an e-mailed code (6 digits, 5 tries)',

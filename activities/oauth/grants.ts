@@ -1,0 +1,303 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Db } from '../../db/connect';
+import { ApiKey, type Principal, Tenant } from '../../db/models';
+import { newId, randomBase62, sha256Hex } from '../../lib/ids';
+import { keysOf } from '../../lib/secrets/keyring';
+import { DEFAULT_SCOPES, SIGN_SCOPE } from '../accounts/scopes';
+import { isBusinessPlus } from '../accounts/authorize';
+import { type Actor, recordAudit } from '../audit/audit';
+import { type OAuthClient, resolveClient } from './clients';
+import { OAuthError, oauthError } from './errors';
+import type { FetchRules } from './fetch-document';
+
+/** An authorization code lives this long and is used once. */
+export const CODE_TTL_MS = 60_000;
+/** A refresh token lives this long unless rotated first (each is used once). */
+export const REFRESH_TTL_MS = 30 * 24 * 3600_000;
+const ACCESS_PURPOSE = 'oauth-access-token';
+
+export interface OAuthDeps {
+  db: Db;
+  secret: Buffer;
+  /** The service's public base URL: the issuer, and the base of its resources. */
+  issuer: string;
+  accessTtlMs: number;
+  fetchRules: FetchRules;
+}
+
+/** The two protected resources (RFC 8707 indicators): the MCP endpoint and the REST API. */
+export function resourcesOf(issuer: string): { mcp: string; api: string } {
+  return { mcp: `${issuer}/mcp`, api: `${issuer}/v1` };
+}
+
+/** The scopes a client may ask for: every scope a new key has; `documents:sign` is never consented to. */
+export const CONSENTABLE_SCOPES: readonly string[] = DEFAULT_SCOPES;
+
+/** The HS256 key of access tokens under one secret of the keyring: derived for this purpose only. */
+function accessKey(secret: Buffer): Uint8Array {
+  return createHmac('sha256', secret).update(ACCESS_PURPOSE).digest();
+}
+
+const hashOf = (token: string) => sha256Hex(token);
+const opaque = () => randomBytes(32).toString('base64url');
+
+export interface AccessClaims {
+  keyId: string;
+  resource: string;
+}
+
+/**
+ * Verifies an access token (signature under the current or a previous secret, issuer, expiry and an
+ * audience among `audiences`); undefined for anything else. Whether its connected app is still
+ * live is the key lookup's business (revocation takes effect at once).
+ */
+export async function verifyAccessToken(
+  secret: Buffer,
+  issuer: string,
+  token: string,
+  audiences: readonly string[],
+): Promise<AccessClaims | undefined> {
+  for (const key of keysOf(secret)) {
+    try {
+      const { payload } = await jwtVerify(token, accessKey(key), {
+        algorithms: ['HS256'],
+        issuer,
+        audience: [...audiences],
+        typ: 'at+jwt',
+      });
+      const keyId = payload.key_id;
+      const resource = payload.aud;
+      if (typeof keyId !== 'string' || typeof resource !== 'string') return undefined;
+      return { keyId, resource };
+    } catch {}
+  }
+  return undefined;
+}
+
+async function accessToken(deps: OAuthDeps, key: ApiKey, clientId: string, resource: string, scopes: string[]): Promise<string> {
+  return new SignJWT({ key_id: key.id, client_id: clientId, scope: scopes.join(' ') })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setIssuer(deps.issuer)
+    .setAudience(resource)
+    .setSubject(key.principal_id)
+    .setIssuedAt()
+    .setJti(randomBase62(16))
+    .setExpirationTime(Math.floor((Date.now() + deps.accessTtlMs) / 1000))
+    .sign(accessKey(keysOf(deps.secret)[0]));
+}
+
+export interface AuthorizationRequest {
+  client: OAuthClient;
+  redirectUri: string;
+  state?: string;
+  codeChallenge: string;
+  resource: string;
+  scopes: string[];
+}
+
+/** A refusal that goes back to the client's redirect URI (RFC 6749 4.1.2.1), with its state. */
+export class RedirectedError extends OAuthError {
+  constructor(
+    readonly redirectUri: string,
+    readonly state: string | undefined,
+    error: string,
+    description: string,
+  ) {
+    super(error, description);
+  }
+}
+
+type Params = Record<string, unknown>;
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * Checks an authorization request: the client and its exact redirect URI first (a failure there is
+ * shown to the principal, never redirected), then response_type=code, PKCE S256 (plain refused),
+ * the resource (one of this service's: else invalid_target) and the scopes, each failure redirected.
+ */
+export async function checkAuthorizationRequest(deps: OAuthDeps, params: Params): Promise<AuthorizationRequest> {
+  const client = await resolveClient(deps.db, params.client_id, deps.fetchRules);
+  const redirectUri = text(params.redirect_uri);
+  if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+    throw oauthError('invalid_request', 'redirect_uri is not one of the redirect URIs this client registered.');
+  const state = text(params.state);
+  const refuse = (error: string, description: string) => new RedirectedError(redirectUri, state, error, description);
+  if (params.response_type !== 'code') throw refuse('unsupported_response_type', 'Only response_type=code is supported.');
+  const challenge = text(params.code_challenge);
+  if (params.code_challenge_method !== 'S256') throw refuse('invalid_request', 'PKCE with code_challenge_method=S256 is required.');
+  if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw refuse('invalid_request', 'code_challenge must be a base64url SHA-256.');
+  const resources = Object.values(resourcesOf(deps.issuer));
+  const resource = text(params.resource) ?? resourcesOf(deps.issuer).mcp;
+  if (!resources.includes(resource)) throw refuse('invalid_target', `resource must be one of ${resources.join(', ')}.`);
+  const asked = text(params.scope)?.split(' ').filter(Boolean);
+  const scopes = asked ? CONSENTABLE_SCOPES.filter((scope) => asked.includes(scope)) : [...CONSENTABLE_SCOPES];
+  if (scopes.length === 0) throw refuse('invalid_scope', `Ask for some of: ${CONSENTABLE_SCOPES.join(' ')}.`);
+  return { client, redirectUri, state, codeChallenge: challenge, resource, scopes };
+}
+
+/** The redirect back to the client: `params` plus its state and the issuer (RFC 9207). */
+export function redirectBack(issuer: string, redirectUri: string, state: string | undefined, params: Record<string, string>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  if (state !== undefined) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuer);
+  return url.toString();
+}
+
+/** The principal's live connected app for a client, if any. */
+export async function connectedAppOf(db: Db, principalId: string, clientId: string): Promise<ApiKey | undefined> {
+  return ApiKey.query(db).where({ principal_id: principalId, kind: 'oauth', oauth_client_id: clientId }).whereNull('revoked_at').first();
+}
+
+/**
+ * The principal approves: their connected app for this client (made on first consent, an API-key
+ * row of kind `oauth` whose key hash no secret matches) gains the consented scopes, never
+ * `documents:sign` (only a mandate adds it); a one-time code bound to the request is returned.
+ */
+export async function approve(deps: OAuthDeps, principal: Principal, request: AuthorizationRequest, actor: Actor): Promise<string> {
+  const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
+  if (!isBusinessPlus(tenant.plan))
+    throw new RedirectedError(request.redirectUri, request.state, 'access_denied', 'API access needs the Business plan or higher.');
+  const code = opaque();
+  await deps.db.transaction(async (trx) => {
+    let app = await connectedAppOf(trx, principal.id, request.client.id);
+    if (app) {
+      const scopes = [...new Set([...app.scopes, ...request.scopes])];
+      if (scopes.length !== app.scopes.length) await ApiKey.query(trx).patch({ scopes }).where({ id: app.id });
+    } else {
+      app = await ApiKey.query(trx).insertAndFetch({
+        id: newId('key'),
+        tenant_id: principal.tenant_id,
+        principal_id: principal.id,
+        label: request.client.client_name,
+        prefix: 'oauth',
+        key_hash: sha256Hex(`oauth:${opaque()}`),
+        scopes: request.scopes.filter((scope) => scope !== SIGN_SCOPE),
+        kind: 'oauth',
+        oauth_client_id: request.client.id,
+      });
+      await recordAudit(trx, { tenantId: principal.tenant_id, actor, action: 'key.created', data: { api_key_id: app.id, label: app.label } });
+    }
+    await trx('oauth_codes').insert({
+      code_hash: hashOf(code),
+      client_id: request.client.id,
+      api_key_id: app.id,
+      redirect_uri: request.redirectUri,
+      code_challenge: request.codeChallenge,
+      resource: request.resource,
+      scopes: JSON.stringify(request.scopes),
+      expires_at: new Date(Date.now() + CODE_TTL_MS),
+    });
+  });
+  return code;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+interface Issue {
+  key: ApiKey;
+  clientId: string;
+  resource: string;
+  scopes: string[];
+  grantId: string;
+}
+
+async function issue(deps: OAuthDeps, trx: Db, grant: Issue): Promise<TokenResponse> {
+  const refresh = opaque();
+  await trx('oauth_refresh_tokens').insert({
+    token_hash: hashOf(refresh),
+    grant_id: grant.grantId,
+    client_id: grant.clientId,
+    api_key_id: grant.key.id,
+    resource: grant.resource,
+    scopes: JSON.stringify(grant.scopes),
+    expires_at: new Date(Date.now() + REFRESH_TTL_MS),
+  });
+  // The token carries what the app holds now (a mandate may have added documents:sign since consent).
+  return {
+    access_token: await accessToken(deps, grant.key, grant.clientId, grant.resource, grant.key.scopes),
+    token_type: 'Bearer',
+    expires_in: Math.floor(deps.accessTtlMs / 1000),
+    refresh_token: refresh,
+    scope: grant.key.scopes.join(' '),
+  };
+}
+
+const invalidGrant = (description: string) => oauthError('invalid_grant', description);
+
+function requireString(params: Params, name: string): string {
+  const value = params[name];
+  if (typeof value !== 'string' || !value || value.length > 4096) throw oauthError('invalid_request', `${name} is missing.`);
+  return value;
+}
+
+/** The live connected app behind a code or refresh token; a revoked one ends the grant. */
+async function liveApp(trx: Db, keyId: string): Promise<ApiKey> {
+  const key = await ApiKey.query(trx).findById(keyId).whereNull('revoked_at');
+  if (!key) throw invalidGrant('The connected app was revoked.');
+  return key;
+}
+
+/**
+ * POST /oauth/token with grant_type=authorization_code: the code (used once), its client,
+ * redirect URI and resource must match, and the verifier must hash to the challenge (S256).
+ */
+export async function exchangeCode(deps: OAuthDeps, params: Params): Promise<TokenResponse> {
+  const code = requireString(params, 'code');
+  const clientId = requireString(params, 'client_id');
+  const verifier = requireString(params, 'code_verifier');
+  const redirectUri = requireString(params, 'redirect_uri');
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw invalidGrant('code_verifier is malformed.');
+  const outcome = await deps.db.transaction(async (trx) => {
+    const row = await trx('oauth_codes').where({ code_hash: hashOf(code) }).forUpdate().first();
+    if (!row || row.used_at || new Date(row.expires_at).getTime() < Date.now())
+      return { refused: invalidGrant('The code is unknown, used or expired.') };
+    // Used now, whatever follows: a code refused for a wrong verifier cannot be tried again.
+    await trx('oauth_codes').where({ code_hash: row.code_hash }).update({ used_at: new Date() });
+    if (row.client_id !== clientId) return { refused: invalidGrant('The code was issued to another client.') };
+    if (row.redirect_uri !== redirectUri) return { refused: invalidGrant('redirect_uri differs from the authorization request.') };
+    if (params.resource !== undefined && params.resource !== row.resource)
+      return { refused: oauthError('invalid_target', 'resource differs from the authorization request.') };
+    if (createHash('sha256').update(verifier).digest('base64url') !== row.code_challenge)
+      return { refused: invalidGrant('The code_verifier does not match.') };
+    const key = await liveApp(trx, row.api_key_id);
+    const scopes = typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes;
+    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: newId('grt') }) };
+  });
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome.tokens;
+}
+
+/**
+ * POST /oauth/token with grant_type=refresh_token: each refresh token is used once and replaced; a
+ * used one presented again revokes every token of its grant (RFC 9700: a stolen token was replayed).
+ */
+export async function refreshTokens(deps: OAuthDeps, params: Params): Promise<TokenResponse> {
+  const token = requireString(params, 'refresh_token');
+  const clientId = requireString(params, 'client_id');
+  const outcome = await deps.db.transaction(async (trx) => {
+    const row = await trx('oauth_refresh_tokens').where({ token_hash: hashOf(token) }).forUpdate().first();
+    if (!row || row.client_id !== clientId) throw invalidGrant('The refresh token is unknown.');
+    if (row.revoked_at || new Date(row.expires_at).getTime() < Date.now()) throw invalidGrant('The refresh token is revoked or expired.');
+    if (row.used_at) {
+      await trx('oauth_refresh_tokens').where({ grant_id: row.grant_id }).whereNull('revoked_at').update({ revoked_at: new Date() });
+      return { reused: true as const };
+    }
+    await trx('oauth_refresh_tokens').where({ token_hash: row.token_hash }).update({ used_at: new Date() });
+    if (params.resource !== undefined && params.resource !== row.resource)
+      throw oauthError('invalid_target', 'resource differs from the one this grant was issued for.');
+    const key = await liveApp(trx, row.api_key_id);
+    const scopes = typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes;
+    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: row.grant_id }) };
+  });
+  // Committed: the revocation stands although the request is refused.
+  if ('reused' in outcome) throw invalidGrant('The refresh token was already used: every token of this grant is revoked.');
+  return outcome.tokens;
+}

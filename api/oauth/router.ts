@@ -1,0 +1,270 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { registerClient } from '../../activities/oauth/clients';
+import { OAuthError } from '../../activities/oauth/errors';
+import {
+  type AuthorizationRequest,
+  approve,
+  CONSENTABLE_SCOPES,
+  checkAuthorizationRequest,
+  exchangeCode,
+  type OAuthDeps,
+  RedirectedError,
+  redirectBack,
+  refreshTokens,
+  resourcesOf,
+} from '../../activities/oauth/grants';
+import type { Services } from '../../activities/services';
+import { codeClient } from '../../lib/code-limits';
+import { ServiceError } from '../../lib/errors';
+import { readForm } from '../app/forms';
+import { APP_CSP, hiddenCsrf, renderPage, sendPage } from '../app/layout';
+import { requireLogin } from '../app/login';
+import { postedForm, principalActor } from '../app/pages/common';
+import { appState } from '../app/session';
+import { html, joinHtml } from '../http/html';
+import { readJsonBody } from '../http/body';
+
+/** Dynamic registrations one address may make per hour. */
+const REGISTRATIONS_PER_HOUR = 20;
+/** The token and registration requests are small: a larger body is refused unread. */
+const BODY_LIMIT = 16 * 1024;
+/** The authorization request's parameters, as the consent form carries them back. */
+const PARAMS = ['client_id', 'redirect_uri', 'response_type', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'scope'];
+
+export function oauthDeps(deps: Services): OAuthDeps {
+  return {
+    db: deps.db,
+    secret: deps.secret,
+    issuer: deps.config.publicUrl,
+    accessTtlMs: deps.config.durations.oauthAccessTokenMs,
+    fetchRules: { allowedHosts: deps.config.webhooks.allowedHosts, caFile: deps.config.webhooks.caFile },
+  };
+}
+
+function publicJson(ctx: Context, body: unknown): void {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cache-Control', 'public, max-age=300');
+  ctx.body = body;
+}
+
+/** An OAuth endpoint answers RFC 6749 errors (`{error, error_description}`), never the /v1 error body, never a 500 for bad input. */
+async function oauthEndpoint(ctx: Context, handle: () => Promise<{ status: number; body: unknown }>): Promise<void> {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cache-Control', 'no-store');
+  try {
+    const { status, body } = await handle();
+    ctx.status = status;
+    ctx.body = body;
+  } catch (error) {
+    if (error instanceof OAuthError) {
+      ctx.status = error.status;
+      ctx.body = error.body;
+    } else if (error instanceof ServiceError && error.status < 500) {
+      ctx.set(error.headers);
+      ctx.status = error.status;
+      ctx.body = { error: error.status === 429 ? 'slow_down' : 'invalid_request', error_description: error.message };
+    } else throw error;
+  }
+}
+
+/** The query or form fields as strings (a repeated parameter is refused: RFC 6749 3.1). */
+function single(fields: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', `${name} is repeated.`);
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
+function consentPage(appPath: string, csrf: string, request: AuthorizationRequest, params: Record<string, string>) {
+  const host = new URL(request.redirectUri).host || request.redirectUri;
+  const hidden = PARAMS.filter((name) => params[name] !== undefined).map(
+    (name) => html`<input type="hidden" name="${name}" value="${params[name]}">`,
+  );
+  const scopes = joinHtml(
+    request.scopes.map((scope) => html`<li><code class="scope">${scope}</code></li>`),
+    '',
+  );
+  return html`<section class="card" data-testid="consent">
+<p><strong data-testid="client-name">${request.client.client_name}</strong> asks to act for you through this service.</p>
+<dl class="facts"><dt>Client</dt><dd><code data-testid="client-id">${request.client.id}</code></dd>
+<dt>Sends you back to</dt><dd><code data-testid="redirect-host">${host}</code></dd>
+<dt>For</dt><dd><code>${request.resource}</code></dd></dl>
+<p>It asks for:</p><ul data-testid="consent-scopes">${scopes}</ul>
+<p class="hint">It will appear under API keys as a connected app, which you can revoke at any time. It cannot sign for you: only a mandate you grant it adds <code>documents:sign</code>.</p>
+<form method="post" action="${appPath}/oauth/authorize" class="actions">${hiddenCsrf(csrf)}${hidden}
+<button type="submit" name="decision" value="approve" class="primary" data-testid="consent-approve">Allow</button>
+<button type="submit" name="decision" value="deny" data-testid="consent-deny">Deny</button></form></section>`;
+}
+
+/**
+ * The service as its own OAuth 2.1 authorization server (issue 27): RFC 8414 and RFC 9728
+ * metadata, dynamic registration (RFC 7591), the authorization endpoint with the consent page in
+ * the app (the principal signs in first), and the token endpoint (code + PKCE S256, rotated refresh).
+ */
+export function oauthRoutes(router: Router, deps: Services, appPath: string): void {
+  const od = oauthDeps(deps);
+  const { publicUrl, appUrl } = deps.config;
+  const resources = resourcesOf(publicUrl);
+
+  router.get('/.well-known/oauth-authorization-server', (ctx) =>
+    publicJson(ctx, {
+      issuer: publicUrl,
+      authorization_endpoint: `${appUrl}/oauth/authorize`,
+      token_endpoint: `${publicUrl}/oauth/token`,
+      registration_endpoint: `${publicUrl}/oauth/register`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      scopes_supported: CONSENTABLE_SCOPES,
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+    }),
+  );
+  for (const [name, resource] of [
+    ['mcp', resources.mcp],
+    ['v1', resources.api],
+  ] as const) {
+    router.get(`/.well-known/oauth-protected-resource/${name}`, (ctx) =>
+      publicJson(ctx, {
+        resource,
+        authorization_servers: [publicUrl],
+        scopes_supported: CONSENTABLE_SCOPES,
+        bearer_methods_supported: ['header'],
+        resource_name: name === 'mcp' ? 'Agents MCP server' : 'Agents REST API',
+      }),
+    );
+  }
+
+  router.post('/oauth/register', (ctx) =>
+    oauthEndpoint(ctx, async () => {
+      await deps.codeLimits.consumeIssue('oauth-register', 'register', codeClient(ctx.ip), REGISTRATIONS_PER_HOUR, 3600_000);
+      let document: unknown;
+      try {
+        document = await readJsonBody(ctx, BODY_LIMIT, { required: true });
+      } catch (error) {
+        if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_client_metadata', error.message, error.status);
+        throw error;
+      }
+      const client = await registerClient(deps.db, document);
+      return {
+        status: 201,
+        body: {
+          client_id: client.id,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+          client_name: client.client_name,
+          redirect_uris: client.redirect_uris,
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        },
+      };
+    }),
+  );
+
+  router.post('/oauth/token', (ctx) =>
+    oauthEndpoint(ctx, async () => {
+      if (!ctx.is('application/x-www-form-urlencoded'))
+        throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
+      let fields: Record<string, string>;
+      try {
+        fields = (await readForm(ctx, BODY_LIMIT)).fields;
+      } catch (error) {
+        if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_request', error.message, error.status);
+        throw error;
+      }
+      if (fields.client_secret !== undefined) throw new OAuthError('invalid_client', 'Only public clients are accepted: send no client_secret.', 401);
+      if (fields.grant_type === 'authorization_code') return { status: 200, body: await exchangeCode(od, fields) };
+      if (fields.grant_type === 'refresh_token') return { status: 200, body: await refreshTokens(od, fields) };
+      throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    }),
+  );
+
+  /** The request checked; a refusal that may go back to the client is redirected, any other shown as a page. */
+  async function checked(ctx: Context, params: Record<string, string>): Promise<AuthorizationRequest | undefined> {
+    try {
+      return await checkAuthorizationRequest(od, params);
+    } catch (error) {
+      if (error instanceof RedirectedError) {
+        ctx.redirect(redirectBack(publicUrl, error.redirectUri, error.state, error.body));
+        return undefined;
+      }
+      if (!(error instanceof OAuthError)) throw error;
+      const { principal, csrf } = appState(ctx);
+      const body = html`<p data-testid="oauth-refused">This connection request cannot be completed: ${error.description}</p><p>Nothing was shared. Close this page and tell the app that sent you here.</p>`;
+      sendPage(
+        ctx,
+        principal
+          ? renderPage({ title: 'Connect an app', appPath, principal, csrf, flags: deps.config.flags.values, body })
+          : renderPage({ title: 'Connect an app', appPath, body }),
+        400,
+      );
+      return undefined;
+    }
+  }
+
+  /** The consent page may send the browser on to the client's redirect URI after its form post. */
+  function allowRedirect(ctx: Context, redirectUri: string): void {
+    const url = new URL(redirectUri);
+    const target = url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol;
+    ctx.set('Content-Security-Policy', APP_CSP.replace("form-action 'self'", `form-action 'self' ${target}`));
+  }
+
+  router.get(`${appPath}/oauth/authorize`, async (ctx) => {
+    let params: Record<string, string>;
+    try {
+      params = single(ctx.query);
+    } catch (error) {
+      ctx.status = 400;
+      ctx.body = (error as OAuthError).body;
+      return;
+    }
+    const request = await checked(ctx, params);
+    if (!request) return;
+    if (!requireLogin(ctx, appPath)) return;
+    const { principal, csrf } = appState(ctx);
+    sendPage(
+      ctx,
+      renderPage({
+        title: 'Connect an app',
+        appPath,
+        principal: principal!,
+        csrf,
+        flags: deps.config.flags.values,
+        body: consentPage(appPath, csrf!, request, params),
+      }),
+    );
+    allowRedirect(ctx, request.redirectUri);
+  });
+
+  router.post(`${appPath}/oauth/authorize`, async (ctx) => {
+    if (!requireLogin(ctx, appPath)) return;
+    const principal = appState(ctx).principal!;
+    let fields: Record<string, string>;
+    try {
+      fields = (await postedForm(ctx, deps)).fields;
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      ctx.status = error.status;
+      ctx.type = 'text';
+      ctx.body = error.message;
+      return;
+    }
+    const request = await checked(ctx, fields);
+    if (!request) return;
+    if (fields.decision !== 'approve') {
+      ctx.redirect(redirectBack(publicUrl, request.redirectUri, request.state, { error: 'access_denied', error_description: 'The principal denied the request.' }));
+      return;
+    }
+    try {
+      const code = await approve(od, principal, request, principalActor(ctx, principal));
+      ctx.redirect(redirectBack(publicUrl, request.redirectUri, request.state, { code }));
+    } catch (error) {
+      if (!(error instanceof RedirectedError)) throw error;
+      ctx.redirect(redirectBack(publicUrl, error.redirectUri, error.state, error.body));
+    }
+  });
+}
