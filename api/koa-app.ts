@@ -142,7 +142,6 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   const mount = appPath(deps.config.appUrl);
   const pages = new Router();
   wellKnownRoutes(pages, deps);
-  oauthRoutes(pages, deps, mount);
   pages.get('/docs/errors', (ctx) => {
     ctx.type = 'html';
     ctx.body = renderErrorsPage();
@@ -154,6 +153,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
     });
   }
   pages.use(appSession(deps, mount));
+  oauthRoutes(pages, deps, mount);
   appRoutes(pages, deps, mount);
   fileRoutes(pages, deps);
   staticRoutes(pages);

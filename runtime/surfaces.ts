@@ -21,7 +21,8 @@ export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface
     {
       path: '/mcp',
       requiresKey: true,
-      handle: (request, response, body) => handleMcpRequest(request, response, body, {
+      handle: (request, response, body) =>
+        handleMcpRequest(request, response, body, {
           selfUrl,
           docsUrl: config.docsUrl,
           selfHeaders: { [LOOPBACK_HEADER]: LOOPBACK_SECRET },

@@ -72,7 +72,13 @@ export async function registerClient(db: Db, document: unknown): Promise<OAuthCl
   checkPublic(metadata);
   const redirects = redirectsOf(metadata.redirect_uris);
   const id = newId('oac');
-  const client = { id, kind: 'registered' as const, client_name: nameOf(metadata.client_name, id), redirect_uris: redirects, fetched_at: null };
+  const client = {
+    id,
+    kind: 'registered' as const,
+    client_name: nameOf(metadata.client_name, id),
+    redirect_uris: redirects,
+    fetched_at: null,
+  };
   await db('oauth_clients').insert({ ...client, redirect_uris: JSON.stringify(redirects) });
   return client;
 }
@@ -96,7 +102,8 @@ export async function resolveClient(db: Db, clientId: unknown, rules: FetchRules
   if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_URI) throw oauthError('invalid_client', 'client_id is missing.');
   const row = (await db('oauth_clients').where({ id: clientId }).first()) as OAuthClient | undefined;
   if (row?.kind === 'registered') return row;
-  if (!isMetadataUrl(clientId)) throw oauthError('invalid_client', 'No such client: register it, or give the https URL of its metadata document.');
+  if (!isMetadataUrl(clientId))
+    throw oauthError('invalid_client', 'No such client: register it, or give the https URL of its metadata document.');
   if (row?.fetched_at && now.getTime() - new Date(row.fetched_at).getTime() < DOCUMENT_CACHE_MS) return row;
   const document = await fetchClientDocument(clientId, rules);
   if (!document || typeof document !== 'object' || Array.isArray(document))
@@ -135,5 +142,12 @@ export async function clientsById(db: Db, ids: string[]): Promise<OAuthClient[]>
 
 /** Where a client sends the principal back: the hosts (or private-use schemes) of its redirect URIs. */
 export function redirectHosts(uris: string[]): string {
-  return [...new Set(uris.map((uri) => { const url = new URL(uri); return url.host || url.protocol; }))].join(', ');
+  return [
+    ...new Set(
+      uris.map((uri) => {
+        const url = new URL(uri);
+        return url.host || url.protocol;
+      }),
+    ),
+  ].join(', ');
 }

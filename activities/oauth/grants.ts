@@ -4,8 +4,8 @@ import type { Db } from '../../db/connect';
 import { ApiKey, type Principal, Tenant } from '../../db/models';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { keysOf } from '../../lib/secrets/keyring';
-import { DEFAULT_SCOPES, SIGN_SCOPE } from '../accounts/scopes';
 import { isBusinessPlus } from '../accounts/authorize';
+import { DEFAULT_SCOPES, SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
 import { type OAuthClient, resolveClient } from './clients';
 import { OAuthError, oauthError } from './errors';
@@ -177,7 +177,12 @@ export async function approve(deps: OAuthDeps, principal: Principal, request: Au
         kind: 'oauth',
         oauth_client_id: request.client.id,
       });
-      await recordAudit(trx, { tenantId: principal.tenant_id, actor, action: 'key.created', data: { api_key_id: app.id, label: app.label } });
+      await recordAudit(trx, {
+        tenantId: principal.tenant_id,
+        actor,
+        action: 'key.created',
+        data: { api_key_id: app.id, label: app.label },
+      });
     }
     await trx('oauth_codes').insert({
       code_hash: hashOf(code),
@@ -256,7 +261,10 @@ export async function exchangeCode(deps: OAuthDeps, params: Params): Promise<Tok
   const redirectUri = requireString(params, 'redirect_uri');
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw invalidGrant('code_verifier is malformed.');
   const outcome = await deps.db.transaction(async (trx) => {
-    const row = await trx('oauth_codes').where({ code_hash: hashOf(code) }).forUpdate().first();
+    const row = await trx('oauth_codes')
+      .where({ code_hash: hashOf(code) })
+      .forUpdate()
+      .first();
     if (!row || row.used_at || new Date(row.expires_at).getTime() < Date.now())
       return { refused: invalidGrant('The code is unknown, used or expired.') };
     // Used now, whatever follows: a code refused for a wrong verifier cannot be tried again.
@@ -283,7 +291,10 @@ export async function refreshTokens(deps: OAuthDeps, params: Params): Promise<To
   const token = requireString(params, 'refresh_token');
   const clientId = requireString(params, 'client_id');
   const outcome = await deps.db.transaction(async (trx) => {
-    const row = await trx('oauth_refresh_tokens').where({ token_hash: hashOf(token) }).forUpdate().first();
+    const row = await trx('oauth_refresh_tokens')
+      .where({ token_hash: hashOf(token) })
+      .forUpdate()
+      .first();
     if (!row || row.client_id !== clientId) throw invalidGrant('The refresh token is unknown.');
     if (row.revoked_at || new Date(row.expires_at).getTime() < Date.now()) throw invalidGrant('The refresh token is revoked or expired.');
     if (row.used_at) {

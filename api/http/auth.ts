@@ -24,7 +24,10 @@ export const LOOPBACK_SECRET = randomBytes(32).toString('base64url');
 export function resourceOf(ctx: Context, deps: Pick<Services, 'config'>): { resource: string; metadata: string } {
   const { publicUrl } = deps.config;
   const name = ctx.path === '/mcp' ? 'mcp' : 'v1';
-  return { resource: resourcesOf(publicUrl)[name === 'mcp' ? 'mcp' : 'api'], metadata: `${publicUrl}/.well-known/oauth-protected-resource/${name}` };
+  return {
+    resource: resourcesOf(publicUrl)[name === 'mcp' ? 'mcp' : 'api'],
+    metadata: `${publicUrl}/.well-known/oauth-protected-resource/${name}`,
+  };
 }
 
 /** The audiences an access token may have here: /mcp takes its own; the REST API its own, and /mcp's from the MCP tools' loopback calls. */

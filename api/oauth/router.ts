@@ -22,8 +22,8 @@ import { APP_CSP, hiddenCsrf, renderPage, sendPage } from '../app/layout';
 import { requireLogin } from '../app/login';
 import { postedForm, principalActor } from '../app/pages/common';
 import { appState } from '../app/session';
-import { html, joinHtml } from '../http/html';
 import { readJsonBody } from '../http/body';
+import { html, joinHtml } from '../http/html';
 
 /** Dynamic registrations one address may make per hour. */
 const REGISTRATIONS_PER_HOUR = 20;
@@ -146,7 +146,8 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
       try {
         document = await readJsonBody(ctx, BODY_LIMIT, { required: true });
       } catch (error) {
-        if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_client_metadata', error.message, error.status);
+        if (error instanceof ServiceError && error.status < 500)
+          throw new OAuthError('invalid_client_metadata', error.message, error.status);
         throw error;
       }
       const client = await registerClient(deps.db, document);
@@ -176,7 +177,8 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
         if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_request', error.message, error.status);
         throw error;
       }
-      if (fields.client_secret !== undefined) throw new OAuthError('invalid_client', 'Only public clients are accepted: send no client_secret.', 401);
+      if (fields.client_secret !== undefined)
+        throw new OAuthError('invalid_client', 'Only public clients are accepted: send no client_secret.', 401);
       if (fields.grant_type === 'authorization_code') return { status: 200, body: await exchangeCode(od, fields) };
       if (fields.grant_type === 'refresh_token') return { status: 200, body: await refreshTokens(od, fields) };
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
@@ -256,7 +258,12 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
     const request = await checked(ctx, fields);
     if (!request) return;
     if (fields.decision !== 'approve') {
-      ctx.redirect(redirectBack(publicUrl, request.redirectUri, request.state, { error: 'access_denied', error_description: 'The principal denied the request.' }));
+      ctx.redirect(
+        redirectBack(publicUrl, request.redirectUri, request.state, {
+          error: 'access_denied',
+          error_description: 'The principal denied the request.',
+        }),
+      );
       return;
     }
     try {

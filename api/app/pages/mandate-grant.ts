@@ -77,7 +77,8 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
       body = html`<p data-testid="no-keys">A mandate is granted to one of your API keys, and you have none. <a href="${appPath}/keys">Create an API key</a> first.</p>`;
     } else {
       const keyOptions = keys.map(
-        (key) => html`<option value="${key.id}"${key.id === form.api_key_id && html` selected`}>${key.label} (${key.prefix}…)</option>`,
+        (key) =>
+          html`<option value="${key.id}"${key.id === form.api_key_id && html` selected`}>${key.label} (${key.kind === 'oauth' ? 'connected app' : `${key.prefix}…`})</option>`,
       );
       const levelChoices = levels.map(
         (level) =>
