@@ -56,13 +56,13 @@ export async function oauthStack(documents: DocumentServer, options: { allowLoop
 }
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]);
+const decodeEntities = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]);
 
 /** The consent form's hidden fields, as a browser would post them. */
 export function consentFields(page: string): Record<string, string> {
   const form = /<form method="post" action="[^"]*\/oauth\/authorize"[\s\S]*?<\/form>/.exec(page)?.[0] ?? '';
   const fields: Record<string, string> = {};
-  for (const input of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1]] = unescape(input[2]);
+  for (const input of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[input[1]] = decodeEntities(input[2]);
   return fields;
 }
 
