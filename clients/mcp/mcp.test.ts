@@ -231,10 +231,11 @@ describe('the MCP server (0.3.0) over stdio and over streamable HTTP at /mcp', (
   it('the HTTP mount answers 401 with a Bearer challenge to anything without a valid key, tools/list included, and takes only POST', async () => {
     const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const metadata = `resource_metadata="${stack.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`;
     for (const [authorization, challenge] of [
-      [undefined, 'Bearer realm="svc"'],
-      ['Bearer svc_wrongkey', 'Bearer realm="svc", error="invalid_token"'],
-      ['Basic dXNlcjpwYXNz', 'Bearer realm="svc", error="invalid_token"'],
+      [undefined, `Bearer realm="svc", ${metadata}`],
+      ['Bearer svc_wrongkey', `Bearer realm="svc", ${metadata}, error="invalid_token"`],
+      ['Basic dXNlcjpwYXNz', `Bearer realm="svc", ${metadata}, error="invalid_token"`],
     ] as const) {
       const reply = await fetch(`${stack.url}/mcp`, {
         method: 'POST',
