@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { type Account, createAccount } from '../../test/factories';
-import { DocumentServer, oauthStack, signedIn } from '../../test/oauth';
+import { consent, consentFields, DocumentServer, oauthStack, signedIn } from '../../test/oauth';
 import type { AppClient } from '../../test/principal';
 import type { Stack } from '../../test/stack';
 
@@ -90,5 +90,22 @@ describe('OAuth against hostile clients: metadata documents on private addresses
     const reply = await app.get(query);
     assert.equal(reply.status, 400);
     assert.equal(reply.headers.get('location'), null);
+  });
+
+  it('takes the consent only by a form post of the session (CSRF), and a denial goes back as access_denied with the state', async () => {
+    const clientId = documents.serve('/consent/client.json', { client_name: 'Consent', redirect_uris: [REDIRECT] });
+    const query = await authorizeQuery(stack, clientId);
+    const page = await (await app.get(query)).text();
+    const { _csrf, ...fields } = consentFields(page);
+    assert.ok(_csrf);
+    const forged = await app.post(`${new URL(stack.config.appUrl).pathname}/oauth/authorize`, { ...fields, decision: 'approve' });
+    assert.equal(forged.status, 400);
+    assert.equal(forged.headers.get('location'), null);
+    const { location } = await consent(app, new URL(query, stack.url), 'deny');
+    const back = new URL(location);
+    assert.deepEqual(
+      [back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('code')],
+      ['access_denied', 'x', null],
+    );
   });
 });

@@ -18,7 +18,7 @@ import type { Services } from '../../activities/services';
 import { codeClient } from '../../lib/code-limits';
 import { ServiceError } from '../../lib/errors';
 import { readForm } from '../app/forms';
-import { APP_CSP, hiddenCsrf, renderPage, sendPage } from '../app/layout';
+import { APP_CSP, errorPage, hiddenCsrf, renderPage, sendPage } from '../app/layout';
 import { requireLogin } from '../app/login';
 import { postedForm, principalActor } from '../app/pages/common';
 import { appState } from '../app/session';
@@ -63,7 +63,7 @@ async function oauthEndpoint(ctx: Context, handle: () => Promise<{ status: numbe
     } else if (error instanceof ServiceError && error.status < 500) {
       ctx.set(error.headers);
       ctx.status = error.status;
-      ctx.body = { error: error.status === 429 ? 'slow_down' : 'invalid_request', error_description: error.message };
+      ctx.body = { error: 'invalid_request', error_description: error.message };
     } else throw error;
   }
 }
@@ -141,7 +141,17 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
 
   router.post('/oauth/register', (ctx) =>
     oauthEndpoint(ctx, async () => {
-      await deps.codeLimits.consumeIssue('oauth-register', 'register', codeClient(ctx.ip), REGISTRATIONS_PER_HOUR, 3600_000);
+      try {
+        await deps.codeLimits.consumeIssue('oauth-register', 'register', codeClient(ctx.ip), REGISTRATIONS_PER_HOUR, 3600_000);
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.status !== 429) throw error;
+        ctx.set(error.headers);
+        throw new OAuthError(
+          'invalid_request',
+          `At most ${REGISTRATIONS_PER_HOUR} client registrations an hour from one address; wait and retry.`,
+          429,
+        );
+      }
       let document: unknown;
       try {
         document = await readJsonBody(ctx, BODY_LIMIT, { required: true });
@@ -165,6 +175,17 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
       };
     }),
   );
+
+  // Browser-based clients call these across origins (no cookies are involved): the preflight is answered.
+  for (const path of ['/oauth/token', '/oauth/register']) {
+    router.options(path, (ctx) => {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.set('Access-Control-Allow-Methods', 'POST');
+      ctx.set('Access-Control-Allow-Headers', 'content-type, mcp-protocol-version');
+      ctx.set('Access-Control-Max-Age', '600');
+      ctx.status = 204;
+    });
+  }
 
   router.post('/oauth/token', (ctx) =>
     oauthEndpoint(ctx, async () => {
@@ -249,11 +270,13 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
     try {
       fields = (await postedForm(ctx, deps)).fields;
     } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      ctx.status = error.status;
-      ctx.type = 'text';
-      ctx.body = error.message;
-      return;
+      return errorPage(ctx, error, {
+        appPath,
+        title: 'Connect an app',
+        principal,
+        csrf: appState(ctx).csrf,
+        flags: deps.config.flags.values,
+      });
     }
     const request = await checked(ctx, fields);
     if (!request) return;
