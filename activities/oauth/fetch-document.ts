@@ -1,6 +1,6 @@
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
-import { secureContextFor } from '../webhooks/delivery';
+import net from 'node:net';
+import { pinnedLookup, secureContextFor } from '../webhooks/delivery';
 import { resolveTarget } from '../webhooks/targets';
 import { oauthError } from './errors';
 
@@ -28,13 +28,7 @@ export async function fetchClientDocument(url: string, rules: FetchRules): Promi
     throw oauthError('invalid_client', `The client_id URL cannot be fetched: ${(error as Error).message}`);
   }
   const timeoutMs = rules.timeoutMs ?? FETCH_TIMEOUT_MS;
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all)
-      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-        { address: target.address, family: target.family },
-      ]);
-    else callback(null, target.address, target.family);
-  };
+  const pinned = pinnedLookup(target);
   const secureContext = secureContextFor(rules.caFile);
   const text = await new Promise<string>((resolve, reject) => {
     const fail = (message: string) => reject(oauthError('invalid_client', `The client's metadata document ${message}.`));

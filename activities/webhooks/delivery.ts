@@ -41,6 +41,17 @@ export function secureContextFor(file: string | undefined): tls.SecureContext | 
   return extraCa.context;
 }
 
+/** A DNS lookup that answers only the checked address: the socket cannot reach a second DNS answer. */
+export function pinnedLookup(target: Target): LookupFunction {
+  return (_hostname, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
+    else callback(null, target.address, target.family);
+  };
+}
+
 /**
  * One POST to a checked target: the socket goes to the address that was checked (no second DNS
  * answer), TLS is verified against the URL's host name, redirects are not followed (a 3xx fails),
@@ -53,13 +64,7 @@ export function post(
   options: { timeoutMs: number; caFile?: string; agent?: https.Agent },
 ): Promise<PostResult> {
   const started = performance.now();
-  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all)
-      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-        { address: target.address, family: target.family },
-      ]);
-    else callback(null, target.address, target.family);
-  };
+  const pinned = pinnedLookup(target);
   const secureContext = secureContextFor(options.caFile);
   return new Promise((resolve) => {
     let settled = false;

@@ -12,13 +12,17 @@ import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalAc
 
 const TITLE = 'API keys';
 
+function scopeList(scopes: string[]): SafeHtml {
+  return joinHtml(
+    scopes.map((scope) => html`<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${scope}</code>`),
+    ' ',
+  );
+}
+
 function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
   if (keys.length === 0) return html`<p class="muted" data-testid="no-keys">You have no API keys yet.</p>`;
   const rows = keys.map((key) => {
-    const scopes = joinHtml(
-      key.scopes.map((scope) => html`<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${scope}</code>`),
-      ' ',
-    );
+    const scopes = scopeList(key.scopes);
     const status = key.revoked_at
       ? html`<span class="badge revoked">revoked</span> ${revokedWords(key.revoked_at, key.revoked_via)}`
       : html`<span class="badge active">active</span>`;
@@ -46,10 +50,7 @@ function connectedAppRows(appPath: string, apps: ApiKey[], redirectHosts: Map<st
       cells: [
         app.label,
         html`<code>${redirectHosts.get(app.oauth_client_id ?? '') ?? ''}</code>`,
-        joinHtml(
-          app.scopes.map((scope) => html`<code class="${scope === SIGN_SCOPE ? 'scope sign' : 'scope'}">${scope}</code>`),
-          ' ',
-        ),
+        scopeList(app.scopes),
         when(app.created_at),
         when(app.last_used_at, 'never'),
         status,
