@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
+import { stopUrl } from '../../activities/mandates/stop';
 import { ApiKey } from '../../db/models';
 import { type Account, createAccount } from '../../test/factories';
 import { authorize, consent, DocumentServer, discover, insecure, oauthStack, signedIn } from '../../test/oauth';
@@ -194,7 +195,7 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
     assert.deepEqual([other.status, other.body.error], [400, 'invalid_target']);
   });
 
-  it('a connected app never gets documents:sign from consent; a mandate granted to it in the app gives it', async () => {
+  it('a connected app never gets documents:sign from consent; a mandate granted to it gives it; its stop link revokes it', async () => {
     const { tokens } = await authorize(stack, app, {
       clientId: registered,
       redirectUri: REDIRECT,
@@ -207,12 +208,25 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
       .first();
     assert.ok(connected && !connected.scopes.includes('documents:sign'));
     await giveAppearance(stack, account);
-    await grantMandate(stack, { ...account, keyId: connected.id }, { level: 'L2' });
+    const mandate = await grantMandate(stack, { ...account, keyId: connected.id }, { level: 'L2' });
     const keyId = connected.id;
     const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: registered });
     assert.equal(refreshed.status, 200);
     assert.ok((refreshed.body as { scope: string }).scope.split(' ').includes('documents:sign'), 'the mandate added documents:sign');
     assert.match(keyId, /^key_/);
+
+    // The mandate's "stop this agent" link stops the connected app as it stops a key: its next call is 401.
+    const accessToken = (refreshed.body as { access_token: string }).access_token;
+    assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200);
+    const stop = new URL(stopUrl(stack.config.appUrl, stack.deps.secret, mandate.id));
+    const stopped = await fetch(`${stack.url}${stop.pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: stop.origin },
+      body: new URLSearchParams({ what: 'key', _csrf: '' }).toString(),
+      redirect: 'manual',
+    });
+    assert.equal(stopped.status, 302);
+    assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 401);
   });
 
   it('answers malformed and oversized token requests with RFC 6749 errors, never a 500', async () => {
