@@ -207,6 +207,8 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
       .where({ principal_id: account.principalId, kind: 'oauth', oauth_client_id: registered })
       .first();
     assert.ok(connected && !connected.scopes.includes('documents:sign'));
+    const grantPage = await (await app.get(`${app.appPath}/mandates/new`)).text();
+    assert.match(grantPage, new RegExp(`<option value="${connected.id}"[^>]*>Registered Agent \\(connected app\\)</option>`));
     await giveAppearance(stack, account);
     const mandate = await grantMandate(stack, { ...account, keyId: connected.id }, { level: 'L2' });
     const keyId = connected.id;

@@ -54,7 +54,7 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
             attrs: { 'data-testid': 'mandate-row', 'data-mandate-id': mandate.id },
             cells: [
               mandate.name,
-              html`${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code>${key?.revoked_at ? ' (revoked key)' : ''}`,
+              html`${key?.label ?? ''} ${key?.kind === 'oauth' ? '(connected app)' : html`<code>${key?.prefix ?? ''}…</code>`}${key?.revoked_at ? ' (revoked key)' : ''}`,
               html`<abbr title="${LEVEL_WORDS[mandate.confirmation_level]}">${mandate.confirmation_level}</abbr>`,
               MODE_WORDS[mandate.mode],
               when(mandate.expires_at, 'no expiry'),
