@@ -985,7 +985,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.accepted event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1026,7 +1026,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.invited event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1067,7 +1067,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.revoked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1108,7 +1108,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.completed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1149,7 +1149,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.declined event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1190,7 +1190,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.expired event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1231,7 +1231,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.reminded event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1272,7 +1272,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.sign_failed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1313,7 +1313,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.signed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1354,7 +1354,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.voided event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1395,7 +1395,7 @@ export type webhooks = {
         put?: never;
         /**
          * The mandate.revoked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1436,7 +1436,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.accepted event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1477,7 +1477,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.acked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1518,7 +1518,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.declined event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1559,7 +1559,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.escalated event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1600,7 +1600,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.expired event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1641,7 +1641,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.received event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1682,7 +1682,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.sent event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1723,7 +1723,7 @@ export type webhooks = {
         put?: never;
         /**
          * The transfer.released event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -12802,7 +12802,7 @@ export interface operations {
                         /** @description null: every event. */
                         events: string[] | null;
                         previous_secret_expires_at: string | null;
-                        /** @description whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md). */
+                        /** @description whsec_…: shown once. Verify X-Webhook-Signature or the Standard Webhooks webhook-signature with it (docs/webhooks.md). */
                         secret: string;
                         url: string;
                         webhook_id: string;
@@ -13184,7 +13184,7 @@ export interface operations {
                         /** @description null: every event. */
                         events: string[] | null;
                         previous_secret_expires_at: string | null;
-                        /** @description whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md). */
+                        /** @description whsec_…: shown once. Verify X-Webhook-Signature or the Standard Webhooks webhook-signature with it (docs/webhooks.md). */
                         secret: string;
                         url: string;
                         webhook_id: string;
