@@ -86,6 +86,13 @@ describe('MCP: confirmations the agent’s client can show (URL elicitation, tas
     try {
       const { tools } = await client.listTools();
       assert.equal(tools.find((tool) => tool.name === 'request_sign')?.execution?.taskSupport, 'optional');
+      assert.equal(tools.find((tool) => tool.name === 'accept_offer')?.execution?.taskSupport, 'optional');
+      for (const signing of ['request_sign', 'accept_offer', 'sign_as_principal']) {
+        const description = tools.find((tool) => tool.name === signing)?.description ?? '';
+        assert.match(description, /An API key or an access token is never intent to sign/, signing);
+        assert.match(description, /only the principal, signed in to the app, confirms/, signing);
+      }
+      assert.match(tools.find((tool) => tool.name === 'request_sign')?.description ?? '', /URL elicitation.*ask for a task/);
       assert.equal(client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined, true);
 
       const created = await callAsTask(client, 'request_sign', { document_id: document.document_id, reason: 'Confirm the NDA' });

@@ -21,7 +21,9 @@ export interface McpOptions {
   appUrl?: string;
 }
 
-export const NOT_INTENT = 'An API key is never intent to sign: possession of this tool does not let you sign for anyone.';
+/** What every signing tool's description teaches; a confirm link the agent holds does not let it confirm either. */
+export const NOT_INTENT =
+  'An API key or an access token is never intent to sign: possession of this tool (or of a confirm link) does not let you sign for anyone; only the principal, signed in to the app, confirms.';
 
 /**
  * How long sign_as_principal and accept_offer wait for a signature the service still applies after
