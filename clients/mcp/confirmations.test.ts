@@ -25,11 +25,11 @@ type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: str
 const json = (result: unknown) => JSON.parse((result as ToolResult).content[0].text ?? 'null');
 const sentence = (result: unknown) => (result as ToolResult).content[1]?.text ?? '';
 
-/** The official SDK client over the service's HTTP mount (stateless), declaring what a client declares. */
-async function overHttp(account: Account, capabilities: Record<string, unknown> = {}): Promise<Client> {
-  const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities });
+/** The official SDK client over the service's HTTP mount (stateless), with neither elicitation nor tasks declared. */
+async function overHttp(account: Account, base = stack.url): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${account.key}` } },
     }),
   );
@@ -104,10 +104,15 @@ describe('MCP: confirmations the agent’s client can show (URL elicitation, tas
       const confirmUrl: string = request.body.confirm_url;
       assert.match(task.statusMessage ?? '', new RegExp(`open ${confirmUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 
-      // Another connection (the HTTP mount keeps nothing) reads the same task from the service.
-      const again = await overHttp(account);
-      assert.equal((await again.experimental.tasks.getTask(task.taskId)).status, 'working');
-      await again.close();
+      // Another replica of the service (its own API process on the same database) answers for the same task.
+      const replica = await stack.withEnv({});
+      try {
+        const again = await overHttp(account, replica.url);
+        assert.equal((await again.experimental.tasks.getTask(task.taskId)).status, 'working');
+        await again.close();
+      } finally {
+        await replica.close();
+      }
 
       await decide(account, confirmUrl, 'confirm');
       const done = await waitFor('the task to complete', async () => {
