@@ -111,9 +111,10 @@ export function createMcpServer(client: SvcClient, options: McpOptions): McpServ
     if (!(error instanceof SvcError) || !MANDATE_MISSING.has(error.code)) return result;
     const me = await client.me().catch(() => undefined);
     if (!me) return result;
+    const url = `${appUrl}/mandates/new?key=${encodeURIComponent(me.key.id)}`;
     const step: PrincipalStep = {
-      url: `${appUrl}/mandates/new?key=${encodeURIComponent(me.key.id)}`,
-      message: `No mandate in force lets this key sign for its principal. Ask the principal to open ${appUrl}/mandates/new?key=${encodeURIComponent(me.key.id)} and grant one to the key “${me.key.label}”, signed in to the app; then try again.`,
+      url,
+      message: `No mandate in force lets this key sign for its principal. Ask the principal to open ${url} and grant one to the key “${me.key.label}”, signed in to the app; then try again.`,
       elicitationId: `grant_${me.key.id}_${randomUUID()}`,
       ended: async () => (await client.me()).signing_mandate !== undefined,
     };
