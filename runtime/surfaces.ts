@@ -14,12 +14,13 @@ function selfUrl(request: IncomingMessage): string {
  * The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp,
  * for a valid API key only; its own refusals point at the service's error documentation.
  */
-export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface[] {
+export function serviceSurfaces(config: Pick<Config, 'docsUrl' | 'appUrl'>): MountedSurface[] {
   return [
     {
       path: '/mcp',
       requiresKey: true,
-      handle: (request, response, body) => handleMcpRequest(request, response, body, { selfUrl, docsUrl: config.docsUrl }),
+      handle: (request, response, body) =>
+        handleMcpRequest(request, response, body, { selfUrl, docsUrl: config.docsUrl, appUrl: config.appUrl }),
     },
   ];
 }

@@ -8,6 +8,8 @@ export interface McpHttpOptions {
   selfUrl(request: IncomingMessage): string;
   /** The service's error documentation, for the refusals the MCP server makes itself. */
   docsUrl?: string;
+  /** The service's app, for the page where the principal grants a missing mandate. */
+  appUrl?: string;
 }
 
 function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -46,7 +48,7 @@ export async function handleMcpRequest(
     return;
   }
   const client = new SvcClient({ baseUrl: options.selfUrl(request), apiKey: key });
-  const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl });
+  const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl, appUrl: options.appUrl });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();
