@@ -26,6 +26,8 @@ describe('mandates', () => {
     flags,
     codeTtlMs: 60_000,
     appUrl: 'http://localhost:3000/app',
+    receipts: stack.deps.receipts,
+    publicUrl: stack.deps.config.publicUrl,
   });
   const actor = (account: Account) => ({ type: 'principal' as const, id: account.principalId, ip: '203.0.113.7' });
 
