@@ -5,7 +5,7 @@ import { inflateSync } from 'node:zlib';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
 import { Mandate, type Template } from '../../db/models';
 import { latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
-import { type Account, createAccount } from '../../test/factories';
+import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { AppClient, mandatedAccount } from '../../test/principal';
