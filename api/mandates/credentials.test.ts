@@ -1,17 +1,42 @@
 // ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
+import { revokeMandate } from '../../activities/mandates/mandates';
 import { Mandate, type Template } from '../../db/models';
 import { latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
+import { freePort } from '../../test/ports';
 import { AppClient, mandatedAccount } from '../../test/principal';
 import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+type VerifyMandateSignature = (
+  receiptJws: string,
+  email: string,
+  issuer: string,
+) => Promise<{ credential: JWTPayload & { mandate_id?: string }; revoked: boolean }>;
+
+/** The verifier a counterparty would copy from docs/receipts.md: the test runs the documented snippet itself. */
+async function documentedMandateVerifier(): Promise<VerifyMandateSignature> {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/receipts.md'), 'utf8');
+  const snippet = /<!-- credential-snippet:start -->\s*```ts\n([\s\S]*?)```\s*<!-- credential-snippet:end -->/.exec(doc)?.[1];
+  assert.ok(snippet, 'docs/receipts.md has the mandate verification snippet');
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-credential-'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(directory, 'node_modules'), 'dir');
+  const file = path.join(directory, 'verify-mandate.ts');
+  fs.writeFileSync(file, snippet);
+  return ((await import(file)) as { verifyMandateSignature: VerifyMandateSignature }).verifyMandateSignature;
+}
 
 interface Credential extends JWTPayload {
   mandate_id: string;
@@ -34,7 +59,9 @@ describe('mandate credentials and their status list', () => {
   before(async () => {
     tls = selfSignedCertificate();
     verifyHook = await documentedVerifier();
+    // On a port of its own, so SVC_PUBLIC_URL (the issuer, the status list's URL) is this server.
     stack = await startStack({
+      port: await freePort(),
       env: {
         SVC_APPLY_WAIT_MS: '60000',
         SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
@@ -216,6 +243,19 @@ describe('mandate credentials and their status list', () => {
     assert.ok(verifyHook(hook.body.secret, String(event.raw.headers['x-webhook-signature']), event.raw.body), 'a valid signature');
     assert.equal(event.body.data.mandate_id, mandate.id);
     assert.equal(event.body.data.mandate_credential, credential);
+
+    // The counterparty's check, as docs/receipts.md shows it: in force at the signature, not revoked;
+    // after a revoke the signature still verifies and the list says revoked.
+    const verifyMandateSignature = await documentedMandateVerifier();
+    const checked = await verifyMandateSignature(completed.receipt_jws, principal.email, stack.config.publicUrl);
+    assert.equal(checked.credential.mandate_id, mandate.id);
+    assert.equal(checked.revoked, false);
+    await assert.rejects(
+      verifyMandateSignature(completed.receipt_jws, document.signers[1].email, stack.config.publicUrl),
+      /did not sign under a mandate credential/,
+    );
+    await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });
+    assert.equal((await verifyMandateSignature(completed.receipt_jws, principal.email, stack.config.publicUrl)).revoked, true);
   });
 
   it('a mandate granted before credentials has none: null in the API', async () => {
