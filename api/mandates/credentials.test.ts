@@ -6,17 +6,18 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
-import { revokeMandate } from '../../activities/mandates/mandates';
+import { confirmGrant, revokeMandate, startGrant } from '../../activities/mandates/mandates';
 import { Mandate, type Template } from '../../db/models';
 import { latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
 import { freePort } from '../../test/ports';
-import { AppClient, mandatedAccount } from '../../test/principal';
+import { AppClient, mandatedAccount, principalOf } from '../../test/principal';
 import { documentedVerifier, Receiver, selfSignedCertificate, type Verify } from '../../test/receiver';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
+import { mandateDeps } from '../app/pages/common';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -256,6 +257,33 @@ describe('mandate credentials and their status list', () => {
     );
     await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });
     assert.equal((await verifyMandateSignature(completed.receipt_jws, principal.email, stack.config.publicUrl)).revoked, true);
+  });
+
+  it('grants confirmed at once each get an index of their own', async () => {
+    const deps = mandateDeps(stack.deps);
+    const pending = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (n) => {
+        const account = await createAccount(stack.deps.db);
+        const principal = await principalOf(stack, account);
+        const actor = { type: 'principal' as const, id: principal.id, ip: '127.0.0.1' };
+        const started = await startGrant(
+          deps,
+          principal,
+          { apiKeyId: account.keyId, name: `Race ${n}`, level: 'L1', mode: 'both', consentAccepted: true },
+          actor,
+        );
+        const code = /\b(\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
+        return { principal, started, code, actor };
+      }),
+    );
+    const granted = await Promise.all(pending.map((p) => confirmGrant(deps, p.principal, p.started.id, p.code, p.actor)));
+    const slots = granted.map((mandate) => `${mandate.status_list_id}/${mandate.status_idx}`);
+    assert.equal(new Set(slots).size, granted.length, slots.join(', '));
+    for (const mandate of granted) {
+      const claims = await verifyCredential(mandate.credential_jws!);
+      assert.equal(claims.status.status_list.idx, mandate.status_idx);
+      assert.equal(claims.jti, mandate.credential_id);
+    }
   });
 
   it('a mandate granted before credentials has none: null in the API', async () => {
