@@ -37,7 +37,9 @@ export type IdPrefix =
   | 'drv'
   | 'rcp'
   | 'wh'
-  | 'blk';
+  | 'blk'
+  | 'mc'
+  | 'sl';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */
 export function newId(prefix: IdPrefix): string {

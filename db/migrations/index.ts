@@ -19,6 +19,7 @@ import * as outboxNotices from './20261202000017_outbox_notices';
 import * as documentWaits from './20261203000018_document_waits';
 import * as templateEdits from './20261205000020_template_edits';
 import * as bulkSends from './20261206000021_bulk_sends';
+import * as mandateCredentials from './20261208000023_mandate_credentials';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261203000018_document_waits', documentWaits],
   ['20261205000020_template_edits', templateEdits],
   ['20261206000021_bulk_sends', bulkSends],
+  ['20261208000023_mandate_credentials', mandateCredentials],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
