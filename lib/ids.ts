@@ -39,7 +39,9 @@ export type IdPrefix =
   | 'wh'
   | 'blk'
   | 'oac'
-  | 'grt';
+  | 'grt'
+  | 'mc'
+  | 'sl';
 
 /** Resource id: type prefix and 20 random base62 characters (about 119 bits). */
 export function newId(prefix: IdPrefix): string {

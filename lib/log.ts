@@ -24,6 +24,7 @@ export const REDACTED_FIELDS = [
   'cookie',
   'set-cookie',
   'x-webhook-signature',
+  'webhook-signature',
   'api_key',
   'key',
   'token',

@@ -14,9 +14,11 @@ export interface ReceiptIssuer {
   /**
    * A compact JWS of the claims, signed by the active key (created on first use), `iss` and `iat`
    * set. `db` is the connection it reads the key through: the caller's transaction when it has one
-   * open (a completion, an offer's acceptance), so it never waits for a second connection.
+   * open (a completion, an offer's acceptance), so it never waits for a second connection. `typ` is
+   * the protected header's type: `JWT` for a receipt, `mandate+jwt` for a mandate credential,
+   * `statuslist+jwt` for a status list token.
    */
-  sign(db: Knex, claims: Record<string, unknown>, subject: string): Promise<string>;
+  sign(db: Knex, claims: Record<string, unknown>, subject: string, typ?: string): Promise<string>;
   /** Every key ever used, the retired ones included, as a JWKS (`GET /.well-known/jwks.json`). */
   jwks(): Promise<{ keys: JWK[] }>;
   /** A new active key; the old one is retired but stays in the JWKS. Answers the new kid. */
@@ -67,7 +69,7 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
   }
 
   return {
-    async sign(runner, claims, subject) {
+    async sign(runner, claims, subject, typ = 'JWT') {
       let key = await activeKey(runner);
       let privateKey: CryptoKey;
       try {
@@ -81,7 +83,7 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
         privateKey = await privateKeyOf(key);
       }
       return new SignJWT(claims)
-        .setProtectedHeader({ alg: ALG, kid: key.kid, typ: 'JWT' })
+        .setProtectedHeader({ alg: ALG, kid: key.kid, typ })
         .setIssuer(options.issuer)
         .setSubject(subject)
         .setIssuedAt()

@@ -16,7 +16,7 @@ function selfUrl(request: IncomingMessage): string {
  * for a valid API key or an access token issued for /mcp (its tools' loopback calls carry the
  * per-process mark that lets the REST API take that token); its refusals point at the error documentation.
  */
-export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface[] {
+export function serviceSurfaces(config: Pick<Config, 'docsUrl' | 'appUrl'>): MountedSurface[] {
   return [
     {
       path: '/mcp',
@@ -25,6 +25,7 @@ export function serviceSurfaces(config: Pick<Config, 'docsUrl'>): MountedSurface
         handleMcpRequest(request, response, body, {
           selfUrl,
           docsUrl: config.docsUrl,
+          appUrl: config.appUrl,
           selfHeaders: { [LOOPBACK_HEADER]: LOOPBACK_SECRET },
         }),
     },

@@ -115,7 +115,11 @@ export const AUDIT_DATA = {
     delivery: z.enum(['smtp', 'outbox']).describe('handed to the SMTP relay, or kept in the embedded outbox (no SMTP configured)'),
   }),
   'mandate.consent_accepted': line(mandateTerms),
-  'mandate.granted': line({ ...mandateTerms, consent_accepted_at: instant }),
+  'mandate.granted': line({
+    ...mandateTerms,
+    consent_accepted_at: instant,
+    credential_id: z.string().nullable().optional().describe('the jti of the mandate credential issued at the grant'),
+  }),
   'mandate.revoked': line({
     mandate_id: ids.mandate,
     api_key_id: ids.key,

@@ -10,6 +10,7 @@ import { readableImageKind } from '../../lib/pdf/image';
 import { stampWidgets } from '../../lib/pdf/stamp';
 import { type AuditStatement, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
+import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import { checkApplicable, checkMandateInForce, widgetsOf } from './apply-check';
 import type { ApplyDeps, Progress } from './apply-deps';
@@ -147,6 +148,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
             : certificateSigner(other),
         );
         const signedSha256 = sha256Hex(sealed);
+        const credentials = await credentialsOf(deps.db, [apply.mandate_id, ...signers.map((other) => other.mandate_id)]);
         const signed = {
           signedAt,
           method: methodOf(apply),
@@ -165,8 +167,9 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
                   signed_at: signedAt.toISOString(),
                   pre_sign_hash: signed.preSignHash,
                   document_hash: signed.documentHash,
+                  mandate_credential: (apply.mandate_id && credentials.get(apply.mandate_id)) || null,
                 }
-              : receiptSigner(other),
+              : receiptSigner(other, credentials),
           ),
           signedSha256,
           completedAt: signedAt,
@@ -228,7 +231,8 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       const lockedSigner = lockedSigners.find((s) => s.id === signer.id);
       if (lockedSigner?.status !== 'pending') return { kind: 'conflict' };
       // A revoke commits under the mandate's row lock: either it lands first and this apply stops, or after.
-      if (apply.mandate_id && !(await Mandate.query(trx).findById(apply.mandate_id).forShare())?.isInForce()) return { kind: 'conflict' };
+      const mandate = apply.mandate_id ? await Mandate.query(trx).findById(apply.mandate_id).forShare() : undefined;
+      if (apply.mandate_id && !mandate?.isInForce()) return { kind: 'conflict' };
       const revision = locked.current_revision + 1;
       const preSignHash = locked.current_sha256;
       await DocumentRevision.query(trx).insert({
@@ -254,7 +258,14 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
       const made = { status: 'applied' as const, pre_sign_hash: preSignHash, document_hash: sealedSha256, revision, applied_at: signedAt };
       const applied = lockedApply;
       await applied.$query(trx).patch(made);
-      await recordSigned(trx, { document: locked, signer: lockedSigner, apply: applied, identity, agent });
+      await recordSigned(trx, {
+        document: locked,
+        signer: lockedSigner,
+        apply: applied,
+        identity,
+        agent,
+        credential: mandate?.credential_jws ?? null,
+      });
       if (completion) {
         await recordCompletion(trx, locked, lockedSigners, {
           revision: revision + 1,
@@ -327,7 +338,16 @@ async function recordSigned(
     apply,
     identity,
     agent,
-  }: { document: Document; signer: DocumentSigner; apply: Apply; identity: SigningIdentity; agent: ApiKey | undefined },
+    credential,
+  }: {
+    document: Document;
+    signer: DocumentSigner;
+    apply: Apply;
+    identity: SigningIdentity;
+    agent: ApiKey | undefined;
+    /** The mandate credential the signature was applied under (null in the browser). */
+    credential: string | null;
+  },
 ): Promise<void> {
   const entry = signedAuditEntry({
     agent,
@@ -349,6 +369,7 @@ async function recordSigned(
     principal: { email: identity.email, name: identity.name },
     agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
     mandate_id: apply.mandate_id,
+    mandate_credential: credential,
     confirmation_level: apply.confirmation_level,
     pre_sign_hash: apply.pre_sign_hash!,
     document_hash: apply.document_hash!,

@@ -4,6 +4,7 @@ import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../
 import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
+import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import type { ApplyDeps, Progress } from './apply-deps';
 import { signersOf } from './documents';
@@ -175,8 +176,12 @@ export async function completeDocument(
     const current = (await DocumentRevision.query(deps.db).findById([documentId, document.current_revision]))!;
     const completedAt = new Date();
     const unsealed = await deps.blobs.get(current.unsealed_sha256);
+    const credentials = await credentialsOf(
+      deps.db,
+      signers.map((signer) => signer.mandate_id),
+    );
     const evidence = await completionEvidence(deps, document, {
-      signers: signers.map(receiptSigner),
+      signers: signers.map((signer) => receiptSigner(signer, credentials)),
       signedSha256: document.current_sha256,
       completedAt,
       pending: [completionTrail(completedAt, document.current_sha256)],

@@ -67,6 +67,12 @@ export const EVENT_DATA = {
     principal: person.describe('who signed'),
     agent,
     mandate_id: id('mdt_').nullable(),
+    mandate_credential: z
+      .string()
+      .nullable()
+      .describe(
+        'the credential of the mandate it was signed under: a compact JWS (typ mandate+jwt) verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials',
+      ),
     confirmation_level: level.nullable(),
     pre_sign_hash: sha256,
     document_hash: sha256,

@@ -13,6 +13,7 @@ import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
+import { type CredentialDeps, issueCredential } from './credentials';
 import { revokeMandateIn, stopSection } from './stop';
 
 /** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
@@ -39,7 +40,7 @@ export interface GrantInput {
   consentAccepted: boolean;
 }
 
-export interface MandateDeps {
+export interface MandateDeps extends CredentialDeps {
   db: Db;
   secret: Buffer;
   mailer: Mailer;
@@ -130,7 +131,10 @@ export async function sendGrantCode(deps: MandateDeps, principal: Principal, man
   });
 }
 
-/** Step two: the e-mailed code makes the mandate active and attaches `documents:sign` to the key. */
+/**
+ * Step two: the e-mailed code makes the mandate active, attaches `documents:sign` to the key and
+ * issues the mandate's credential (credentials.ts), all in one transaction.
+ */
 export async function confirmGrant(
   deps: MandateDeps,
   principal: Principal,
@@ -153,7 +157,10 @@ export async function confirmGrant(
     // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
     const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
     if (current.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(current)}.`);
-    const active = await current.$query(trx).patchAndFetch({ status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
+    const activated = await current
+      .$query(trx)
+      .patchAndFetch({ status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
+    const active = await issueCredential(deps, trx, activated, principal);
     const key = (await ApiKey.query(trx).findById(mandate.api_key_id).forUpdate())!;
     if (!key.scopes.includes(SIGN_SCOPE)) await key.$query(trx).patch({ scopes: [...key.scopes, SIGN_SCOPE] });
     await recordAudit(trx, {
@@ -168,6 +175,7 @@ export async function confirmGrant(
         expires_at: mandate.expires_at?.toISOString() ?? null,
         consent_version: mandate.consent_version,
         consent_accepted_at: mandate.consent_accepted_at.toISOString(),
+        credential_id: active.credential_id,
       },
     });
     return active;

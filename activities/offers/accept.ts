@@ -10,6 +10,7 @@ import { type ApplyOutcome, applyOutcome, rejectionOf } from '../documents/apply
 import { recordApply, rejectApply } from '../documents/apply-record';
 import { awaitApply, handOverApply } from '../documents/orchestration';
 import { sealedLink } from '../events/outbox';
+import { credentialsOf } from '../mandates/credentials';
 import { offerReceiptClaims } from '../receipts/receipts';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../signing/cap';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
@@ -51,6 +52,7 @@ export async function finishAccepted(deps: Pick<AcceptDeps, 'db' | 'receipts'>, 
       offeror: { email: offeror.email, name: offeror.name },
       documentHash: apply.document_hash!,
       finalSha256: document.current_sha256,
+      credentials: await credentialsOf(trx, [signer.mandate_id]),
     });
     const receiptJws = await deps.receipts.sign(trx, claims, offer.id);
     const accepted = await offer.$query(trx).patchAndFetch({

@@ -15,9 +15,16 @@ export interface ReceiptSigner {
   signed_at: string | null;
   pre_sign_hash: string | null;
   document_hash: string | null;
+  /**
+   * The credential of the mandate this signature was applied under (a compact JWS, docs/receipts.md),
+   * so a counterparty verifies offline that it was in force; null in the browser, and for a mandate
+   * granted before mandates had credentials.
+   */
+  mandate_credential: string | null;
 }
 
-export function receiptSigner(signer: DocumentSigner): ReceiptSigner {
+/** A signer as a receipt names them; `credentials` are the mandate credentials by mandate id (credentialsOf). */
+export function receiptSigner(signer: DocumentSigner, credentials: Map<string, string>): ReceiptSigner {
   return {
     principal: { email: signer.signed_email ?? signer.email, name: signer.signed_name ?? signer.name },
     method: signer.method,
@@ -26,13 +33,20 @@ export function receiptSigner(signer: DocumentSigner): ReceiptSigner {
     signed_at: signer.signed_at?.toISOString() ?? null,
     pre_sign_hash: signer.pre_sign_hash,
     document_hash: signer.document_hash,
+    mandate_credential: (signer.mandate_id && credentials.get(signer.mandate_id)) || null,
   };
 }
 
 /** The claims of an accepted offer's receipt: the offer, the hashes it was bound to and produced, who signed and how. */
 export function offerReceiptClaims(
   offer: Offer,
-  settled: { signer: DocumentSigner; offeror: { email: string; name: string }; documentHash: string; finalSha256: string },
+  settled: {
+    signer: DocumentSigner;
+    offeror: { email: string; name: string };
+    documentHash: string;
+    finalSha256: string;
+    credentials: Map<string, string>;
+  },
 ) {
   return {
     receipt_type: 'offer.accepted',
@@ -47,7 +61,7 @@ export function offerReceiptClaims(
     final_sha256: settled.finalSha256,
     mandate_id: settled.signer.mandate_id,
     confirmation_level: settled.signer.confirmation_level,
-    signers: [receiptSigner(settled.signer)],
+    signers: [receiptSigner(settled.signer, settled.credentials)],
   };
 }
 

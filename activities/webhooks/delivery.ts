@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
@@ -9,7 +8,7 @@ import { ServiceError } from '../../lib/errors';
 import { webhookAttempts, webhookFailures } from '../../lib/metrics';
 import { inboxSecret } from '../contacts/inbox';
 import { openEventData } from '../events/outbox';
-import { signatureHeader } from './signature';
+import { type SigningKey, signatureHeader, signingKey, standardHeaders } from './signature';
 import { resolveTarget, type Target } from './targets';
 import { signingSecrets } from './webhooks';
 
@@ -141,15 +140,23 @@ export function secretsOf(context: DeliveryContext, key: Buffer): string[] {
   return context.webhook ? signingSecrets(context.webhook, key) : inboxSecret(context.inbox!, key);
 }
 
-/** The signed request of one attempt: the body, the event id and a signature made now with the target's secrets. */
+/**
+ * The signed request of one attempt: the body, the event id and the signatures made now with the
+ * target's secrets, in both schemes: this service's `X-Webhook-Signature` (existing receivers) and
+ * Standard Webhooks' `webhook-id`/`webhook-timestamp`/`webhook-signature`, over the same timestamp.
+ */
 export function signedRequest(
   context: DeliveryContext,
   key: Buffer,
-  secrets: Array<string | KeyObject> = secretsOf(context, key),
+  keys: SigningKey[] = secretsOf(context, key).map(signingKey),
 ): { body: string; headers: Record<string, string> } {
   const body = payloadOf(context.event, key);
   const headers: Record<string, string> = { 'x-webhook-id': context.event.id };
-  if (secrets.length > 0) headers['x-webhook-signature'] = signatureHeader(secrets, Math.floor(Date.now() / 1000), body);
+  if (keys.length > 0) {
+    const timestamp = Math.floor(Date.now() / 1000);
+    headers['x-webhook-signature'] = signatureHeader(keys, timestamp, body);
+    Object.assign(headers, standardHeaders(keys, context.event.id, timestamp, body));
+  }
   return { body, headers };
 }
 

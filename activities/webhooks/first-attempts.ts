@@ -1,4 +1,3 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Delivery } from '../../db/models';
 import {
   type AttemptRecord,
@@ -16,6 +15,7 @@ import {
 } from './delivery';
 import { agentFor } from './pools';
 import type { RelayDeps } from './relay';
+import { type SigningKey, signingKey } from './signature';
 import type { Target } from './targets';
 
 export type FirstAttemptDeps = RelayDeps & { delivery: DeliveryDeps; concurrency: number };
@@ -42,7 +42,7 @@ export class Round {
   readonly done: Promise<RoundTiming>;
   private left = 1;
   /** Each target's secrets, decrypted and made HMAC keys once a round rather than once a request. */
-  private readonly secrets = new Map<string, KeyObject[]>();
+  private readonly secrets = new Map<string, SigningKey[]>();
   private settle!: () => void;
 
   constructor(
@@ -65,10 +65,10 @@ export class Round {
     this.done.catch(() => undefined); // awaited by FirstAttempts.finish(); not an unhandled rejection meanwhile
   }
 
-  secretsOf(context: DeliveryContext, key: Buffer): KeyObject[] {
+  secretsOf(context: DeliveryContext, key: Buffer): SigningKey[] {
     const { target_kind, target_id } = context.delivery;
     const id = `${target_kind} ${target_id}`;
-    const secrets = this.secrets.get(id) ?? secretsOf(context, key).map((secret) => createSecretKey(secret, 'utf8'));
+    const secrets = this.secrets.get(id) ?? secretsOf(context, key).map(signingKey);
     this.secrets.set(id, secrets);
     return secrets;
   }

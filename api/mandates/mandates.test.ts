@@ -26,6 +26,8 @@ describe('mandates', () => {
     flags,
     codeTtlMs: 60_000,
     appUrl: 'http://localhost:3000/app',
+    receipts: stack.deps.receipts,
+    publicUrl: stack.deps.config.publicUrl,
   });
   const actor = (account: Account) => ({ type: 'principal' as const, id: account.principalId, ip: '203.0.113.7' });
 
@@ -160,8 +162,10 @@ describe('mandates', () => {
         revoked_at: null,
         daily_l2_cap: 25,
         l2_applies_today: 0,
+        credential: mandate.credential_jws,
       },
     );
+    assert.match(one.body.credential, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a compact JWS');
     assert.equal((await call(stack.url, 'GET', `/v1/mandates/${theirs.id}`, { key: account.key })).status, 404);
     await Mandate.query(stack.deps.db)
       .findById(mandate.id)

@@ -20,5 +20,6 @@ export function presentMandate(mandate: Mandate, key: ApiKey, appliesToday: numb
     revoked_at: iso(mandate.revoked_at),
     daily_l2_cap: DAILY_L2_CAP,
     l2_applies_today: appliesToday,
+    credential: mandate.credential_jws,
   };
 }

@@ -16,6 +16,10 @@ export const MandateResponseSchema = z.object({
   revoked_at: z.iso.datetime().nullable(),
   daily_l2_cap: z.number().int(),
   l2_applies_today: z.number().int(),
+  credential: z.string().nullable().meta({
+    description:
+      'The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials',
+  }),
 });
 export type MandateResponse = z.infer<typeof MandateResponseSchema>;
 

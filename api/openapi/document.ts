@@ -197,7 +197,7 @@ function webhooks(): Record<string, unknown> {
         post: {
           summary: `The ${event} event`,
           description:
-            'Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.',
+            'Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.',
           requestBody: {
             required: true,
             content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(event)}` } } },

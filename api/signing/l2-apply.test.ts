@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { l2AppliesToday } from '../../activities/signing/cap';
-import { Apply, Event } from '../../db/models';
+import { Apply, Event, Mandate } from '../../db/models';
 import { createDocument, downloadPdf, latestMail, SignerSession, waitForDocument } from '../../test/documents';
 import { agent, inboundNda, owner, sign, stack, templates, useL2Stack } from '../../test/fixtures/signing-l2';
 import { call } from '../../test/http';
@@ -42,6 +42,7 @@ describe('L2: POST /v1/documents/:id/sign', () => {
       principal: { email: principal.email, name: principal.name },
       agent: { api_key_id: account.keyId, label: 'contracts agent' },
       mandate_id: mandate!.id,
+      mandate_credential: (await Mandate.query(stack.deps.db).findById(mandate!.id))!.credential_jws,
       confirmation_level: 'l2',
       pre_sign_hash: reply.body.pre_sign_hash,
       document_hash: reply.body.document_hash,

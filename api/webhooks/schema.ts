@@ -41,7 +41,9 @@ export type WebhookResponse = z.infer<typeof WebhookResponseSchema>;
 export const WebhookListResponseSchema = listOf(WebhookResponseSchema);
 
 export const WebhookCreatedSchema = WebhookResponseSchema.extend({
-  secret: z.string().meta({ description: 'whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md).' }),
+  secret: z.string().meta({
+    description: 'whsec_…: shown once. Verify X-Webhook-Signature or the Standard Webhooks webhook-signature with it (docs/webhooks.md).',
+  }),
 });
 export type WebhookCreatedResponse = z.infer<typeof WebhookCreatedSchema>;
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { waitFor } from '../../test/cli';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
@@ -32,6 +33,30 @@ describe('webhooks', () => {
       const log = await deliveriesOf(webhook_id);
       assert.equal(log.body.data[0].status, 'delivered');
       assert.equal(log.body.data[0].attempts[0].status_code, 200);
+    });
+
+    it('carries Standard Webhooks headers that the standardwebhooks library verifies, over the same timestamp', async () => {
+      const target = await receiver();
+      const { secret } = await register(target.url);
+      const eventId = await emit('document.signed', { document_id: 'doc_std', note: 'standard' });
+      const [got] = await waitFor('the delivery', () => (target.ofEvent(eventId).length ? target.ofEvent(eventId) : undefined), 15_000);
+      const headers = got.headers as Record<string, string>;
+      assert.equal(headers['webhook-id'], eventId);
+      assert.match(headers['webhook-timestamp'], /^\d+$/);
+      assert.equal(headers['webhook-timestamp'], /t=(\d+)/.exec(headers['x-webhook-signature'])![1], 'one timestamp for both schemes');
+      assert.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
+      assert.deepEqual(new Webhook(secret).verify(got.body, headers), JSON.parse(got.body));
+      assert.throws(() => new Webhook(secret).verify(got.body.replace('standard', 'standarD'), headers), WebhookVerificationError);
+      const other = new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`);
+      assert.throws(() => other.verify(got.body, headers), WebhookVerificationError, 'another secret fails');
+      assert.throws(
+        () => new Webhook(secret).verify(got.body, { ...headers, 'webhook-id': 'evt_other' }),
+        WebhookVerificationError,
+        'the id is signed',
+      );
+      // The library refuses a timestamp more than five minutes old: the receiver's clock moved on.
+      const later = { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 301) };
+      assert.throws(() => new Webhook(secret).verify(got.body, later), WebhookVerificationError, 'a stale timestamp fails');
     });
 
     it('delivers only the events a webhook subscribes to, and only its own tenant’s', async () => {
@@ -92,6 +117,9 @@ describe('webhooks', () => {
       assert.equal(header.match(/v1=/g)?.length, 2);
       assert.equal(verify(old, header, overlapping.body), true);
       assert.equal(verify(rotated.body.secret, header, overlapping.body), true);
+      const standard = overlapping.headers as Record<string, string>;
+      assert.equal(standard['webhook-signature'].split(' ').length, 2, 'one Standard Webhooks signature per secret');
+      for (const each of [old, rotated.body.secret]) assert.ok(new Webhook(each).verify(overlapping.body, standard));
 
       const final = await call(stack.url, 'POST', `/v1/webhooks/${webhook_id}/rotate-secret`, {
         key: account.key,
@@ -102,6 +130,11 @@ describe('webhooks', () => {
       const laterHeader = String(after.headers['x-webhook-signature']);
       assert.equal(verify(final.body.secret, laterHeader, after.body), true);
       assert.equal(verify(rotated.body.secret, laterHeader, after.body), false);
+      assert.ok(new Webhook(final.body.secret).verify(after.body, after.headers as Record<string, string>));
+      assert.throws(
+        () => new Webhook(rotated.body.secret).verify(after.body, after.headers as Record<string, string>),
+        WebhookVerificationError,
+      );
     });
 
     it('delivers what the service emits: a document signed in the browser, then completed', async () => {
@@ -146,7 +179,10 @@ describe('webhooks', () => {
         30_000,
       );
       assert.deepEqual(bodies.map(({ body }) => body.event).sort(), ['document.completed', 'document.signed', 'document.signed']);
-      for (const { entry } of bodies) assert.equal(verify(secret, String(entry.headers['x-webhook-signature']), entry.body), true);
+      for (const { entry } of bodies) {
+        assert.equal(verify(secret, String(entry.headers['x-webhook-signature']), entry.body), true);
+        assert.ok(new Webhook(secret).verify(entry.body, entry.headers as Record<string, string>));
+      }
       const completed = bodies.find(({ body }) => body.event === 'document.completed')!.body;
       assert.equal(completed.data.signers.length, 2);
     });

@@ -20,6 +20,7 @@ import * as documentWaits from './20261203000018_document_waits';
 import * as templateEdits from './20261205000020_template_edits';
 import * as bulkSends from './20261206000021_bulk_sends';
 import * as oauth from './20261207000022_oauth';
+import * as mandateCredentials from './20261208000023_mandate_credentials';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261205000020_template_edits', templateEdits],
   ['20261206000021_bulk_sends', bulkSends],
   ['20261207000022_oauth', oauth],
+  ['20261208000023_mandate_credentials', mandateCredentials],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

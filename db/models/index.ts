@@ -35,6 +35,7 @@ export {
   type MandateState,
   type MandateStatus,
   type RevokedVia,
+  StatusList,
 } from './mandate';
 export { OFFER_FINAL, OFFER_OPEN, OFFER_STATUSES, Offer, type OfferStatus } from './offer';
 export { Principal } from './principal';

@@ -28,6 +28,12 @@ export class Mandate extends BaseModel {
   declare revoked_at: Date | null;
   declare revoked_ip: string | null;
   declare revoked_via: RevokedVia | null;
+  /** The mandate credential (a compact JWS, `jti` = credential_id), issued at the grant; null before issue 27. */
+  declare credential_id: string | null;
+  declare credential_jws: string | null;
+  /** Where its revocation is published: the status list and the index of its bit. */
+  declare status_list_id: string | null;
+  declare status_idx: number | null;
   declare created_at: Date;
 
   /**
@@ -43,4 +49,14 @@ export class Mandate extends BaseModel {
   isInForce(now = new Date()): boolean {
     return this.statusAt(now) === 'active';
   }
+}
+
+/** A Token Status List: it hands out indexes (`next_idx`, under its row lock) up to `size`. */
+export class StatusList extends BaseModel {
+  static override tableName = 'status_lists';
+
+  declare id: string;
+  declare size: number;
+  declare next_idx: number;
+  declare created_at: Date;
 }

@@ -75,7 +75,13 @@ export function codeDeps(deps: Services) {
 }
 
 export function mandateDeps(deps: Services): MandateDeps {
-  return { ...codeDeps(deps), flags: deps.config.flags.values, appUrl: deps.config.appUrl };
+  return {
+    ...codeDeps(deps),
+    flags: deps.config.flags.values,
+    appUrl: deps.config.appUrl,
+    receipts: deps.receipts,
+    publicUrl: deps.config.publicUrl,
+  };
 }
 
 /** How a mandate or key was revoked, as the mandates and keys pages say it. */

@@ -47,6 +47,8 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
           const actions = [
             status === 'pending' &&
               html`<a href="${appPath}/mandates/${mandate.id}/confirm" data-testid="mandate-enter-code">Enter the code</a>`,
+            mandate.credential_jws &&
+              html`<a href="${appPath}/mandates/${mandate.id}/credential" data-testid="mandate-credential" download="${mandate.id}.jwt">Credential</a>`,
             (status === 'pending' || status === 'active') &&
               html`<a href="${appPath}/mandates/${mandate.id}/revoke" class="danger-link" data-testid="mandate-revoke">${status === 'pending' ? 'Cancel' : 'Revoke'}</a>`,
           ].filter(Boolean);
@@ -104,6 +106,18 @@ export function mandateRoutes(router: Router, deps: Services, appPath: string): 
         ctx,
         renderPage({ title: 'Revoke a mandate', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/mandates' }),
       );
+    }),
+  );
+
+  // The mandate's verifiable credential (a compact JWS, docs/receipts.md), to hand to a counterparty.
+  router.get(
+    `${appPath}/mandates/:id/credential`,
+    pageHandler(appPath, 'Mandate credential', async ({ ctx, principal }) => {
+      const mandate = await ownMandate(deps, principal, ctx.params.id);
+      if (!mandate.credential_jws) throw errors.notFound('This mandate was granted before mandates had credentials.');
+      ctx.type = 'application/jwt';
+      ctx.set('Content-Disposition', `attachment; filename="${mandate.id}.jwt"`);
+      ctx.body = mandate.credential_jws;
     }),
   );
 

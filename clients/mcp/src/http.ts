@@ -10,6 +10,8 @@ export interface McpHttpOptions {
   docsUrl?: string;
   /** Headers the tools send on their calls to selfUrl (the loopback mark that lets it take an access token issued for /mcp). */
   selfHeaders?: Record<string, string>;
+  /** The service's app, for the page where the principal grants a missing mandate. */
+  appUrl?: string;
 }
 
 function reply(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -48,7 +50,7 @@ export async function handleMcpRequest(
     return;
   }
   const client = new SvcClient({ baseUrl: options.selfUrl(request), apiKey: key, headers: options.selfHeaders });
-  const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl });
+  const server = createMcpServer(client, { localFiles: false, docsUrl: options.docsUrl, appUrl: options.appUrl });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();

@@ -1,5 +1,5 @@
 // `svc-mcp`: the MCP server over stdio, for an agent on its own machine. Configured like the CLI:
-// SVC_API_KEY and SVC_BASE_URL (default http://localhost:3000).
+// SVC_API_KEY and SVC_BASE_URL (default http://localhost:3000); SVC_APP_URL (default <SVC_BASE_URL>/app).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SvcClient } from '@svc-agents/sdk';
 import { createMcpServer } from './server';
@@ -10,4 +10,8 @@ if (!apiKey) {
   process.exit(2);
 }
 const client = new SvcClient({ baseUrl: process.env.SVC_BASE_URL ?? 'http://localhost:3000', apiKey });
-await createMcpServer(client, { localFiles: true, docsUrl: process.env.SVC_DOCS_URL }).connect(new StdioServerTransport());
+await createMcpServer(client, {
+  localFiles: true,
+  docsUrl: process.env.SVC_DOCS_URL,
+  appUrl: process.env.SVC_APP_URL,
+}).connect(new StdioServerTransport());

@@ -957,6 +957,16 @@ export const OPERATION_INPUTS = {
     },
     "query": {}
   },
+  "getStatusList": {
+    "path": {
+      "id": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100
+      }
+    },
+    "query": {}
+  },
   "getTemplate": {
     "path": {
       "id": {

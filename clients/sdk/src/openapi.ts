@@ -717,6 +717,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/status-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A status list of mandate credentials: a Status List Token (IETF Token Status List), no key needed
+         * @description Answers `application/statuslist+jwt`: a compact JWS (typ `statuslist+jwt`, ES256, verifiable against GET /.well-known/jwks.json) whose `status_list` is `{bits: 1, lst}`, `lst` the base64url of the ZLIB-compressed bits, index 0 the least significant bit of byte 0; a bit is 1 once its mandate is revoked. A mandate credential names its list and index in `status.status_list` (docs/receipts.md).
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/templates": {
         parameters: {
             query?: never;
@@ -985,7 +1005,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.accepted event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1026,7 +1046,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.invited event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1067,7 +1087,7 @@ export type webhooks = {
         put?: never;
         /**
          * The contact.revoked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1108,7 +1128,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.completed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1149,7 +1169,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.declined event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1190,7 +1210,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.expired event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1231,7 +1251,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.reminded event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1272,7 +1292,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.sign_failed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1313,7 +1333,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.signed event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1354,7 +1374,7 @@ export type webhooks = {
         put?: never;
         /**
          * The document.voided event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1395,7 +1415,7 @@ export type webhooks = {
         put?: never;
         /**
          * The mandate.revoked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1436,7 +1456,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.accepted event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1477,7 +1497,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.acked event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1518,7 +1538,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.declined event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1559,7 +1579,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.escalated event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1600,7 +1620,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.expired event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1641,7 +1661,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.received event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1682,7 +1702,7 @@ export type webhooks = {
         put?: never;
         /**
          * The offer.sent event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -1723,7 +1743,7 @@ export type webhooks = {
         put?: never;
         /**
          * The transfer.released event
-         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature); answer 2xx to acknowledge, anything else is retried with backoff.
+         * @description Signed as docs/webhooks.md describes (X-Webhook-Signature, and Standard Webhooks webhook-id/webhook-timestamp/webhook-signature); answer 2xx to acknowledge, anything else is retried with backoff.
          */
         post: {
             parameters: {
@@ -2216,6 +2236,8 @@ export type components = {
                 /** Format: date-time */
                 consent_accepted_at: string;
                 consent_version: string;
+                /** @description the jti of the mandate credential issued at the grant */
+                credential_id?: string | null;
                 expires_at: string | null;
                 /** @enum {string} */
                 level: "L1" | "L2";
@@ -2827,6 +2849,8 @@ export type components = {
                 confirmation_level: ("l1" | "l2") | null;
                 document_hash: string;
                 document_id: string;
+                /** @description the credential of the mandate it was signed under: a compact JWS (typ mandate+jwt) verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials */
+                mandate_credential: string | null;
                 mandate_id: string | null;
                 pre_sign_hash: string;
                 /** @description who signed */
@@ -7567,6 +7591,8 @@ export interface operations {
                             /** @enum {string} */
                             confirmation_level: "L1" | "L2";
                             consent_version: string;
+                            /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
+                            credential: string | null;
                             daily_l2_cap: number;
                             expires_at: string | null;
                             granted_at: string | null;
@@ -7678,6 +7704,8 @@ export interface operations {
                         /** @enum {string} */
                         confirmation_level: "L1" | "L2";
                         consent_version: string;
+                        /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
+                        credential: string | null;
                         daily_l2_cap: number;
                         expires_at: string | null;
                         granted_at: string | null;
@@ -10287,6 +10315,79 @@ export interface operations {
             };
         };
     };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: The request is malformed: bad JSON, a wrong type, a missing or unknown field. `details` names each field. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such resource for this account. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: A rate limit is reached: requests per API key or per client address (`details` names `requests_per_key` or `requests_per_address`), the L2 cap of 25 applies per mandate per UTC day, or wrong e-mailed codes per subject and client, or code requests per address; see Retry-After. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or Temporal) is unreachable; retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listTemplates: {
         parameters: {
             query?: {
@@ -12802,7 +12903,7 @@ export interface operations {
                         /** @description null: every event. */
                         events: string[] | null;
                         previous_secret_expires_at: string | null;
-                        /** @description whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md). */
+                        /** @description whsec_…: shown once. Verify X-Webhook-Signature or the Standard Webhooks webhook-signature with it (docs/webhooks.md). */
                         secret: string;
                         url: string;
                         webhook_id: string;
@@ -13184,7 +13285,7 @@ export interface operations {
                         /** @description null: every event. */
                         events: string[] | null;
                         previous_secret_expires_at: string | null;
-                        /** @description whsec_…: shown once. Verify X-Webhook-Signature with it (docs/webhooks.md). */
+                        /** @description whsec_…: shown once. Verify X-Webhook-Signature or the Standard Webhooks webhook-signature with it (docs/webhooks.md). */
                         secret: string;
                         url: string;
                         webhook_id: string;

@@ -14,9 +14,16 @@ export interface McpOptions {
    * carries `docs_url` like the API's. Default: `<baseUrl>/docs/errors`, the service's own page.
    */
   docsUrl?: string;
+  /**
+   * The service's app (SVC_APP_URL), for the page where the principal grants a missing mandate.
+   * Default: `<baseUrl>/app`.
+   */
+  appUrl?: string;
 }
 
-export const NOT_INTENT = 'An API key is never intent to sign: possession of this tool does not let you sign for anyone.';
+/** What every signing tool's description teaches; a confirm link the agent holds does not let it confirm either. */
+export const NOT_INTENT =
+  'An API key or an access token is never intent to sign: possession of this tool (or of a confirm link) does not let you sign for anyone; only the principal, signed in to the app, confirms.';
 
 /**
  * How long sign_as_principal and accept_offer wait for a signature the service still applies after
@@ -77,6 +84,27 @@ export const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false 
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
 export const IRREVERSIBLE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
+/** What the principal must do in the app after a tool's call, read from the REST API's answer. */
+export interface Confirmation {
+  /** The page where the principal decides (the confirm_url). */
+  url: string;
+  /** The sentence for the agent's user: open the URL and confirm. */
+  message: string;
+  /** The sign request the principal decides on (ends the elicitation when it ends). */
+  signRequestId: string;
+}
+
+/**
+ * A tool that may need the principal: `confirm` reads from its answer whether the principal must act
+ * (the URL then goes in the result, and in an elicitation where the client takes one); `task` names
+ * the task that follows the principal's decision, for a client that asks for one (tools/call with
+ * `task`).
+ */
+export interface PrincipalTool {
+  confirm(value: unknown): Confirmation | undefined;
+  task(value: unknown): string;
+}
+
 /** Registers one tool: its name, the description a model reads, its input schema, annotations, and what it runs. */
 export type Tool = <S extends z.ZodRawShape>(
   name: string,
@@ -84,6 +112,7 @@ export type Tool = <S extends z.ZodRawShape>(
   inputSchema: S,
   annotations: ToolAnnotations,
   run: (input: z.infer<z.ZodObject<S>>) => Promise<unknown>,
+  principal?: PrincipalTool,
 ) => void;
 
 /** What a tool file registers its tools with. */

@@ -1,0 +1,127 @@
+// Verifiable mandate credentials (issue 27): granting a mandate issues a compact JWS, signed by the
+// receipt keys (the JWKS at /.well-known/jwks.json), that states who granted what to which key; its
+// revocation is published in an IETF Token Status List (draft-ietf-oauth-status-list) at a public URL.
+// A counterparty holding a receipt checks, offline but for that list, that the signature was applied
+// under a mandate in force (docs/receipts.md).
+import { deflateSync } from 'node:zlib';
+import type { Knex } from 'knex';
+import type { Db } from '../../db/connect';
+import { Mandate, type Principal, StatusList } from '../../db/models';
+import { errors } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { ReceiptIssuer } from '../../lib/receipts';
+import { DAILY_L2_CAP } from '../signing/cap';
+
+/** The protected header's `typ` of a mandate credential and of a status list token. */
+export const CREDENTIAL_TYP = 'mandate+jwt';
+export const STATUS_LIST_TYP = 'statuslist+jwt';
+/** Entries per status list (16 KiB of bits before compression); a full list is followed by a new one. */
+export const STATUS_LIST_SIZE = 131_072;
+/** How long a status list token may be cached (its `ttl` and Cache-Control) and how long it is valid (`exp`). */
+export const STATUS_LIST_TTL_S = 60;
+const STATUS_LIST_VALID_S = 600;
+
+export interface CredentialDeps {
+  receipts: ReceiptIssuer;
+  /** SVC_PUBLIC_URL: the status list's URL is under it. */
+  publicUrl: string;
+}
+
+/** The public URL of a status list token: `GET /v1/status-lists/:id`, no key needed. */
+export function statusListUrl(publicUrl: string, listId: string): string {
+  return `${publicUrl}/v1/status-lists/${listId}`;
+}
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/**
+ * The next free index of a status list, in the caller's transaction. The counter moves under the
+ * list's row lock (the UPDATE takes it and re-checks room), so two grants never share an index; a
+ * full list (or none yet) gets a new list.
+ */
+async function allocateIndex(trx: Knex.Transaction): Promise<{ listId: string; idx: number }> {
+  for (;;) {
+    const newest = await StatusList.query(trx).orderBy('created_at', 'desc').orderBy('id', 'desc').first();
+    if (newest) {
+      const [taken] = await trx('status_lists')
+        .where({ id: newest.id })
+        .whereRaw('next_idx < size')
+        .increment('next_idx', 1)
+        .returning(['next_idx']);
+      if (taken) return { listId: newest.id, idx: (taken as { next_idx: number }).next_idx - 1 };
+    }
+    await StatusList.query(trx).insert({ id: newId('sl'), size: STATUS_LIST_SIZE, next_idx: 0 });
+  }
+}
+
+/**
+ * Issues the credential of a mandate being granted (in the grant's transaction, after its row became
+ * active): a status list index, then the JWS, both kept on the mandate row. Answers the row as written.
+ */
+export async function issueCredential(
+  deps: CredentialDeps,
+  trx: Knex.Transaction,
+  mandate: Mandate,
+  principal: Principal,
+): Promise<Mandate> {
+  const { listId, idx } = await allocateIndex(trx);
+  const jti = newId('mc');
+  const grantedAt = mandate.confirmed_at ?? new Date();
+  const claims: Record<string, unknown> = {
+    jti,
+    nbf: seconds(grantedAt),
+    ...(mandate.expires_at ? { exp: seconds(mandate.expires_at) } : {}),
+    credential_type: 'signing-mandate',
+    mandate_id: mandate.id,
+    tenant_id: mandate.tenant_id,
+    principal: { email: principal.email, name: principal.name },
+    api_key_id: mandate.api_key_id,
+    confirmation_level: mandate.confirmation_level,
+    mode: mandate.mode,
+    limits: { daily_l2_applies: DAILY_L2_CAP },
+    consent_version: mandate.consent_version,
+    consent_accepted_at: mandate.consent_accepted_at.toISOString(),
+    granted_at: grantedAt.toISOString(),
+    status: { status_list: { idx, uri: statusListUrl(deps.publicUrl, listId) } },
+  };
+  const jws = await deps.receipts.sign(trx, claims, mandate.principal_id, CREDENTIAL_TYP);
+  return mandate.$query(trx).patchAndFetch({ credential_id: jti, credential_jws: jws, status_list_id: listId, status_idx: idx });
+}
+
+/** The credentials of these mandates by mandate id (mandates granted before credentials have none). */
+export async function credentialsOf(db: Knex, mandateIds: Array<string | null>): Promise<Map<string, string>> {
+  const ids = [...new Set(mandateIds.filter((id): id is string => Boolean(id)))];
+  if (ids.length === 0) return new Map();
+  const rows = await Mandate.query(db).whereIn('id', ids).whereNotNull('credential_jws').select('id', 'credential_jws');
+  return new Map(rows.map((row) => [row.id, row.credential_jws!]));
+}
+
+/**
+ * The bits of a status list, one per index, least significant bit of byte 0 first (the draft's
+ * order): 1 for a revoked mandate. An expired mandate keeps 0; its credential's `exp` says it.
+ */
+export function statusBits(size: number, revoked: number[]): Buffer {
+  const bytes = Buffer.alloc(Math.ceil(size / 8));
+  for (const idx of revoked) bytes[idx >> 3] |= 1 << (idx & 7);
+  return bytes;
+}
+
+/**
+ * The Status List Token of a list, signed now: `sub` its own URL, `ttl` and `exp`, and
+ * `status_list: {bits: 1, lst}` with `lst` the base64url of the ZLIB-compressed bits. 404 for an unknown list.
+ */
+export async function statusListToken(deps: CredentialDeps & { db: Db }, listId: string): Promise<string> {
+  const list = await StatusList.query(deps.db).findById(listId);
+  if (!list) throw errors.notFound('No such status list.');
+  const revoked = await Mandate.query(deps.db).where({ status_list_id: list.id, status: 'revoked' }).select('status_idx');
+  const bits = statusBits(
+    list.size,
+    revoked.map((row) => row.status_idx!),
+  );
+  const claims = {
+    exp: seconds(new Date()) + STATUS_LIST_VALID_S,
+    ttl: STATUS_LIST_TTL_S,
+    status_list: { bits: 1, lst: deflateSync(bits).toString('base64url') },
+  };
+  return deps.receipts.sign(deps.db, claims, statusListUrl(deps.publicUrl, list.id), STATUS_LIST_TYP);
+}
