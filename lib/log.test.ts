@@ -49,14 +49,30 @@ describe('logs (pino)', () => {
       authorization: 'Bearer svc_live_secret',
       api_key: 'svc_key_secret',
       code: '123456',
-      headers: { authorization: 'Bearer nested-secret', cookie: 'session=cookie-secret', 'set-cookie': 'x=set-secret' },
+      headers: {
+        authorization: 'Bearer nested-secret',
+        cookie: 'session=cookie-secret',
+        'set-cookie': 'x=set-secret',
+        'webhook-signature': 'v1,hook-signature-secret',
+        'x-svc-mcp-loopback': 'loopback-secret',
+      },
       webhook: { secret: 'whsec_secret', url: 'https://example.test/hook' },
       sign_url: 'https://example.test/sign/doc.MAC-secret',
       claim_token: 'svcxfer_secret',
       document_id: 'doc_visible',
     });
     const text = lines.join('');
-    for (const secret of ['tok-bound', 'svc_live_secret', 'svc_key_secret', '123456', 'nested-secret', 'cookie-secret', 'set-secret']) {
+    for (const secret of [
+      'tok-bound',
+      'svc_live_secret',
+      'svc_key_secret',
+      '123456',
+      'nested-secret',
+      'cookie-secret',
+      'set-secret',
+      'hook-signature-secret',
+      'loopback-secret',
+    ]) {
       assert.ok(!text.includes(secret), `${secret} is not logged`);
     }
     for (const secret of ['whsec_secret', 'MAC-secret', 'svcxfer_secret']) assert.ok(!text.includes(secret), `${secret} is not logged`);

@@ -25,6 +25,7 @@ export const REDACTED_FIELDS = [
   'set-cookie',
   'x-webhook-signature',
   'webhook-signature',
+  'x-svc-mcp-loopback',
   'api_key',
   'key',
   'token',
