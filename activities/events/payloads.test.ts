@@ -20,6 +20,7 @@ describe('event payloads: one schema per event', () => {
         principal: { email: 'p@example.com', name: 'P' },
         agent: { api_key_id: 'key_1', label: 'agent' },
         mandate_id: 'mdt_1',
+        mandate_credential: null,
         confirmation_level: 'l2',
         pre_sign_hash: HASH,
         document_hash: HASH,
