@@ -100,6 +100,10 @@ export async function startSmtpListener(): Promise<SmtpListener> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  // smtp-server re-emits each connection's error on the server: a client killed mid-conversation (a
+  // worker process a test kills) resets its socket, and an 'error' nobody listens to would throw in the
+  // test process. The connection is gone; the listener goes on.
+  server.on('error', () => undefined);
   const { port } = server.server.address() as { port: number };
 
   return {
