@@ -335,9 +335,14 @@ describe('reliability: tenant isolation: another tenant’s id answers 404 on ev
         .map((method) => `${method.toUpperCase()} ${path.replace('{id}', ':id')}`),
     );
     const probed = new Set(probes(known).map((probe) => probe.route));
+    // Public by design, for anyone (a counterparty checking a mandate credential): a Token Status List
+    // is shared by every tenant's credentials and holds one revocation bit per credential, nothing else.
+    const publicRoutes = new Set(['GET /v1/status-lists/:id']);
+    const list = await call(stack.url, 'GET', '/v1/status-lists/sl_unknown');
+    assert.equal(list.status, 404, 'an unknown status list is 404 (without a key too)');
     assert.ok(withId.length >= 25, `routes with an id: ${withId.length}`);
     assert.deepEqual(
-      withId.filter((route) => !probed.has(route)),
+      withId.filter((route) => !probed.has(route) && !publicRoutes.has(route)),
       [],
       'routes with an id that the matrix does not call',
     );
