@@ -27,6 +27,8 @@ interface Answer {
   code?: string;
   began: number;
   ms: number;
+  /** The document a sign call was for. */
+  documentId?: string;
 }
 
 /**
@@ -101,10 +103,10 @@ describe('reliability: PostgreSQL restarted under load', () => {
     }
 
     const answers: Answer[] = [];
-    const timed = async (what: string, request: () => Promise<Reply>): Promise<Reply> => {
+    const timed = async (what: string, request: () => Promise<Reply>, documentId?: string): Promise<Reply> => {
       const began = Date.now();
       const reply = await request();
-      answers.push({ what, status: reply.status, code: reply.body?.error?.code, began, ms: Date.now() - began });
+      answers.push({ what, status: reply.status, code: reply.body?.error?.code, began, ms: Date.now() - began, documentId });
       return reply;
     };
     /** Every L2 sign's answers, in order, by document: a 503 is retried with the same Idempotency-Key. */
@@ -118,12 +120,15 @@ describe('reliability: PostgreSQL restarted under load', () => {
         signs.set(documentId, replies);
         for (;;) {
           signing.set(documentId, Date.now());
-          const reply = await timed('POST /documents/:id/sign', () =>
-            call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, {
-              key: account.key,
-              body: { reason: 'Under load' },
-              headers: { 'idempotency-key': `pg-${documentId}` },
-            }),
+          const reply = await timed(
+            'POST /documents/:id/sign',
+            () =>
+              call(stack.url, 'POST', `/v1/documents/${documentId}/sign`, {
+                key: account.key,
+                body: { reason: 'Under load' },
+                headers: { 'idempotency-key': `pg-${documentId}` },
+              }),
+            documentId,
           );
           signing.delete(documentId);
           replies.push(reply);
@@ -190,17 +195,25 @@ describe('reliability: PostgreSQL restarted under load', () => {
     );
     const unavailable = answers.filter((answer) => answer.status === 503);
     assert.ok(unavailable.length > 0, 'the outage was seen');
-    // The calls under way at the stop could not be answered from a commit: each answered 503 (the key
-    // freed, the call run again) or 202 (the apply kept with the key, resumed by the retry).
+    // The calls under way at the stop answered 503 (the key freed, the call run again), 202 (the apply
+    // kept with the key, resumed by the retry) or, only where their apply had committed before the
+    // server finished stopping (`pg_ctl stop -w` returns then; a retry after a 202 can join an apply
+    // that wins that race), 200: no call is answered from a commit the outage stopped.
     const caught = answers.filter(
       (answer) => answer.what === 'POST /documents/:id/sign' && answer.began < stopBegun && answer.began + answer.ms > stopBegun,
     );
     assert.ok(caught.length > 0, 'a sign call was under way at the stop');
-    assert.deepEqual(
-      caught.filter((answer) => answer.status !== 503 && answer.status !== 202).map((answer) => `${answer.status} after ${answer.ms} ms`),
-      [],
-      'a sign call under way at the stop answered 503 or 202',
-    );
+    const committedBeforeDown = async (documentId: string) => {
+      const applied = await Apply.query(stack.deps.db).findOne({ document_id: documentId, status: 'applied' });
+      return applied?.applied_at !== undefined && applied.applied_at !== null && applied.applied_at.getTime() < downAt;
+    };
+    const unexplained: string[] = [];
+    for (const answer of caught) {
+      if (answer.status === 503 || answer.status === 202) continue;
+      if (answer.status === 200 && (await committedBeforeDown(answer.documentId!))) continue;
+      unexplained.push(`${answer.status} after ${answer.ms} ms (began ${stopBegun - answer.began} ms before the stop)`);
+    }
+    assert.deepEqual(unexplained, [], 'a sign call under way at the stop answered 503, 202 or 200 from a commit before it');
     for (const answer of unavailable) {
       assert.equal(answer.code, 'service_unavailable');
       assert.ok(answer.ms < FAST_MS, `${answer.what} took ${answer.ms} ms to answer 503`);
