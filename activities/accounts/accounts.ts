@@ -124,7 +124,8 @@ export async function authenticateKey(
   now = new Date(),
 ): Promise<Caller | undefined> {
   if (!KEY_PATTERN.test(raw)) return undefined;
-  return lookUpCaller(db, { 'api_keys.key_hash': sha256Hex(raw) }, sha256Hex(raw), options, now);
+  const hash = sha256Hex(raw);
+  return lookUpCaller(db, { 'api_keys.key_hash': hash }, hash, options, now);
 }
 
 /**

@@ -19,18 +19,30 @@ function scopeList(scopes: string[]): SafeHtml {
   );
 }
 
+/** A key's or a connected app's status badge, and its revoke link while it is active. */
+function statusCells(appPath: string, key: ApiKey, revokeTestId: string): [SafeHtml, SafeHtml | false] {
+  if (key.revoked_at) return [html`<span class="badge revoked">revoked</span> ${revokedWords(key.revoked_at, key.revoked_via)}`, false];
+  return [
+    html`<span class="badge active">active</span>`,
+    html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="${revokeTestId}">Revoke</a>`,
+  ];
+}
+
 function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
   if (keys.length === 0) return html`<p class="muted" data-testid="no-keys">You have no API keys yet.</p>`;
   const rows = keys.map((key) => {
-    const scopes = scopeList(key.scopes);
-    const status = key.revoked_at
-      ? html`<span class="badge revoked">revoked</span> ${revokedWords(key.revoked_at, key.revoked_via)}`
-      : html`<span class="badge active">active</span>`;
-    const action =
-      !key.revoked_at && html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="revoke-key">Revoke</a>`;
+    const [status, action] = statusCells(appPath, key, 'revoke-key');
     return {
       attrs: { 'data-testid': 'key-row', 'data-key-id': key.id },
-      cells: [key.label, html`<code>${key.prefix}…</code>`, when(key.created_at), when(key.last_used_at, 'never'), status, scopes, action],
+      cells: [
+        key.label,
+        html`<code>${key.prefix}…</code>`,
+        when(key.created_at),
+        when(key.last_used_at, 'never'),
+        status,
+        scopeList(key.scopes),
+        action,
+      ],
     };
   });
   return dataTable('keys', ['Label', 'Key', 'Created', 'Last used', 'Status', 'Scopes', ''], rows);
@@ -40,11 +52,7 @@ function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
 function connectedAppRows(appPath: string, apps: ApiKey[], redirectHosts: Map<string, string>): SafeHtml {
   if (apps.length === 0) return html``;
   const rows = apps.map((app) => {
-    const status = app.revoked_at
-      ? html`<span class="badge revoked">revoked</span> ${revokedWords(app.revoked_at, app.revoked_via)}`
-      : html`<span class="badge active">active</span>`;
-    const action =
-      !app.revoked_at && html`<a href="${appPath}/keys/${app.id}/revoke" class="danger-link" data-testid="revoke-app">Revoke</a>`;
+    const [status, action] = statusCells(appPath, app, 'revoke-app');
     return {
       attrs: { 'data-testid': 'connected-app-row', 'data-key-id': app.id },
       cells: [
