@@ -41,14 +41,19 @@ export class DocumentServer {
 /**
  * A stack whose public URL is the address it listens on (so a client connects to the resource its
  * metadata names), trusting the document server's certificate and letting it resolve to loopback
- * as development does (SVC_WEBHOOK_ALLOWED_HOSTS), unless `allowLoopback` is false.
+ * as development does (SVC_WEBHOOK_ALLOWED_HOSTS), unless `allowLoopback` is false; with `appAtRoot`
+ * the app sits at the root of the same host.
  */
-export async function oauthStack(documents: DocumentServer, options: { allowLoopback?: boolean } = {}): Promise<Stack> {
+export async function oauthStack(
+  documents: DocumentServer,
+  options: { allowLoopback?: boolean; appAtRoot?: boolean } = {},
+): Promise<Stack> {
   const port = await freePort();
   return startStack({
     port,
     env: {
       SVC_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...(options.appAtRoot ? { SVC_APP_URL: `http://127.0.0.1:${port}` } : {}),
       SVC_WEBHOOK_CA_FILE: documents.tls.caFile,
       ...(options.allowLoopback === false ? {} : { SVC_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }),
     },
