@@ -89,6 +89,11 @@ export interface MountedSurface {
   path: string;
   /** Only for a valid API key: anything else (tools/list included) is answered 401 with a Bearer challenge here. */
   requiresKey?: boolean;
+  /**
+   * Open to scripts of any origin (CORS), as a browser-based client needs: the surface takes only a
+   * bearer token, never a cookie, so a page can do nothing there that its own token does not allow.
+   */
+  cors?: { methods: string[]; requestHeaders: string[]; exposedHeaders: string[] };
   handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
 }
 
@@ -97,6 +102,17 @@ function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
     const surface = surfaces.find((candidate) => candidate.path === ctx.path);
     if (!surface) return next();
     ctx.state.route = surface.path;
+    if (surface.cors) {
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.set('Access-Control-Expose-Headers', surface.cors.exposedHeaders.join(', '));
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Access-Control-Allow-Methods', surface.cors.methods.join(', '));
+        ctx.set('Access-Control-Allow-Headers', surface.cors.requestHeaders.join(', '));
+        ctx.set('Access-Control-Max-Age', '600');
+        ctx.status = 204;
+        return;
+      }
+    }
     if (surface.requiresKey && !(await bearerCaller(ctx, deps))) {
       const given = Boolean(ctx.get('authorization'));
       throw errors.unauthorized(

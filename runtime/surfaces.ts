@@ -21,6 +21,12 @@ export function serviceSurfaces(config: Pick<Config, 'docsUrl' | 'appUrl'>): Mou
     {
       path: '/mcp',
       requiresKey: true,
+      // Browser-based MCP clients: the preflight, the 401's challenge and the session headers readable.
+      cors: {
+        methods: ['GET', 'POST', 'DELETE'],
+        requestHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+        exposedHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'],
+      },
       handle: (request, response, body) =>
         handleMcpRequest(request, response, body, {
           selfUrl,

@@ -148,4 +148,46 @@ describe('an MCP client connects over HTTP with OAuth (discovery, metadata docum
     assert.equal(after.status, 401);
     await assert.rejects(client.listTools());
   });
+
+  it('lets a browser-based client on another origin in: the preflight is answered, the challenge and the answers are readable', async () => {
+    const mcpUrl = `${stack.url}/mcp`;
+    const origin = 'https://inspector.example';
+    const preflight = await fetch(mcpUrl, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
+    for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id'])
+      assert.ok(preflight.headers.get('access-control-allow-headers')?.split(', ').includes(header), header);
+    assert.equal(preflight.headers.get('access-control-allow-credentials'), null, 'no cookie is ever taken cross-origin');
+
+    // The 401 a browser client discovers from: its WWW-Authenticate is exposed to the page's script.
+    const headers = { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const challenge = await fetch(mcpUrl, { method: 'POST', headers, body: list });
+    assert.equal(challenge.status, 401);
+    assert.equal(challenge.headers.get('access-control-allow-origin'), '*');
+    assert.match(challenge.headers.get('access-control-expose-headers') ?? '', /\bWWW-Authenticate\b/);
+
+    const browserClient = documents.serve('/browser/client.json', { client_name: 'Browser Test', redirect_uris: [REDIRECT] });
+    const { tokens } = await authorize(stack, app, {
+      clientId: browserClient,
+      redirectUri: REDIRECT,
+      resource: `${stack.config.publicUrl}/mcp`,
+    });
+    const listed = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${tokens.access_token}` },
+      body: list,
+    });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.headers.get('access-control-allow-origin'), '*');
+    assert.match(await listed.text(), /"name":"me"/);
+  });
 });
