@@ -45,6 +45,9 @@ const opaque = () => randomBytes(32).toString('base64url');
 export interface AccessClaims {
   keyId: string;
   resource: string;
+  clientId?: string;
+  /** The grant the token came from (tokens issued before this claim existed have none). */
+  grantId?: string;
 }
 
 /**
@@ -69,17 +72,20 @@ export async function verifyAccessToken(
       const keyId = payload.key_id;
       const resource = payload.aud;
       if (typeof keyId !== 'string' || typeof resource !== 'string') return undefined;
-      return { keyId, resource };
+      const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+      const grantId = typeof payload.grant_id === 'string' ? payload.grant_id : undefined;
+      return { keyId, resource, clientId, grantId };
     } catch {}
   }
   return undefined;
 }
 
-async function accessToken(deps: OAuthDeps, key: ApiKey, clientId: string, resource: string, scopes: string[]): Promise<string> {
-  return new SignJWT({ key_id: key.id, client_id: clientId, scope: scopes.join(' ') })
+async function accessToken(deps: OAuthDeps, grant: Issue): Promise<string> {
+  const { key } = grant;
+  return new SignJWT({ key_id: key.id, client_id: grant.clientId, grant_id: grant.grantId, scope: key.scopes.join(' ') })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
     .setIssuer(deps.issuer)
-    .setAudience(resource)
+    .setAudience(grant.resource)
     .setSubject(key.principal_id)
     .setIssuedAt()
     .setJti(randomBase62(16))
@@ -227,7 +233,7 @@ async function issue(deps: OAuthDeps, trx: Db, grant: Issue): Promise<TokenRespo
   });
   // The token carries what the app holds now (a mandate may have added documents:sign since consent).
   return {
-    access_token: await accessToken(deps, grant.key, grant.clientId, grant.resource, grant.key.scopes),
+    access_token: await accessToken(deps, grant),
     token_type: 'Bearer',
     expires_in: Math.floor(deps.accessTtlMs / 1000),
     refresh_token: refresh,
@@ -311,4 +317,29 @@ export async function refreshTokens(deps: OAuthDeps, params: Params): Promise<To
   // Committed: the revocation stands although the request is refused.
   if ('reused' in outcome) throw invalidGrant('The refresh token was already used: every token of this grant is revoked.');
   return outcome.tokens;
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009): a refresh token or an access token of this client ends its grant,
+ * every refresh token of it revoked (an access token already out is self-contained and lives out its
+ * few minutes). An unknown token, or another client's, changes nothing and is answered the same, so
+ * the endpoint tells nobody whether a token exists.
+ */
+export async function revokeToken(deps: OAuthDeps, params: Params): Promise<void> {
+  const token = requireString(params, 'token');
+  const clientId = requireString(params, 'client_id');
+  let grantId: string | undefined;
+  const refresh = await deps
+    .db('oauth_refresh_tokens')
+    .where({ token_hash: hashOf(token) })
+    .first();
+  if (refresh) {
+    if (refresh.client_id === clientId) grantId = refresh.grant_id;
+  } else {
+    const { mcp, api } = resourcesOf(deps.issuer);
+    const claims = await verifyAccessToken(deps.secret, deps.issuer, token, [mcp, api]);
+    if (claims?.clientId === clientId) grantId = claims.grantId;
+  }
+  if (grantId)
+    await deps.db('oauth_refresh_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: new Date() });
 }

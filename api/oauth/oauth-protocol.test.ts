@@ -231,6 +231,57 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
     assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 401);
   });
 
+  it("revokes a grant by its refresh token or its access token (RFC 7009); an unknown or another client's token changes nothing", async () => {
+    const as = await discover(stack);
+    assert.equal(as.revocation_endpoint, `${stack.config.publicUrl}/oauth/revoke`);
+    const client: oauth.Client = { client_id: registered };
+    const revoke = async (value: string, hint?: string) =>
+      oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, client, oauth.None(), value, {
+          ...insecure,
+          ...(hint ? { additionalParameters: { token_type_hint: hint } } : {}),
+        }),
+      );
+    const refresh = (value: string, clientId = registered) =>
+      token({ grant_type: 'refresh_token', refresh_token: value, client_id: clientId });
+
+    // By the refresh token: it and the rest of its grant no longer refresh.
+    const byRefresh = await authorize(stack, app, { clientId: registered, redirectUri: REDIRECT, resource: api() });
+    await revoke(byRefresh.tokens.refresh_token!, 'refresh_token');
+    assert.deepEqual(((r) => [r.status, r.body.error])(await refresh(byRefresh.tokens.refresh_token!)), [400, 'invalid_grant']);
+
+    // By the access token: its grant's refresh token is revoked too.
+    const byAccess = await authorize(stack, app, { clientId: registered, redirectUri: REDIRECT, resource: api() });
+    await revoke(byAccess.tokens.access_token, 'access_token');
+    assert.deepEqual(((r) => [r.status, r.body.error])(await refresh(byAccess.tokens.refresh_token!)), [400, 'invalid_grant']);
+
+    // Unknown tokens and another client's tokens: 200, nothing revoked.
+    const kept = await authorize(stack, app, { clientId: registered, redirectUri: REDIRECT, resource: api() });
+    await revoke('no-such-token');
+    const other = documents.serve('/revoker/client.json', { client_name: 'Revoker', redirect_uris: [REDIRECT] });
+    const reply = await fetch(`${stack.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: kept.tokens.refresh_token!, client_id: other }).toString(),
+    });
+    assert.equal(reply.status, 200);
+    assert.equal((await refresh(kept.tokens.refresh_token!)).status, 200, 'another client cannot revoke this grant');
+
+    // Malformed: RFC 6749 errors, never a 500.
+    const missing = await fetch(`${stack.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: registered }).toString(),
+    });
+    assert.deepEqual([missing.status, ((await missing.json()) as { error: string }).error], [400, 'invalid_request']);
+    const json = await fetch(`${stack.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: 'x', client_id: registered }),
+    });
+    assert.equal(json.status, 400);
+  });
+
   it('answers malformed and oversized token requests with RFC 6749 errors, never a 500', async () => {
     for (const [fields, type, expected] of [
       [{ grant_type: 'password', username: 'a', password: 'b' }, undefined, 'unsupported_grant_type'],

@@ -13,6 +13,7 @@ import {
   redirectBack,
   refreshTokens,
   resourcesOf,
+  revokeToken,
 } from '../../activities/oauth/grants';
 import type { Services } from '../../activities/services';
 import { codeClient } from '../../lib/code-limits';
@@ -46,6 +47,22 @@ function publicJson(ctx: Context, body: unknown): void {
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Cache-Control', 'public, max-age=300');
   ctx.body = body;
+}
+
+/** A token or revocation request's form fields: url-encoded, under the size limit, from a public client (no secret). */
+async function publicClientForm(ctx: Context, what: string): Promise<Record<string, string>> {
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new OAuthError('invalid_request', `Send the ${what} request as application/x-www-form-urlencoded.`);
+  let fields: Record<string, string>;
+  try {
+    fields = (await readForm(ctx, BODY_LIMIT)).fields;
+  } catch (error) {
+    if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_request', error.message, error.status);
+    throw error;
+  }
+  if (fields.client_secret !== undefined)
+    throw new OAuthError('invalid_client', 'Only public clients are accepted: send no client_secret.', 401);
+  return fields;
 }
 
 /** An OAuth endpoint answers RFC 6749 errors (`{error, error_description}`), never the /v1 error body, never a 500 for bad input. */
@@ -115,6 +132,8 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
       authorization_endpoint: `${appUrl}/oauth/authorize`,
       token_endpoint: `${publicUrl}/oauth/token`,
       registration_endpoint: `${publicUrl}/oauth/register`,
+      revocation_endpoint: `${publicUrl}/oauth/revoke`,
+      revocation_endpoint_auth_methods_supported: ['none'],
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
@@ -177,7 +196,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
   );
 
   // Browser-based clients call these across origins (no cookies are involved): the preflight is answered.
-  for (const path of ['/oauth/token', '/oauth/register']) {
+  for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
     router.options(path, (ctx) => {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Access-Control-Allow-Methods', 'POST');
@@ -189,20 +208,17 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
 
   router.post('/oauth/token', (ctx) =>
     oauthEndpoint(ctx, async () => {
-      if (!ctx.is('application/x-www-form-urlencoded'))
-        throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded.');
-      let fields: Record<string, string>;
-      try {
-        fields = (await readForm(ctx, BODY_LIMIT)).fields;
-      } catch (error) {
-        if (error instanceof ServiceError && error.status < 500) throw new OAuthError('invalid_request', error.message, error.status);
-        throw error;
-      }
-      if (fields.client_secret !== undefined)
-        throw new OAuthError('invalid_client', 'Only public clients are accepted: send no client_secret.', 401);
+      const fields = await publicClientForm(ctx, 'token');
       if (fields.grant_type === 'authorization_code') return { status: 200, body: await exchangeCode(od, fields) };
       if (fields.grant_type === 'refresh_token') return { status: 200, body: await refreshTokens(od, fields) };
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+    }),
+  );
+
+  router.post('/oauth/revoke', (ctx) =>
+    oauthEndpoint(ctx, async () => {
+      await revokeToken(od, await publicClientForm(ctx, 'revocation'));
+      return { status: 200, body: {} };
     }),
   );
 
