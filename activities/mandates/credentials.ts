@@ -3,9 +3,11 @@
 // revocation is published in an IETF Token Status List (draft-ietf-oauth-status-list) at a public URL.
 // A counterparty holding a receipt checks, offline but for that list, that the signature was applied
 // under a mandate in force (docs/receipts.md).
+import { randomInt } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
+import { isUniqueViolation } from '../../db/errors';
 import { Mandate, type Principal, StatusList } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -15,7 +17,7 @@ import { DAILY_L2_CAP } from '../signing/cap';
 /** The protected header's `typ` of a mandate credential and of a status list token. */
 export const CREDENTIAL_TYP = 'mandate+jwt';
 export const STATUS_LIST_TYP = 'statuslist+jwt';
-/** Entries per status list (16 KiB of bits before compression); a full list is followed by a new one. */
+/** Entries per status list (16 KiB of bits before compression); a list about 80 % used is followed by a new one. */
 export const STATUS_LIST_SIZE = 131_072;
 /** How long a status list token may be cached (its `ttl` and Cache-Control) and how long it is valid (`exp`). */
 export const STATUS_LIST_TTL_S = 60;
@@ -35,22 +37,39 @@ export function statusListUrl(publicUrl: string, listId: string): string {
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
- * The next free index of a status list, in the caller's transaction. The counter moves under the
- * list's row lock (the UPDATE takes it and re-checks room), so two grants never share an index; a
- * full list (or none yet) gets a new list.
+ * Random indexes tried in one list before it counts as full and a new list is started: a list is
+ * left at about 80 % use (at that fill 16 taken draws in a row happen to 3 % of grants).
  */
-async function allocateIndex(trx: Knex.Transaction): Promise<{ listId: string; idx: number }> {
+const DRAWS_PER_LIST = 16;
+
+/**
+ * Reserves the mandate a random free index of the newest status list, in the caller's transaction:
+ * each draw claims the (list, index) pair on the mandate row under a savepoint, and the pair's unique
+ * constraint refuses an index taken by another grant (committed, or waited for if still under way),
+ * so concurrent grants never share an index and take no common lock. An index says nothing about
+ * when, or after whom, a mandate was granted (the draft's privacy advice).
+ */
+export async function reserveIndex(
+  trx: Knex.Transaction,
+  mandateId: string,
+  size = STATUS_LIST_SIZE,
+): Promise<{ listId: string; idx: number }> {
   for (;;) {
-    const newest = await StatusList.query(trx).orderBy('created_at', 'desc').orderBy('id', 'desc').first();
-    if (newest) {
-      const [taken] = await trx('status_lists')
-        .where({ id: newest.id })
-        .whereRaw('next_idx < size')
-        .increment('next_idx', 1)
-        .returning(['next_idx']);
-      if (taken) return { listId: newest.id, idx: (taken as { next_idx: number }).next_idx - 1 };
+    const list =
+      (await StatusList.query(trx).orderBy('created_at', 'desc').orderBy('id', 'desc').first()) ??
+      (await StatusList.query(trx).insertAndFetch({ id: newId('sl'), size }));
+    for (let draw = 0; draw < DRAWS_PER_LIST; draw += 1) {
+      const idx = randomInt(list.size);
+      try {
+        await trx.transaction(async (savepoint) => {
+          await Mandate.query(savepoint).patch({ status_list_id: list.id, status_idx: idx }).where({ id: mandateId });
+        });
+        return { listId: list.id, idx };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
     }
-    await StatusList.query(trx).insert({ id: newId('sl'), size: STATUS_LIST_SIZE, next_idx: 0 });
+    await StatusList.query(trx).insert({ id: newId('sl'), size });
   }
 }
 
@@ -64,7 +83,7 @@ export async function issueCredential(
   mandate: Mandate,
   principal: Principal,
 ): Promise<Mandate> {
-  const { listId, idx } = await allocateIndex(trx);
+  const { listId, idx } = await reserveIndex(trx, mandate.id);
   const jti = newId('mc');
   const grantedAt = mandate.confirmed_at ?? new Date();
   const claims: Record<string, unknown> = {

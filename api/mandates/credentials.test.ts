@@ -6,8 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
+import { reserveIndex, STATUS_LIST_SIZE, statusListUrl } from '../../activities/mandates/credentials';
 import { confirmGrant, revokeMandate, startGrant } from '../../activities/mandates/mandates';
-import { Mandate, type Template } from '../../db/models';
+import { Mandate, StatusList, type Template } from '../../db/models';
+import { newId } from '../../lib/ids';
 import { latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
@@ -259,7 +261,7 @@ describe('mandate credentials and their status list', () => {
     assert.equal((await verifyMandateSignature(completed.receipt_jws, principal.email, stack.config.publicUrl)).revoked, true);
   });
 
-  it('grants confirmed at once each get an index of their own', async () => {
+  it('grants confirmed at once each get an index of their own, drawn at random', async () => {
     const deps = mandateDeps(stack.deps);
     const pending = await Promise.all(
       [0, 1, 2, 3, 4].map(async (n) => {
@@ -279,11 +281,36 @@ describe('mandate credentials and their status list', () => {
     const granted = await Promise.all(pending.map((p) => confirmGrant(deps, p.principal, p.started.id, p.code, p.actor)));
     const slots = granted.map((mandate) => `${mandate.status_list_id}/${mandate.status_idx}`);
     assert.equal(new Set(slots).size, granted.length, slots.join(', '));
+    // Not handed out in order: five indexes drawn from 131,072 are not a run of five neighbours.
+    const indexes = granted.map((mandate) => mandate.status_idx!).sort((a, b) => a - b);
+    assert.ok(indexes.at(-1)! - indexes[0] > granted.length, `indexes in order: ${indexes.join(', ')}`);
     for (const mandate of granted) {
       const claims = await verifyCredential(mandate.credential_jws!);
       assert.equal(claims.status.status_list.idx, mandate.status_idx);
       assert.equal(claims.jti, mandate.credential_id);
     }
+  });
+
+  it('a list whose draws keep finding taken indexes is followed by a new one, and no index is given twice', async () => {
+    const mandates = await Promise.all([0, 1, 2, 3, 4, 5].map(() => mandatedAccount(stack, { level: 'L1' })));
+    const small = await StatusList.query(stack.deps.db).insertAndFetch({ id: newId('sl'), size: 4 });
+    const slots: Array<{ listId: string; idx: number }> = [];
+    for (const { mandate } of mandates) slots.push(await stack.deps.db.transaction((trx) => reserveIndex(trx, mandate.id)));
+    const inSmall = slots.filter((slot) => slot.listId === small.id);
+    assert.ok(inSmall.length >= 1 && inSmall.length <= 4, JSON.stringify(slots));
+    assert.ok(inSmall.every((slot) => slot.idx >= 0 && slot.idx < 4));
+    const next = slots.filter((slot) => slot.listId !== small.id);
+    assert.ok(next.length >= 2, 'a new list was started once the small one was full');
+    assert.equal(new Set(slots.map((slot) => `${slot.listId}/${slot.idx}`)).size, slots.length);
+    const newest = await StatusList.query(stack.deps.db).orderBy('created_at', 'desc').orderBy('id', 'desc').first();
+    assert.notEqual(newest!.id, small.id);
+    assert.equal(newest!.size, STATUS_LIST_SIZE);
+    // The small list is served like any other: its revoked bits are those of its mandates.
+    const revokedSlot = inSmall[0];
+    const owner = mandates[slots.indexOf(revokedSlot)];
+    const principal = await principalOf(stack, owner.account);
+    await revokeMandate(stack.deps.db, principal, owner.mandate.id, { type: 'principal', id: principal.id });
+    assert.equal(await statusBit(statusListUrl(stack.config.publicUrl, small.id), revokedSlot.idx), 1);
   });
 
   it('a mandate granted before credentials has none: null in the API', async () => {

@@ -21,6 +21,7 @@ import * as templateEdits from './20261205000020_template_edits';
 import * as bulkSends from './20261206000021_bulk_sends';
 import * as oauth from './20261207000022_oauth';
 import * as mandateCredentials from './20261208000023_mandate_credentials';
+import * as statusListRandomIndexes from './20261209000024_status_list_random_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261206000021_bulk_sends', bulkSends],
   ['20261207000022_oauth', oauth],
   ['20261208000023_mandate_credentials', mandateCredentials],
+  ['20261209000024_status_list_random_indexes', statusListRandomIndexes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

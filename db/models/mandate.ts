@@ -51,12 +51,11 @@ export class Mandate extends BaseModel {
   }
 }
 
-/** A Token Status List: it hands out indexes (`next_idx`, under its row lock) up to `size`. */
+/** A Token Status List of `size` entries; a mandate holds a random index of it (unique per list). */
 export class StatusList extends BaseModel {
   static override tableName = 'status_lists';
 
   declare id: string;
   declare size: number;
-  declare next_idx: number;
   declare created_at: Date;
 }
