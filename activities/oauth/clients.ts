@@ -36,6 +36,23 @@ export function acceptableRedirect(raw: unknown): raw is string {
   return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);
 }
 
+/**
+ * Whether a redirect URI asked for in an authorization request is one the client registered:
+ * exactly, or, for an http one on loopback, with any port (RFC 8252 7.3, kept by OAuth 2.1: a
+ * native app listens on the port its system gives it at the time; scheme, host, path and query
+ * must still match).
+ */
+export function registeredRedirect(registered: readonly string[], asked: string): boolean {
+  if (registered.includes(asked)) return true;
+  if (!acceptableRedirect(asked)) return false;
+  const url = new URL(asked);
+  if (url.protocol !== 'http:' || !LOOPBACK.has(url.hostname)) return false;
+  return registered.some((uri) => {
+    const known = new URL(uri);
+    return known.protocol === 'http:' && known.hostname === url.hostname && known.pathname === url.pathname && known.search === url.search;
+  });
+}
+
 /** The text a client gives as its name: printable, trimmed, bounded; the client id when it gives none. */
 function nameOf(raw: unknown, fallback: string): string {
   const text = typeof raw === 'string' ? raw.replace(/[\p{Cc}\p{Cf}]/gu, '').trim() : '';

@@ -7,7 +7,7 @@ import { keysOf } from '../../lib/secrets/keyring';
 import { isBusinessPlus } from '../accounts/authorize';
 import { DEFAULT_SCOPES, SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
-import { type OAuthClient, resolveClient } from './clients';
+import { type OAuthClient, registeredRedirect, resolveClient } from './clients';
 import { OAuthError, oauthError } from './errors';
 import type { FetchRules } from './fetch-document';
 
@@ -125,7 +125,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 export async function checkAuthorizationRequest(deps: OAuthDeps, params: Params): Promise<AuthorizationRequest> {
   const client = await resolveClient(deps.db, params.client_id, deps.fetchRules);
   const redirectUri = text(params.redirect_uri);
-  if (!redirectUri || !client.redirect_uris.includes(redirectUri))
+  if (!redirectUri || !registeredRedirect(client.redirect_uris, redirectUri))
     throw oauthError('invalid_request', 'redirect_uri is not one of the redirect URIs this client registered.');
   const state = text(params.state);
   const refuse = (error: string, description: string) => new RedirectedError(redirectUri, state, error, description);

@@ -231,6 +231,41 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
     assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 401);
   });
 
+  it("matches a native client's loopback redirect URI on any port (RFC 8252), never another host, path or scheme", async () => {
+    const clientId = documents.serve('/native/client.json', {
+      client_name: 'Native Agent',
+      redirect_uris: ['http://127.0.0.1/callback', 'https://agent.example/cb'],
+    });
+    // The app listens on the port its system gave it now: the code comes back there and is exchanged.
+    const ephemeral = 'http://127.0.0.1:53682/callback';
+    const { tokens } = await authorize(stack, app, { clientId, redirectUri: ephemeral, resource: api() });
+    assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
+
+    const refused = async (redirectUri: string) => {
+      const url = await authorizationUrl({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        code_challenge_method: 'S256',
+        resource: api(),
+        state: 'n',
+      });
+      const reply = await app.get(`${url.pathname}${url.search}`);
+      return reply.status === 400 && reply.headers.get('location') === null;
+    };
+    for (const other of [
+      'http://127.0.0.1:53682/other',
+      'http://127.0.0.1:53682/callback?x=1',
+      'http://localhost:53682/callback',
+      'http://[::1]:53682/callback',
+      'https://127.0.0.1:53682/callback',
+      'https://agent.example:8443/cb',
+      'http://127.0.0.1:53682/callback#f',
+    ])
+      assert.ok(await refused(other), other);
+  });
+
   it("revokes a grant by its refresh token or its access token (RFC 7009); an unknown or another client's token changes nothing", async () => {
     const as = await discover(stack);
     assert.equal(as.revocation_endpoint, `${stack.config.publicUrl}/oauth/revoke`);
