@@ -19,6 +19,7 @@ import { documentRoutes } from './documents/router';
 import { driveRoutes } from './drive/router';
 import { bearerCaller, bearerChallenge } from './http/auth';
 import { readJsonBody } from './http/body';
+import { answerPreflight } from './http/cors';
 import { errorMiddleware } from './http/errors-middleware';
 import { metricsEndpoint, observeRequest } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
@@ -105,13 +106,7 @@ function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
     if (surface.cors) {
       ctx.set('Access-Control-Allow-Origin', '*');
       ctx.set('Access-Control-Expose-Headers', surface.cors.exposedHeaders.join(', '));
-      if (ctx.method === 'OPTIONS') {
-        ctx.set('Access-Control-Allow-Methods', surface.cors.methods.join(', '));
-        ctx.set('Access-Control-Allow-Headers', surface.cors.requestHeaders.join(', '));
-        ctx.set('Access-Control-Max-Age', '600');
-        ctx.status = 204;
-        return;
-      }
+      if (ctx.method === 'OPTIONS') return answerPreflight(ctx, surface.cors.methods, surface.cors.requestHeaders);
     }
     if (surface.requiresKey && !(await bearerCaller(ctx, deps))) {
       const given = Boolean(ctx.get('authorization'));

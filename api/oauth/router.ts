@@ -24,6 +24,7 @@ import { requireLogin } from '../app/login';
 import { postedForm, principalActor } from '../app/pages/common';
 import { appState } from '../app/session';
 import { readJsonBody } from '../http/body';
+import { answerPreflight } from '../http/cors';
 import { html, joinHtml } from '../http/html';
 
 /** Dynamic registrations one address may make per hour. */
@@ -197,13 +198,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
 
   // Browser-based clients call these across origins (no cookies are involved): the preflight is answered.
   for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
-    router.options(path, (ctx) => {
-      ctx.set('Access-Control-Allow-Origin', '*');
-      ctx.set('Access-Control-Allow-Methods', 'POST');
-      ctx.set('Access-Control-Allow-Headers', 'content-type, mcp-protocol-version');
-      ctx.set('Access-Control-Max-Age', '600');
-      ctx.status = 204;
-    });
+    router.options(path, (ctx) => answerPreflight(ctx, ['POST'], ['content-type', 'mcp-protocol-version']));
   }
 
   router.post('/oauth/token', (ctx) =>
