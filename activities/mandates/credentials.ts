@@ -49,15 +49,11 @@ const DRAWS_PER_LIST = 16;
  * so concurrent grants never share an index and take no common lock. An index says nothing about
  * when, or after whom, a mandate was granted (the draft's privacy advice).
  */
-export async function reserveIndex(
-  trx: Knex.Transaction,
-  mandateId: string,
-  size = STATUS_LIST_SIZE,
-): Promise<{ listId: string; idx: number }> {
+export async function reserveIndex(trx: Knex.Transaction, mandateId: string): Promise<{ listId: string; idx: number }> {
   for (;;) {
     const list =
       (await StatusList.query(trx).orderBy('created_at', 'desc').orderBy('id', 'desc').first()) ??
-      (await StatusList.query(trx).insertAndFetch({ id: newId('sl'), size }));
+      (await StatusList.query(trx).insertAndFetch({ id: newId('sl'), size: STATUS_LIST_SIZE }));
     for (let draw = 0; draw < DRAWS_PER_LIST; draw += 1) {
       const idx = randomInt(list.size);
       try {
@@ -69,7 +65,7 @@ export async function reserveIndex(
         if (!isUniqueViolation(error)) throw error;
       }
     }
-    await StatusList.query(trx).insert({ id: newId('sl'), size });
+    await StatusList.query(trx).insert({ id: newId('sl'), size: STATUS_LIST_SIZE });
   }
 }
 
