@@ -97,6 +97,23 @@ export async function discover(stack: Stack): Promise<oauth.AuthorizationServer>
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
 }
 
+/** An authorization request's path and query in the app (PKCE S256 with a fresh verifier), where a client sends the browser. */
+export async function authorizationPath(
+  stack: Stack,
+  options: { clientId: string; redirectUri: string; resource: string; state: string },
+): Promise<string> {
+  const params = new URLSearchParams({
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    response_type: 'code',
+    code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    code_challenge_method: 'S256',
+    resource: options.resource,
+    state: options.state,
+  });
+  return `${new URL(stack.config.appUrl).pathname.replace(/\/$/, '')}/oauth/authorize?${params}`;
+}
+
 export interface Authorized {
   tokens: oauth.TokenEndpointResponse;
   as: oauth.AuthorizationServer;

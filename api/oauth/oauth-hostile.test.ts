@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as oauth from 'oauth4webapi';
 import { type Account, createAccount } from '../../test/factories';
-import { consent, consentFields, DocumentServer, oauthStack, signedIn } from '../../test/oauth';
+import { authorizationPath, consent, consentFields, DocumentServer, oauthStack, signedIn } from '../../test/oauth';
 import type { AppClient } from '../../test/principal';
 import type { Stack } from '../../test/stack';
 
 const REDIRECT = 'http://127.0.0.1:9/cb';
 
-async function authorizeQuery(stack: Stack, clientId: string): Promise<string> {
-  const params = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-    code_challenge_method: 'S256',
-    resource: `${stack.config.publicUrl}/mcp`,
-    state: 'x',
-  });
-  return `${new URL(stack.config.appUrl).pathname}/oauth/authorize?${params}`;
+function authorizeQuery(stack: Stack, clientId: string): Promise<string> {
+  return authorizationPath(stack, { clientId, redirectUri: REDIRECT, resource: `${stack.config.publicUrl}/mcp`, state: 'x' });
 }
 
 describe('OAuth against hostile clients: metadata documents on private addresses or naming another client, hostile names', () => {

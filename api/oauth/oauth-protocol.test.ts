@@ -5,7 +5,7 @@ import * as oauth from 'oauth4webapi';
 import { stopUrl } from '../../activities/mandates/stop';
 import { ApiKey } from '../../db/models';
 import { type Account, createAccount } from '../../test/factories';
-import { authorize, consent, DocumentServer, discover, insecure, oauthStack, signedIn } from '../../test/oauth';
+import { authorizationPath, authorize, consent, DocumentServer, discover, insecure, oauthStack, signedIn } from '../../test/oauth';
 import { type AppClient, giveAppearance, grantMandate } from '../../test/principal';
 import type { Stack } from '../../test/stack';
 
@@ -242,16 +242,7 @@ describe('OAuth protocol (oauth4webapi): discovery, registration, PKCE, codes, r
     assert.equal((await fetch(`${stack.url}/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
 
     const refused = async (redirectUri: string) => {
-      const url = await authorizationUrl({
-        client_id: clientId,
-        redirect_uri: redirectUri,
-        response_type: 'code',
-        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-        code_challenge_method: 'S256',
-        resource: api(),
-        state: 'n',
-      });
-      const reply = await app.get(`${url.pathname}${url.search}`);
+      const reply = await app.get(await authorizationPath(stack, { clientId, redirectUri, resource: api(), state: 'n' }));
       return reply.status === 400 && reply.headers.get('location') === null;
     };
     for (const other of [
