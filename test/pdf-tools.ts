@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { inspectSignatures } from '../lib/pdf/pades/inspect';
+import { verifyOffline } from './verifier';
 
 const created: string[] = [];
 process.once('exit', () => {
@@ -85,7 +85,7 @@ function decodeEntities(text: string): string {
 /** One signature as pdfsig reports it. */
 export interface PdfsigSignature {
   type: string;
-  /** pdfsig verified it (a document timestamp, which pdfsig 22 cannot verify, is checked by inspectSignatures instead). */
+  /** pdfsig verified it (a document timestamp, which pdfsig 22 cannot verify, is checked by the service's verifier instead). */
   valid: boolean;
   wholeDocument: boolean;
   text: string;
@@ -95,7 +95,9 @@ export interface PdfsigSignature {
  * pdfsig's report of a PDF, and whether every check a sealed PDF must pass is there: every signature
  * pdfsig can verify is valid and SHA-256, and the last one covers the whole document. pdfsig 22.12
  * cannot verify a document timestamp (ETSI.RFC3161: "Unable to validate this type of signature"), so
- * those are checked here with lib/pdf/pades/inspect.ts (imprint over the byte ranges, TSA signature).
+ * those are checked here with the service's verifier (lib/pdf/verify): structure, imprint over the
+ * byte ranges, the authority's signature, and no disallowed change after it; trust is not judged here
+ * (no anchors: a chain not found is the one sub-indication accepted).
  */
 export async function pdfsig(pdf: Uint8Array): Promise<{ report: string; valid: boolean; signatures: PdfsigSignature[] }> {
   const file = await writeTemp(`sig-${Date.now()}-${Math.random()}.pdf`, pdf);
@@ -111,9 +113,9 @@ export async function pdfsig(pdf: Uint8Array): Promise<{ report: string; valid: 
       wholeDocument: /^\s*- Total document signed$/m.test(text),
       text,
     }));
-  const timestamps = (await inspectSignatures(pdf)).filter((signature) => signature.kind === 'timestamp');
+  const timestamps = verifyOffline(pdf).signatures.filter((signature) => signature.kind === 'timestamp');
   const checked = signatures.every((signature) => signature.valid || (unverifiable.test(signature.text) && signature.type === 'unknown'));
-  const documentTimestampsValid = timestamps.every((timestamp) => timestamp.valid);
+  const documentTimestampsValid = timestamps.every((timestamp) => timestamp.sub_indication === 'NO_CERTIFICATE_CHAIN_FOUND');
   const unverified = signatures.filter((signature) => !signature.valid).length;
   const valid =
     signatures.length > 0 && checked && unverified === timestamps.length && documentTimestampsValid && signatures.at(-1)!.wholeDocument;

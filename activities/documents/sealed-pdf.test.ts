@@ -1,10 +1,10 @@
 // ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { Apply, Document, DocumentRevision, type Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
-import { inspectSignatures } from '../../lib/pdf/pades/inspect';
 import { ensurePdfcpu } from '../../runtime/pdfcpu';
 import { applyRuns } from '../../test/applies';
 import { createDocument, downloadPdf, SignerSession, seedSamples, waitForDocument } from '../../test/documents';
@@ -15,6 +15,7 @@ import { pdfAttachments, pdfsig, writeTemp } from '../../test/pdf-tools';
 import { opensslTsVerify, pdfcpuValidate } from '../../test/pdf-validators';
 import { startTestPki, type TestPki } from '../../test/pki';
 import { type Stack, startStack } from '../../test/stack';
+import { signatureTokens, verifyOffline } from '../../test/verifier';
 import { waitFor } from '../../test/wait';
 
 // The service's own sealing path end to end: a document completed by two browser signers on a stack
@@ -91,18 +92,25 @@ describe('a completed document sealed with a test CA’s certificate and a real 
     assert.match(checked.output, /Timestamp:\s+\d{4}-/);
     assert.match(checked.output, /Reason: OCSP: certificate status good/);
 
-    const [certification, timestamp] = await inspectSignatures(pdf);
-    assert.equal(certification.kind, 'certification');
-    assert.equal(timestamp.kind, 'timestamp');
-    for (const token of [certification.timestamp!, timestamp.timestamp!]) {
+    const root = await fs.readFile(pki.rootCaPem, 'utf8');
+    const ours = verifyOffline(pdf, [root]);
+    assert.equal(ours.verdict, 'valid', ours.problems.join('\n'));
+    assert.deepEqual(
+      ours.signatures.map((signature) => [signature.kind, signature.pades_level]),
+      [
+        ['certification', 'B-LTA'],
+        ['timestamp', null],
+      ],
+    );
+    for (const signature of ours.signatures) assert.match(signature.timestamp!.tsa, /CN=Svc Test Timestamp Authority/);
+    for (const token of signatureTokens(pdf)) {
       const verified = await opensslTsVerify({
-        token: token.token,
-        digest: token.imprint,
+        token: token.token!,
+        digest: token.imprint!,
         caPem: pki.rootCaPem,
         untrustedPem: pki.chainPem,
       });
       assert.ok(verified.ok, verified.output);
-      assert.match(token.tsa, /CN=Svc Test Timestamp Authority/);
     }
     const dss = (await PDFDocument.load(pdf)).catalog.lookup(PDFName.of('DSS'), PDFDict);
     assert.ok((dss.lookupMaybe(PDFName.of('OCSPs'), PDFArray)?.size() ?? 0) >= 2, 'OCSP answers for the seal and the authority');
@@ -129,9 +137,9 @@ describe('a completed document sealed with a test CA’s certificate and a real 
       );
     // Each signer's own revision is sealed and timestamped too (B-T).
     for (const revision of await DocumentRevision.query(stack.deps.db).where({ document_id: id }).orderBy('revision')) {
-      const [seal] = await inspectSignatures(await stack.deps.blobs.get(revision.sealed_sha256));
-      assert.equal(seal.valid, true, `revision ${revision.revision}`);
-      assert.equal(seal.timestamp?.valid, true, `revision ${revision.revision} is timestamped`);
+      const [seal] = verifyOffline(await stack.deps.blobs.get(revision.sealed_sha256), [root]).signatures;
+      assert.equal(seal.indication, 'TOTAL-PASSED', `revision ${revision.revision}: ${seal.problem}`);
+      assert.equal(seal.timestamp?.indication, 'TOTAL-PASSED', `revision ${revision.revision} is timestamped`);
     }
   });
 });
@@ -141,9 +149,11 @@ describe('in production, a timestamp authority that does not answer', () => {
   let stack: Stack;
   let owner: Account;
   let nda: Template;
+  let root: string;
 
   before(async () => {
     pki = await startTestPki({ intermediate: false });
+    root = await fs.readFile(pki.rootCaPem, 'utf8');
     // Three quick attempts: the apply gives up within seconds.
     stack = await startStack({
       env: {
@@ -197,15 +207,15 @@ describe('in production, a timestamp authority that does not answer', () => {
         'service_unavailable',
       );
       // What is handed out is still revision 0, timestamped when the authority answered.
-      const current = await inspectSignatures(await downloadPdf(stack, owner.key, id));
-      assert.equal(current[0].timestamp?.valid, true);
+      const current = verifyOffline(await downloadPdf(stack, owner.key, id), [root]).signatures;
+      assert.equal(current[0].timestamp?.indication, 'TOTAL-PASSED');
     } finally {
       await pki.tsa.start();
     }
     // Every PDF the service stored is timestamped: none was sealed with only the server's clock.
     for (const revision of await DocumentRevision.query(stack.deps.db)) {
-      const [seal] = await inspectSignatures(await stack.deps.blobs.get(revision.sealed_sha256));
-      assert.equal(seal.timestamp?.valid, true, `${revision.document_id} revision ${revision.revision}`);
+      const [seal] = verifyOffline(await stack.deps.blobs.get(revision.sealed_sha256), [root]).signatures;
+      assert.equal(seal.timestamp?.indication, 'TOTAL-PASSED', `${revision.document_id} revision ${revision.revision}`);
     }
     // The authority is back: the signer signs again, and it is applied.
     const again = await sessions[0].request('POST', '/sign', { consent: true, signature, values: {} });

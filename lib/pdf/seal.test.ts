@@ -8,9 +8,9 @@ import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { signaturePng } from '../../test/images';
 import { pdfsig, qpdfCheck, tempDir } from '../../test/pdf-tools';
 import { freePort } from '../../test/ports';
+import { verifyOffline } from '../../test/verifier';
 import { PdfError } from './errors';
 import { OID, readSignedData } from './pades/cms';
-import { inspectSignatures } from './pades/inspect';
 import { openP12, openSigningKey } from './pades/pki';
 import { httpTimestampAuthority, TimestampUnavailable } from './pades/timestamps';
 import { buildSampleNda, buildSampleServicesAgreement, type SampleTemplate } from './samples';
@@ -42,8 +42,11 @@ async function assertSealed(pdf: Uint8Array): Promise<string> {
 describe('createSealer', () => {
   let sealer: Sealer;
   let nda: SampleTemplate;
+  let ca: string;
   before(async () => {
-    sealer = await developmentSealer(await tempDir());
+    const dataDir = await tempDir();
+    sealer = await developmentSealer(dataDir);
+    ca = (await loadDevelopmentPki(dataDir)).caPem;
     nda = await buildSampleNda();
   });
 
@@ -53,13 +56,17 @@ describe('createSealer', () => {
     assert.match(report, /Signature Type: ETSI\.CAdES\.detached/);
     assert.match(report, /CN=Document seal \(development\)/);
     assert.match(sealer.subject, /^CN=Document seal \(development\), O=/);
-    const [signature] = await inspectSignatures(sealed);
+    const verified = verifyOffline(sealed, [ca]);
+    assert.equal(verified.verdict, 'valid', verified.problems.join('\n'));
+    const [signature] = verified.signatures;
     assert.equal(signature.kind, 'approval');
-    assert.equal(signature.valid, true, signature.problem);
-    assert.equal(signature.coversWholeDocument, true);
-    assert.equal(signature.timestamp?.valid, true, 'a signature timestamp over the signature value');
+    assert.equal(signature.indication, 'TOTAL-PASSED', signature.problem ?? '');
+    assert.equal(signature.coverage, 'whole_file');
+    assert.equal(signature.pades_level, 'B-T');
+    assert.equal(signature.timestamp?.indication, 'TOTAL-PASSED', 'a signature timestamp over the signature value');
     assert.match(signature.timestamp!.tsa, /CN=Timestamp authority \(development\)/);
-    assert.ok(Math.abs(signature.timestamp!.time.getTime() - Date.now()) < 60_000, 'the timestamp is the authority’s time, not /M');
+    assert.equal(signature.time_source, 'signature_timestamp');
+    assert.ok(Math.abs(Date.parse(signature.trusted_time!) - Date.now()) < 60_000, 'the timestamp is the authority’s time, not /M');
     const attributes = signedAttributeTypes(sealed);
     assert.ok(attributes.includes(OID.signingCertificateV2), 'ESS signing-certificate-v2');
     assert.ok(attributes.includes(OID.messageDigest));
@@ -75,16 +82,27 @@ describe('createSealer', () => {
       ['ETSI.CAdES.detached', 'unknown'],
       'the certification seal, then the document timestamp (pdfsig 22 cannot name ETSI.RFC3161)',
     );
-    const [certification, timestamp] = await inspectSignatures(certified);
+    const verified = verifyOffline(certified, [ca]);
+    assert.equal(verified.verdict, 'valid', verified.problems.join('\n'));
+    const [certification, timestamp] = verified.signatures;
     assert.equal(certification.kind, 'certification');
-    assert.equal(certification.docMdp, 1);
-    assert.equal(certification.valid, true, certification.problem);
-    assert.equal(certification.coversWholeDocument, false, 'the DSS and the document timestamp follow it');
-    assert.equal(certification.timestamp?.valid, true);
+    assert.equal(certification.docmdp, 1);
+    assert.equal(certification.indication, 'TOTAL-PASSED', certification.problem ?? '');
+    assert.equal(certification.coverage, 'revision', 'the DSS and the document timestamp follow it');
+    assert.deepEqual(
+      certification.changes_after.map((change) => [change.level, change.allowed]),
+      [
+        ['lta', true],
+        ['lta', true],
+      ],
+      'a DSS and a document timestamp: what a certification with no change permitted still allows',
+    );
+    assert.equal(certification.pades_level, 'B-LTA');
+    assert.equal(certification.timestamp?.indication, 'TOTAL-PASSED');
     assert.equal(timestamp.kind, 'timestamp');
     assert.equal(timestamp.subfilter, 'ETSI.RFC3161');
-    assert.equal(timestamp.valid, true, timestamp.problem);
-    assert.equal(timestamp.coversWholeDocument, true);
+    assert.equal(timestamp.indication, 'TOTAL-PASSED', timestamp.problem ?? '');
+    assert.equal(timestamp.coverage, 'whole_file');
     const doc = await PDFDocument.load(certified);
     const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
     // The seal's certificate, its CA and the timestamp authority's certificate.

@@ -5,17 +5,23 @@ import { Worker } from 'node:worker_threads';
 import { PdfError } from '../errors';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
+import type { VerificationReport } from '../verify/report';
 import { formatDuration, type IntakeLimits, resolveLimits } from './limits';
 import type { NormalisedPdf } from './normalise';
 import { refuse } from './refuse';
 import type { Removed } from './strip';
-import type { InspectedSignature, JobRequest, JobResult, SerialisedError, ThreadReply, ThreadRequest } from './thread';
+import type { JobRequest, JobResult, SerialisedError, ThreadReply, ThreadRequest } from './thread';
 
 export interface PdfThreads {
   /** Checks and normalises a PDF on a thread; rejects with PdfError('invalid_pdf') for a PDF refused. */
   intake(bytes: Uint8Array): Promise<NormalisedPdf>;
-  /** Reads and checks the signatures of any PDF (lib/pdf/pades/inspect.ts), under the intake's limits. */
-  inspect(bytes: Uint8Array): Promise<InspectedSignature[]>;
+  /**
+   * Verifies any PDF (lib/pdf/verify) against the trust anchors (DER), under the intake's limits. The
+   * bytes move to the thread when they own their buffer: the caller must not read them after.
+   */
+  verify(bytes: Uint8Array, anchors: Uint8Array[]): Promise<VerificationReport>;
+  /** Jobs waiting for a thread. */
+  readonly queued: number;
   /** Seals a PDF (an approval seal, lib/pdf/seal.ts) with the sealer `config` describes. */
   seal(bytes: Uint8Array, info: SealInfo, config: SealerConfig): Promise<Uint8Array>;
   /** Ends the threads; jobs not finished are rejected. */
@@ -57,11 +63,13 @@ import(workerData.thread).catch((error) => {
 
 export interface ThreadData {
   limits: IntakeLimits;
+  /** A nice value for the threads (a lane for strangers' work runs below the tenants'). */
+  nice?: number;
   thread: string;
   tsx: string;
 }
 
-export function createPdfThreads(options: { size?: number; limits?: Partial<IntakeLimits> } = {}): PdfThreads {
+export function createPdfThreads(options: { size?: number; limits?: Partial<IntakeLimits>; nice?: number } = {}): PdfThreads {
   const size = options.size ?? 2;
   if (!Number.isInteger(size) || size < 1) throw new TypeError('size must be a positive integer');
   const limits = resolveLimits(options.limits);
@@ -73,6 +81,7 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
   const spawn = (): Thread => {
     const workerData: ThreadData = {
       limits,
+      nice: options.nice,
       thread: new URL('./thread.ts', import.meta.url).href,
       tsx: import.meta.resolve('tsx/esm/api'),
     };
@@ -175,14 +184,25 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
   };
   // One copy of the caller's bytes into a buffer of its own, transferred to the thread (not cloned).
   const copy = (bytes: Uint8Array) => new Uint8Array(bytes).buffer;
+  // The caller's own buffer when the bytes fill it (no second copy of a large upload), else a copy.
+  const move = (bytes: Uint8Array) =>
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteLength > 64 * 1024
+      ? bytes.buffer
+      : copy(bytes);
 
   return {
     async intake(bytes) {
       const result = await run({ kind: 'intake', pdf: copy(bytes) });
       return { pdf: new Uint8Array(result.pdf), pages: result.pages, removed: result.removed as Removed[] };
     },
-    async inspect(bytes) {
-      return (await run({ kind: 'inspect', pdf: copy(bytes) })).signatures;
+    async verify(bytes, anchors) {
+      return (await run({ kind: 'verify', pdf: move(bytes), anchors })).report;
+    },
+    get queued() {
+      return queue.length;
     },
     async seal(bytes, info, config) {
       return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config })).pdf);

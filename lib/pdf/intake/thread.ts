@@ -1,11 +1,14 @@
 // The body of a PDF thread (see pool.ts): runs the PDF jobs it is sent, one at a time, and answers each
 // with its result or its error, serialised. Every job parses a PDF: none of them runs on a request's
 // event loop.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PdfError } from '../errors';
-import { inspectSignatures, type SignatureCheck } from '../pades/inspect';
 import type { SealInfo } from '../seal';
-import type { IntakeLimits } from './limits';
+import type { VerificationReport } from '../verify/report';
+import { verifyPdfBytes } from '../verify/verify';
+import { type IntakeLimits, inflateBudget } from './limits';
 import { normalisePdf } from './normalise';
 import type { ThreadData } from './pool';
 import { refuse } from './refuse';
@@ -14,18 +17,13 @@ import { type SealerConfig, sealerFor } from './sealing';
 
 export type JobRequest =
   | { kind: 'intake'; pdf: ArrayBuffer }
-  | { kind: 'inspect'; pdf: ArrayBuffer }
+  | { kind: 'verify'; pdf: ArrayBuffer; anchors: Uint8Array[] }
   | { kind: 'seal'; pdf: ArrayBuffer; info: SealInfo; sealer: SealerConfig };
 export type ThreadRequest = JobRequest & { id: number };
 
-/** A signature check as it crosses threads: its timestamp token stays behind. */
-export type InspectedSignature = Omit<SignatureCheck, 'timestamp'> & {
-  timestamp?: Omit<NonNullable<SignatureCheck['timestamp']>, 'token'>;
-};
-
 export type JobResult =
   | { kind: 'intake'; pdf: ArrayBuffer; pages: Array<{ width: number; height: number }>; removed: string[] }
-  | { kind: 'inspect'; signatures: InspectedSignature[] }
+  | { kind: 'verify'; report: VerificationReport }
   | { kind: 'seal'; pdf: ArrayBuffer };
 
 export type ThreadReply =
@@ -39,6 +37,12 @@ export function serialiseError(error: unknown): SerialisedError {
   return error instanceof PdfError ? { pdfError: true, reason: error.reason, name, message } : { pdfError: false, name, message, stack };
 }
 
+/**
+ * What a verification may decode (cross-reference and object streams, validation data): with the file
+ * itself, the memory outside the thread's heap one verify can hold.
+ */
+const VERIFY_DECODE_LIMIT = 64 * 1024 * 1024;
+
 async function run(job: JobRequest, limits: IntakeLimits): Promise<{ result: JobResult; transfer: ArrayBuffer[] }> {
   const bytes = new Uint8Array(job.pdf);
   switch (job.kind) {
@@ -47,20 +51,17 @@ async function run(job: JobRequest, limits: IntakeLimits): Promise<{ result: Job
       const pdf = owned(result.pdf);
       return { result: { kind: 'intake', pdf, pages: result.pages, removed: result.removed }, transfer: [pdf] };
     }
-    case 'inspect': {
-      // The intake's bounds before pdf-lib reads the file: objects, and the decoding of what it decodes.
+    case 'verify': {
+      // The intake's bounds before the verifier reads the file: objects, and what object streams inflate to.
       await scanPdf(bytes, limits, 'object-streams');
-      const checks = await inspectSignatures(bytes).catch((error: unknown) => {
+      try {
+        const decodeLimit = Math.min(inflateBudget(bytes.length, limits), VERIFY_DECODE_LIMIT);
+        return { result: { kind: 'verify', report: verifyPdfBytes(bytes, { anchors: job.anchors, decodeLimit }) }, transfer: [] };
+      } catch (error) {
         if (error instanceof PdfError) throw error;
-        // pdf-lib throws on structures it cannot follow: the file is not one a reader could check either.
-        throw refuse(`The PDF's structure cannot be read (${(error as Error).message}).`);
-      });
-      const signatures = checks.map(({ timestamp, ...check }) => {
-        if (!timestamp) return check;
-        const { token: _token, ...rest } = timestamp;
-        return { ...check, timestamp: rest };
-      });
-      return { result: { kind: 'inspect', signatures }, transfer: [] };
+        // A structure the verifier cannot follow is a file no reader could check either, never a 500.
+        throw refuse(`The PDF could not be checked (${(error as Error).message}).`);
+      }
     }
     case 'seal': {
       const sealed = owned(await (await sealerFor(job.sealer)).seal(bytes, job.info));
@@ -71,7 +72,8 @@ async function run(job: JobRequest, limits: IntakeLimits): Promise<{ result: Job
 
 if (parentPort) {
   const port = parentPort;
-  const { limits } = workerData as ThreadData;
+  const { limits, nice } = workerData as ThreadData;
+  if (nice) lowerPriority(nice);
   // pdf-lib warns on the console for every odd object: thousands of lines a hostile file can make, each
   // one a message to the main thread's event loop.
   console.warn = () => {};
@@ -85,6 +87,19 @@ if (parentPort) {
     }
   });
   port.postMessage({ type: 'ready' } satisfies ThreadReply);
+}
+
+/**
+ * Lowers this thread's CPU priority (Linux: setpriority on the thread's own id), so that work queued
+ * here by strangers yields the processor to the threads that serve tenants. Elsewhere it stays as is.
+ */
+function lowerPriority(nice: number): void {
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    if (tid) setPriority(tid, nice);
+  } catch {
+    // No /proc or no permission: the lane is still bounded, only not deprioritised.
+  }
 }
 
 /** A buffer holding exactly these bytes, so it can be transferred rather than copied. */

@@ -7,10 +7,10 @@ import { ensurePdfcpu } from '../../../runtime/pdfcpu';
 import { pdfsig, qpdfCheck, writeTemp } from '../../../test/pdf-tools';
 import { opensslTsVerify, pdfcpuValidate } from '../../../test/pdf-validators';
 import { startTestPki, type TestPki } from '../../../test/pki';
+import { signatureTokens, verifyOffline } from '../../../test/verifier';
 import { buildSampleNda } from '../samples';
 import { createSealer, type Sealer } from '../seal';
 import { sha256 } from './cms';
-import { inspectSignatures } from './inspect';
 import { openSigningKey } from './pki';
 import { httpRevocationProvider } from './revocation';
 import { httpTimestampAuthority, timestampNonce } from './timestamps';
@@ -59,12 +59,16 @@ describe('PAdES seals against a real test PKI: timestamp authority, OCSP respond
       assert.match(pdfcpuReport.output, /Subject:\s+Svc Test Document Seal[\s\S]*?Local Path: Status: ok/, 'the chain resolves');
       assert.match(pdfcpuReport.output, new RegExp(`Reason: ${revocation.toUpperCase()}: certificate status good`));
     }
-    const [signature] = await inspectSignatures(sealed);
-    assert.equal(signature.timestamp?.valid, true);
-    assert.match(signature.timestamp!.tsa, /CN=Svc Test Timestamp Authority/);
+    // The service's verifier, trusting the test root: the same verdict, with the OCSP answer it fetched nothing for (B-T carries none).
+    const ours = verifyOffline(sealed, [await fs.readFile(pki.rootCaPem, 'utf8')]);
+    assert.equal(ours.verdict, 'valid', ours.problems.join('\n'));
+    assert.equal(ours.signatures[0].pades_level, 'B-T');
+    assert.equal(ours.signatures[0].chain?.revocation, 'unknown', 'the seal publishes OCSP and CRL, a B-T file holds neither');
+    assert.match(ours.signatures[0].timestamp!.tsa, /CN=Svc Test Timestamp Authority/);
+    const [signature] = signatureTokens(sealed);
     const verified = await opensslTsVerify({
-      token: signature.timestamp!.token,
-      digest: signature.timestamp!.imprint,
+      token: signature.token!,
+      digest: signature.imprint!,
       caPem: pki.rootCaPem,
       untrustedPem: pki.chainPem,
     });
@@ -104,18 +108,25 @@ describe('PAdES seals against a real test PKI: timestamp authority, OCSP respond
     assert.match(pdfcpuReport.output, /Permissions:\s+no changes allowed/);
     assert.match(pdfcpuReport.output, /SubFilter:\s+ETSI\.RFC3161/);
 
-    const [certification, timestamp] = await inspectSignatures(certified);
-    assert.equal(certification.docMdp, 1);
+    // The service's verifier gives pdfcpu's verdict: B-LTA, the seal's chain good by the OCSP answer in the DSS.
+    const ours = verifyOffline(certified, [await fs.readFile(pki.rootCaPem, 'utf8')]);
+    assert.equal(ours.verdict, 'valid', ours.problems.join('\n'));
+    assert.deepEqual(
+      ours.signatures.map((signature) => [signature.kind, signature.indication, signature.pades_level, signature.chain?.revocation]),
+      [
+        ['certification', 'TOTAL-PASSED', 'B-LTA', 'good'],
+        ['timestamp', 'TOTAL-PASSED', null, 'good'],
+      ],
+    );
+    const [certification, timestamp] = signatureTokens(certified);
+    assert.equal(ours.signatures[0].docmdp, 1);
     assert.equal(timestamp.kind, 'timestamp');
-    assert.equal(timestamp.coversWholeDocument, true);
     const [b, c, d] = timestamp.byteRange.slice(1);
+    assert.equal(c + d, certified.length, 'the document timestamp covers the whole file');
     const signedBytes = Buffer.concat([Buffer.from(certified.subarray(0, b)), Buffer.from(certified.subarray(c, c + d))]);
-    assert.ok(timestamp.timestamp!.imprint.equals(sha256(signedBytes)));
-    for (const [token, digest] of [
-      [certification.timestamp!.token, certification.timestamp!.imprint],
-      [timestamp.timestamp!.token, timestamp.timestamp!.imprint],
-    ] as const) {
-      const verified = await opensslTsVerify({ token, digest, caPem: pki.rootCaPem, untrustedPem: pki.chainPem });
+    assert.ok(timestamp.imprint!.equals(sha256(signedBytes)));
+    for (const { token, imprint } of [certification, timestamp]) {
+      const verified = await opensslTsVerify({ token: token!, digest: imprint!, caPem: pki.rootCaPem, untrustedPem: pki.chainPem });
       assert.ok(verified.ok, verified.output);
     }
 
@@ -159,6 +170,14 @@ describe('PAdES seals against a real test PKI: timestamp authority, OCSP respond
       const file = await writeTemp(`revoked-${Date.now()}.pdf`, pdf);
       const report = await pdfcpuValidate(pdfcpu, file, { trustedCaPem: pkiRevoked.rootCaPem, revocation: 'ocsp' });
       assert.match(report.output, /revoked/i, report.output);
+      // The service's verifier reads the same OCSP answer from the DSS (it fetches nothing): failed, revoked before the trusted time.
+      const ours = verifyOffline(pdf, [await fs.readFile(pkiRevoked.rootCaPem, 'utf8')]);
+      assert.equal(ours.verdict, 'invalid', JSON.stringify(ours.signatures, null, 1));
+      assert.deepEqual([ours.signatures[0].indication, ours.signatures[0].sub_indication], ['TOTAL-FAILED', 'REVOKED']);
+      assert.equal(ours.signatures[0].chain?.revocation, 'revoked');
+      console.log(
+        `pdfcpu: ${report.signatures.map((row) => row.status).join('; ')} | this service: ${ours.verdict}, ${ours.signatures[0].sub_indication}`,
+      );
     } finally {
       await pkiRevoked.close();
     }
