@@ -10,6 +10,7 @@ import type { Mailer } from '../lib/mail';
 import type { PdfThreads } from '../lib/pdf/intake';
 import type { Sealer } from '../lib/pdf/seal';
 import type { SealerConfig } from '../lib/pdf/sealer';
+import type { VerifyLane } from '../lib/pdf/verify/lane';
 import type { ReceiptIssuer } from '../lib/receipts';
 import type { TemporalDeps } from '../lib/temporal';
 import type { Tracing } from '../lib/tracing';
@@ -38,6 +39,8 @@ export interface Services {
   sealerConfig(): Promise<SealerConfig>;
   /** Threads for PDF work off the event loop: the intake of untrusted PDFs, reading signatures, sealing. */
   pdf: PdfThreads;
+  /** The verify lane: anonymous verifies on a thread of their own, bounded per address and in all. */
+  verifier: VerifyLane;
   /** Signs verifiable receipts (accepted offers, completed documents) and publishes their keys. */
   receipts: ReceiptIssuer;
   /** API keys' last_used_at, written in batches off the request path. */

@@ -14,6 +14,8 @@ export async function startHttpServer(
   deps: Services,
   options: { port?: number; host?: string; surfaces?: MountedSurface[] } = {},
 ): Promise<RunningServer> {
+  // The verifier's trust anchors: an unreadable SVC_VERIFY_TRUST_ANCHORS stops the start, not the first verify.
+  await deps.verifier.ready();
   const { app } = createApp(deps, { surfaces: options.surfaces });
   const server = http.createServer(app.callback());
   server.requestTimeout = 120_000;

@@ -13,6 +13,8 @@ import { trackPool } from '../lib/metrics';
 import { createPdfThreads } from '../lib/pdf/intake';
 import type { Sealer } from '../lib/pdf/seal';
 import { loadSealerConfig, type SealerConfig, sealerFromConfig } from '../lib/pdf/sealer';
+import { loadTrustAnchors } from '../lib/pdf/verify/anchors';
+import { createVerifyLane } from '../lib/pdf/verify/lane';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import { connectTemporal } from '../lib/temporal';
@@ -79,6 +81,17 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
       size: config.pdf.threads,
       limits: { timeMs: config.pdf.timeMs, memoryMb: config.pdf.memoryMb, maxPages: config.pdf.maxPages },
     }),
+    verifier: createVerifyLane({
+      threads: config.verify.threads,
+      queue: config.verify.queue,
+      perAddress: config.verify.perAddress,
+      limits: { timeMs: config.pdf.timeMs, memoryMb: config.pdf.memoryMb, maxPages: config.pdf.maxPages },
+      anchors: async () => {
+        const own = await loadConfigOnce();
+        const certificates = [own.seal, ...(own.tsa?.kind === 'development' ? [own.tsa.certificate] : [])];
+        return loadTrustAnchors({ own: certificates, bundle: config.verify.trustAnchors });
+      },
+    }),
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     notices,
@@ -123,6 +136,7 @@ export async function closeServices(deps: Services): Promise<void> {
   await deps.notices.close();
   deps.mailer.close();
   await deps.pdf.close();
+  await deps.verifier.close();
   await deps.temporal.connection.close().catch(() => undefined);
   await deps.temporal.probe.close().catch(() => undefined);
   if (!borrowingDb.has(deps)) await deps.db.destroy();

@@ -1,24 +1,11 @@
-// Anyone can verify a PDF: its signatures and timestamps are checked cryptographically (off the
-// event loop, under the intake's limits), and a file that is byte for byte a revision this service
-// issued is named, with who signed it and how. Signer data is shown only for such an exact match:
-// the caller then already holds the PDF that names them.
-import { createHash } from 'node:crypto';
+// Anyone can verify a PDF: the verifier (lib/pdf/verify) judges every signature like a relying party's
+// validator, and a file that is byte for byte a revision this service issued is named, with who signed
+// it and how. Signer data is shown only for such an exact match: the caller then already holds the PDF
+// that names them.
 import type { Db } from '../../db/connect';
 import { Apply, Document, DocumentRevision, DocumentSigner, Offer } from '../../db/models';
-import type { SignatureCheck } from '../../lib/pdf/pades/inspect';
+import type { SignatureReport, TimestampReport, VerificationReport } from '../../lib/pdf/verify/report';
 import { pdfStep } from '../documents/pdf-errors';
-
-export interface VerifiedSignature {
-  kind: SignatureCheck['kind'];
-  subfilter: string;
-  /** When it was signed: its timestamp's time, else the time its dictionary claims (not proven). */
-  signed_at: string | null;
-  signer: string | null;
-  timestamp: { time: string; tsa: string; valid: boolean } | null;
-  covers_whole_document: boolean;
-  valid: boolean;
-  problem: string | null;
-}
 
 export interface VerifiedSigner {
   name: string;
@@ -29,9 +16,19 @@ export interface VerifiedSigner {
   signed_at: string;
 }
 
-export interface VerifyReport {
+/** A signature as the API reports it: the verifier's judgement, with the short answers of earlier versions beside it. */
+export type VerifiedSignature = Omit<SignatureReport, 'timestamp'> & {
+  /** The trusted time, else the time its dictionary claims (not proven). */
+  signed_at: string | null;
+  timestamp: (TimestampReport & { valid: boolean }) | null;
+  covers_whole_document: boolean;
+  /** Its indication is TOTAL-PASSED. */
   valid: boolean;
-  sha256: string;
+};
+
+export type VerifyReport = Omit<VerificationReport, 'signatures' | 'modified_after_last_signature'> & {
+  /** The verdict is `valid`. */
+  valid: boolean;
   issued_by_this_service: boolean;
   document_id: string | null;
   revision: number | null;
@@ -39,56 +36,38 @@ export interface VerifyReport {
   signatures: VerifiedSignature[];
   signers: VerifiedSigner[];
   modified_after_seal: boolean;
-  /** Why it is not valid, in words (empty when it is). */
-  problems: string[];
-}
+};
 
-/** A signature as the verifier reads it (its timestamp token not needed). */
-type Checked = Omit<SignatureCheck, 'timestamp'> & { timestamp?: Omit<NonNullable<SignatureCheck['timestamp']>, 'token'> };
-
-/** Reads a PDF's signatures (lib/pdf/pades/inspect.ts), off the caller's event loop. */
-export type InspectSignatures = (pdf: Uint8Array) => Promise<Checked[]>;
-
-export async function verifyPdf(deps: { db: Db; inspect: InspectSignatures }, pdf: Uint8Array): Promise<VerifyReport> {
-  const sha256 = createHash('sha256').update(pdf).digest('hex');
-  const [checks, issued] = await Promise.all([pdfStep(() => deps.inspect(pdf)), issuedRevision(deps.db, sha256)]);
-  const signatures = checks.map(presentSignature);
-  const last = checks.at(-1);
-  const modifiedAfterSeal = last !== undefined && !last.coversWholeDocument;
-  const problems: string[] = [];
-  if (checks.length === 0) problems.push('The PDF carries no digital signature.');
-  checks.forEach((check, index) => {
-    if (!check.valid) problems.push(`Signature ${index + 1} (${check.kind}) is not valid: ${check.problem ?? 'it does not verify'}.`);
-    else if (check.timestamp && !check.timestamp.valid) problems.push(`Signature ${index + 1} has a timestamp that does not verify.`);
-  });
-  if (modifiedAfterSeal) problems.push('Bytes were added after the last signature: the file was changed after it was sealed.');
+/**
+ * Verifies a PDF (lib/pdf/verify, in the verify lane) and names the revision this service issued
+ * when the bytes are exactly one. The bytes move to the verifier: the caller must not read them after.
+ */
+export async function verifyPdf(
+  deps: { db: Db; verify: (pdf: Uint8Array) => Promise<VerificationReport> },
+  pdf: Uint8Array,
+): Promise<VerifyReport> {
+  const { signatures, modified_after_last_signature, ...report } = await pdfStep(() => deps.verify(pdf));
+  const issued = await issuedRevision(deps.db, report.sha256);
   return {
-    valid: problems.length === 0,
-    sha256,
+    ...report,
+    valid: report.verdict === 'valid',
     issued_by_this_service: issued !== undefined,
     document_id: issued?.document.id ?? null,
     revision: issued?.revision.revision ?? null,
     completed: issued?.revision.kind === 'completion',
-    signatures,
+    signatures: signatures.map(presentSignature),
     signers: issued ? await signersAt(deps.db, issued.document, issued.revision.revision) : [],
-    modified_after_seal: modifiedAfterSeal,
-    problems,
+    modified_after_seal: modified_after_last_signature,
   };
 }
 
-function presentSignature(check: Checked): VerifiedSignature {
-  const signedAt = check.timestamp?.valid ? check.timestamp.time : check.claimedTime;
+function presentSignature(signature: SignatureReport): VerifiedSignature {
   return {
-    kind: check.kind,
-    subfilter: check.subfilter,
-    signed_at: signedAt?.toISOString() ?? null,
-    signer: check.signer ?? null,
-    timestamp: check.timestamp
-      ? { time: check.timestamp.time.toISOString(), tsa: check.timestamp.tsa, valid: check.timestamp.valid }
-      : null,
-    covers_whole_document: check.coversWholeDocument,
-    valid: check.valid && (check.timestamp?.valid ?? true),
-    problem: check.problem ?? null,
+    ...signature,
+    signed_at: signature.trusted_time ?? signature.claimed_time,
+    timestamp: signature.timestamp ? { ...signature.timestamp, valid: signature.timestamp.indication === 'TOTAL-PASSED' } : null,
+    covers_whole_document: signature.coverage === 'whole_file',
+    valid: signature.indication === 'TOTAL-PASSED',
   };
 }
 

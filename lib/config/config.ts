@@ -106,6 +106,12 @@ export function loadConfig(rawEnv: Env = process.env) {
     jsonLimitBytes: e.SVC_JSON_LIMIT_BYTES,
     uploadLimitBytes: e.SVC_UPLOAD_LIMIT_BYTES,
     verifyLimitBytes: e.SVC_VERIFY_LIMIT_BYTES,
+    verify: {
+      trustAnchors: e.SVC_VERIFY_TRUST_ANCHORS,
+      threads: e.SVC_VERIFY_THREADS,
+      queue: e.SVC_VERIFY_QUEUE,
+      perAddress: e.SVC_VERIFY_PER_ADDRESS,
+    },
     pdf: { threads: e.SVC_PDF_THREADS, timeMs: e.SVC_PDF_TIME_LIMIT_MS, memoryMb: e.SVC_PDF_MEMORY_MB, maxPages: e.SVC_PDF_MAX_PAGES },
     idempotency: { waitMs: e.SVC_IDEMPOTENCY_WAIT_MS, staleMs: e.SVC_IDEMPOTENCY_STALE_MS },
     secretKey: e.SVC_SECRET_KEY,

@@ -22,20 +22,43 @@ const HOW: Record<VerifiedSigner['how'], string> = {
 };
 
 const KIND: Record<VerifyReport['signatures'][number]['kind'], string> = {
-  approval: 'Approval seal',
-  certification: 'Certification (completion seal)',
+  approval: 'Approval signature',
+  certification: 'Certification',
   timestamp: 'Document timestamp',
 };
 
-const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
+const INDICATION: Record<VerifyReport['signatures'][number]['indication'], { text: string; badge: string }> = {
+  'TOTAL-PASSED': { text: 'Passed', badge: 'active' },
+  'TOTAL-FAILED': { text: 'Failed', badge: 'revoked' },
+  INDETERMINATE: { text: 'Indeterminate', badge: 'pending' },
+};
+
+const SOURCE: Record<VerifyReport['signatures'][number]['time_source'], string> = {
+  signature_timestamp: 'its timestamp',
+  document_timestamp: 'a later document timestamp',
+  none: 'not proven',
+};
+
 const at = (iso: string | null) => when(iso ? new Date(iso) : null);
 
+const VERDICT: Record<VerifyReport['verdict'], { title: string; lead: string; role: 'status' | 'alert' }> = {
+  valid: {
+    title: 'Valid',
+    lead: 'Every signature and timestamp passed on a trusted chain, and nothing after them changed the document beyond what they permit.',
+    role: 'status',
+  },
+  invalid: { title: 'Not valid', lead: 'This document is not what was signed, or a signature does not hold:', role: 'alert' },
+  indeterminate: {
+    title: 'Cannot be confirmed',
+    lead: 'Nothing failed, but not everything could be established, so this is not a valid result:',
+    role: 'alert',
+  },
+};
+
 function verdict(report: VerifyReport): SafeHtml {
-  if (report.valid)
-    return html`<section class="verdict valid" role="status" data-testid="verdict" data-valid="true"><h2>Valid</h2>
-<p>Every signature and timestamp verifies, and nothing was added after the last one.</p></section>`;
-  return html`<section class="verdict invalid" role="alert" data-testid="verdict" data-valid="false"><h2>Not valid</h2>
-<ul data-testid="problems">${report.problems.map((problem) => html`<li>${problem}</li>`)}</ul></section>`;
+  const shown = VERDICT[report.verdict];
+  return html`<section class="verdict ${report.verdict === 'valid' ? 'valid' : 'invalid'}" role="${shown.role}" data-testid="verdict" data-valid="${String(report.valid)}" data-verdict="${report.verdict}"><h2>${shown.title}</h2>
+<p>${shown.lead}</p>${report.problems.length > 0 && html`<ul data-testid="problems">${report.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</section>`;
 }
 
 function origin(report: VerifyReport): SafeHtml {
@@ -70,30 +93,36 @@ function origin(report: VerifyReport): SafeHtml {
 
 function signatures(report: VerifyReport): SafeHtml {
   if (report.signatures.length === 0) return html`<p class="muted" data-testid="no-signatures">No digital signature.</p>`;
-  // Numbered as the problems name them ("Signature 2 … is not valid: why").
+  // Numbered as the problems name them ("Signature 2 (…): why").
   return dataTable(
     'verify-signatures',
-    ['Kind', 'Subfilter', 'Signed at', 'Signer', 'Timestamp (authority, time)', 'Covers the whole file', 'Valid'],
-    report.signatures.map((signature, index) => ({
-      attrs: { 'data-testid': 'verify-signature', 'data-valid': String(signature.valid) },
-      cells: [
-        `${index + 1}. ${KIND[signature.kind]}`,
-        html`<code>${signature.subfilter}</code>`,
-        at(signature.signed_at),
-        signature.signer ?? '—',
-        signature.timestamp
-          ? html`${signature.timestamp.tsa}, ${at(signature.timestamp.time)}${!signature.timestamp.valid && ' (does not verify)'}`
-          : 'None',
-        yesNo(signature.covers_whole_document),
-        signature.valid ? html`<span class="badge active">Valid</span>` : html`<span class="badge revoked">Not valid</span>`,
-      ],
-    })),
+    ['Signature', 'Signer', 'Trusted time', 'Chain', 'Level', 'Changes after it', 'Result'],
+    report.signatures.map((signature) => {
+      const result = INDICATION[signature.indication];
+      const changes = signature.changes_after;
+      return {
+        attrs: { 'data-testid': 'verify-signature', 'data-valid': String(signature.valid), 'data-indication': signature.indication },
+        cells: [
+          html`${signature.index}. ${KIND[signature.kind]}${signature.field && html`<br><span class="muted">${signature.field}</span>`}${!signature.reachable && html`<br><strong>Not in the document’s form: PDF readers do not show it</strong>`}`,
+          signature.signer ?? '—',
+          html`${at(signature.trusted_time)}<br><span class="muted">${SOURCE[signature.time_source]}</span>`,
+          signature.chain
+            ? html`${signature.chain.status === 'trusted' ? html`Trusted: ${signature.chain.anchor}` : signature.chain.status === 'untrusted' ? 'No trusted anchor' : 'Does not hold'}${signature.chain.revocation === 'revoked' && html`<br><strong>Revoked</strong>`}`
+            : '—',
+          signature.pades_level ?? '—',
+          changes.length === 0
+            ? 'None'
+            : html`<ul class="plain">${changes.map((change) => html`<li>${change.allowed ? 'Allowed' : html`<strong>Not allowed</strong>`}: revision ${change.revision}, ${change.what}</li>`)}</ul>`,
+          html`<span class="badge ${result.badge}">${result.text}</span>${signature.sub_indication && html`<br><code>${signature.sub_indication}</code>`}`,
+        ],
+      };
+    }),
   );
 }
 
 function renderReport(report: VerifyReport, filename: string): SafeHtml {
   return html`<div class="report" data-testid="report">${verdict(report)}
-<p class="hint">Checked: <strong data-testid="filename">${filename}</strong>${report.modified_after_seal && html` · bytes were added after its last signature`}</p>
+<p class="hint">Checked: <strong data-testid="filename">${filename}</strong> · ${report.revisions} revision${report.revisions === 1 ? '' : 's'}${report.modified_after_seal && html` · something was added after its last signature`}</p>
 <section aria-labelledby="origin-title"><h2 id="origin-title">Where it comes from</h2>${origin(report)}</section>
 <section aria-labelledby="signatures-title"><h2 id="signatures-title">Signatures</h2>${signatures(report)}</section></div>`;
 }
@@ -116,7 +145,7 @@ function renderForm(appPath: string, limit: number, again: boolean, csrf: string
 export function verifyRoutes(router: Router, deps: Services, appPath: string): void {
   const limit = deps.config.verifyLimitBytes;
   const flags = deps.config.flags.values;
-  const intro = html`<p>Check a signed PDF: whether each signature and timestamp verifies, whether the file changed after it was signed, and whether this service issued it (then which document, and who signed it and how). The file is read, not kept.</p>`;
+  const intro = html`<p>Check a signed PDF as a relying party's validator does: whether each signature and timestamp holds on a certificate chain this service trusts, what changed after each one and whether it was allowed, and whether this service issued the file (then which document, and who signed it and how). The file is read, not kept.</p>`;
 
   function send(ctx: Context, body: SafeHtml, notice?: Notice, status = 200): void {
     const { principal, csrf } = appState(ctx);
@@ -146,15 +175,20 @@ export function verifyRoutes(router: Router, deps: Services, appPath: string): v
   router.get(`${appPath}/verify`, (ctx) => send(ctx, renderForm(appPath, limit, false, appState(ctx).csrf)));
 
   router.post(`${appPath}/verify`, async (ctx) => {
+    let release: (() => void) | undefined;
     try {
+      // A place in the verify lane before the upload is read, as for POST /v1/verify.
+      release = deps.verifier.admit(ctx.ip);
       const { filename, bytes } = await posted(ctx);
-      const report = await verifyPdf({ db: deps.db, inspect: (pdf) => deps.pdf.inspect(pdf) }, bytes);
+      const report = await verifyPdf({ db: deps.db, verify: (pdf) => deps.verifier.verify(pdf) }, bytes);
       send(ctx, html`${renderReport(report, filename)}${renderForm(appPath, limit, true, appState(ctx).csrf)}`);
     } catch (error) {
       // A refused file (invalid_pdf, too large, none chosen) is a message on the page, never a 500.
       const refused = refusal(error);
       ctx.set(refused.headers);
       send(ctx, renderForm(appPath, limit, false, appState(ctx).csrf), { kind: 'error', text: refused.message }, refused.status);
+    } finally {
+      release?.();
     }
   });
 }

@@ -1,18 +1,22 @@
 import type { VerifyReport } from '@svc-agents/sdk';
 import { renderTable } from './output';
 
-const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+const VERDICT: Record<VerifyReport['verdict'], string> = {
+  valid: 'VALID',
+  invalid: 'INVALID',
+  indeterminate: 'INDETERMINATE (not valid: something could not be established)',
+};
 
-/** `svc verify`'s report on a terminal: the verdict first, then where the file comes from, then each signature. */
+/** `svc verify`'s report on a terminal: the verdict and why first, then where the file comes from, then each signature. */
 export function renderReport(report: VerifyReport): string {
-  const lines = [report.valid ? 'VALID' : 'NOT VALID', ...report.problems.map((problem) => `  - ${problem}`), ''];
+  const lines = [VERDICT[report.verdict], `  ${report.summary}`, ...report.problems.map((problem) => `  - ${problem}`), ''];
   lines.push(`sha256     ${report.sha256}`);
   lines.push(
     report.issued_by_this_service
       ? `issued     by this service: document ${report.document_id}, revision ${report.revision}${report.completed ? ' (completed)' : ''}`
       : 'issued     not by this service (not byte for byte a revision it issued): only its signatures were checked',
   );
-  if (report.modified_after_seal) lines.push('modified   bytes were added after its last signature');
+  lines.push(`revisions  ${report.revisions}${report.modified_after_seal ? ' (something follows its last signature)' : ''}`);
   if (report.signers.length > 0)
     lines.push(
       '',
@@ -26,19 +30,22 @@ export function renderReport(report: VerifyReport): string {
     '',
     'signatures',
     renderTable(
-      report.signatures.map((signature, index) => ({
-        '#': index + 1,
-        kind: signature.kind,
-        subfilter: signature.subfilter,
-        signed_at: signature.signed_at,
+      report.signatures.map((signature) => ({
+        '#': signature.index,
+        kind: signature.reachable ? signature.kind : `${signature.kind} (not in the form)`,
         signer: signature.signer,
-        timestamp: signature.timestamp
-          ? `${signature.timestamp.time} ${signature.timestamp.tsa}${signature.timestamp.valid ? '' : ' (does not verify)'}`
-          : '',
-        whole_file: yesNo(signature.covers_whole_document),
-        valid: yesNo(signature.valid),
+        trusted_time: signature.trusted_time ? `${signature.trusted_time} (${signature.time_source})` : 'none',
+        chain: signature.chain ? `${signature.chain.status}${signature.chain.revocation === 'revoked' ? ', revoked' : ''}` : '',
+        level: signature.pades_level ?? '',
+        changes:
+          signature.changes_after.length === 0
+            ? 'none'
+            : signature.changes_after.some((change) => !change.allowed)
+              ? 'NOT ALLOWED'
+              : 'allowed',
+        result: signature.sub_indication ? `${signature.indication} ${signature.sub_indication}` : signature.indication,
       })),
-      ['#', 'kind', 'subfilter', 'signed_at', 'signer', 'timestamp', 'whole_file', 'valid'],
+      ['#', 'kind', 'signer', 'trusted_time', 'chain', 'level', 'changes', 'result'],
     ),
   );
   return lines.join('\n');

@@ -406,8 +406,10 @@ export class SvcClient {
 
   // Verify
   /**
-   * Checks any PDF (POST /v1/verify): each signature and timestamp, whether it changed after its
-   * last one, and, for a file this service issued byte for byte, its document, revision and signers.
+   * Checks any PDF (POST /v1/verify) as a relying party's validator does: `verdict` is `valid`,
+   * `invalid` or `indeterminate` (only `valid` means valid), each signature with its ETSI indication,
+   * trusted time, chain and the changes after it; and, for a file this service issued byte for byte,
+   * its document, revision and signers.
    * Needs no key: a client made without one can call it. A key the client has is sent, so the call
    * counts against that key's rate limit rather than against the caller's address.
    */

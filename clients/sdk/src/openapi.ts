@@ -913,8 +913,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Verify any PDF: its signatures and timestamps, and whether this service issued it (no key needed)
-         * @description The PDF as the body (`Content-Type: application/pdf`), at most SVC_VERIFY_LIMIT_BYTES (default 25 MiB, else 413). It is read off the event loop under the intake limits (422 `invalid_pdf` past them). Each signature and timestamp is checked cryptographically; a file that is byte for byte a revision this service issued names its document, revision and signers (signer data only then: the caller holds that PDF). Rate limited per client address.
+         * Verify any PDF like a relying party’s validator: valid, invalid or indeterminate, and whether this service issued it (no key needed)
+         * @description The PDF as the body (`Content-Type: application/pdf`), at most SVC_VERIFY_LIMIT_BYTES (default 25 MiB, else 413). Each signature is judged as ETSI EN 319 102-1 does (TOTAL-PASSED, TOTAL-FAILED or INDETERMINATE with a sub-indication): its structure (a /ByteRange from byte 0 to the end of a revision whose gap is exactly its /Contents), its CMS, the chain of its certificate to a trust anchor (the service’s own seal and timestamp CAs and SVC_VERIFY_TRUST_ANCHORS) at the time a trusted timestamp proves, revocation data in the file, and every change made after it (allowed: validation data, document timestamps, new signatures, and what its DocMDP permission allows). `verdict` is `valid` only when every signature passed with nothing disallowed after it; `indeterminate` when nothing failed but something could not be established (an untrusted chain, a timestamp proving no time). A file that is byte for byte a revision this service issued names its document, revision and signers (signer data only then: the caller holds that PDF). Verifies run in a lane of their own: more than SVC_VERIFY_PER_ADDRESS at once from one address answer 429 `rate_limited`, a full lane 503 `service_unavailable`, both at once with Retry-After. More than 50 signature dictionaries, or a file past the intake limits, is 422 `invalid_pdf`.
          */
         post: operations["verifyPdf"];
         delete?: never;
@@ -12644,32 +12644,102 @@ export interface operations {
                         document_id: string | null;
                         /** @description The file is byte for byte a revision this service issued */
                         issued_by_this_service: boolean;
+                        /** @description Something follows the last signature (allowed or not: see its changes_after) */
                         modified_after_seal: boolean;
-                        /** @description Why it is not valid, in words */
+                        /** @description Everything that kept it from valid, in words */
                         problems: string[];
                         revision: number | null;
+                        /** @description Revisions (incremental updates) the file holds */
+                        revisions: number;
                         sha256: string;
                         signatures: {
+                            chain: {
+                                /** @description The trust anchor the path ends at */
+                                anchor: string | null;
+                                /** @description Subjects from the signer’s certificate to the anchor */
+                                certificates: string[];
+                                /**
+                                 * @description From the OCSP responses and CRLs the file carries (none is fetched): `unknown` when the certificate publishes revocation data but the file holds none for it
+                                 * @enum {string}
+                                 */
+                                revocation: "good" | "revoked" | "unknown" | "not_published";
+                                revoked_at: string | null;
+                                /**
+                                 * @description `trusted`: a path to a trust anchor that holds; `untrusted`: no path to an anchor; `failed`: a path that does not hold
+                                 * @enum {string}
+                                 */
+                                status: "trusted" | "untrusted" | "failed";
+                            } | null;
+                            /** @description Every change the revisions after it made, each judged against its permission */
+                            changes_after: {
+                                /** @description This signature’s permission allows it */
+                                allowed: boolean;
+                                /**
+                                 * @description `lta` validation data or a document timestamp; `signing` a new signature; `form_fill` a form field’s value; `annotation` a comment; `other` anything else (content, pages, fonts, …)
+                                 * @enum {string}
+                                 */
+                                level: "lta" | "signing" | "form_fill" | "annotation" | "other";
+                                /** @description The revision (1-based) that made it */
+                                revision: number;
+                                what: string;
+                            }[];
+                            /** @description The time its dictionary claims: not proven */
+                            claimed_time: string | null;
+                            /** @enum {string} */
+                            coverage: "whole_file" | "revision" | "none";
                             covers_whole_document: boolean;
+                            /** @description A certification’s permission: 1 no change, 2 form filling and signing, 3 also comments */
+                            docmdp: number | null;
+                            /** @description The form field that holds it */
+                            field: string | null;
+                            index: number;
                             /**
-                             * @description `approval`: a seal; `certification`: the completion seal (DocMDP); `timestamp`: a document timestamp (RFC 3161)
+                             * @description ETSI EN 319 102-1: `TOTAL-PASSED` (it holds), `TOTAL-FAILED` (it does not: the file changed, the signature is broken, the certificate was revoked), `INDETERMINATE` (it could not be established, e.g. no chain to a trust anchor)
+                             * @enum {string}
+                             */
+                            indication: "TOTAL-PASSED" | "TOTAL-FAILED" | "INDETERMINATE";
+                            /**
+                             * @description `approval`: a signature or seal; `certification`: the first signature, with a DocMDP permission; `timestamp`: a document timestamp (RFC 3161)
                              * @enum {string}
                              */
                             kind: "approval" | "certification" | "timestamp";
+                            /** @description The PAdES baseline level it reaches (null: not a PAdES signature, or it fails) */
+                            pades_level: ("B-B" | "B-T" | "B-LT" | "B-LTA") | null;
                             problem: string | null;
-                            /** @description Its timestamp’s time when it has a valid one, else the time its dictionary claims */
+                            /** @description A field of the document’s form holds it, as PDF readers show it; an unreachable one is reported and never counted as valid */
+                            reachable: boolean;
+                            /** @description The revision it signs (1-based) */
+                            revision: number | null;
+                            /** @description The trusted time, else the time its dictionary claims */
                             signed_at: string | null;
                             /** @description Subject of the signing certificate (for a document timestamp, the authority) */
                             signer: string | null;
+                            /** @description ETSI EN 319 102-1 sub-indication when not passed: FORMAT_FAILURE, HASH_FAILURE, SIG_CRYPTO_FAILURE, REVOKED, NOT_YET_VALID, NO_CERTIFICATE_CHAIN_FOUND, NO_SIGNING_CERTIFICATE_FOUND, CHAIN_CONSTRAINTS_FAILURE, OUT_OF_BOUNDS_NO_POE */
+                            sub_indication: string | null;
                             /** @description e.g. `ETSI.CAdES.detached`, `ETSI.RFC3161` */
                             subfilter: string;
-                            /** @description The RFC 3161 timestamp: the signature’s own, or the document timestamp itself */
+                            /** @enum {string} */
+                            time_source: "signature_timestamp" | "document_timestamp" | "none";
+                            /** @description The RFC 3161 token: the signature’s own timestamp, or the document timestamp itself */
                             timestamp: {
+                                /**
+                                 * @description ETSI EN 319 102-1: `TOTAL-PASSED` (it holds), `TOTAL-FAILED` (it does not: the file changed, the signature is broken, the certificate was revoked), `INDETERMINATE` (it could not be established, e.g. no chain to a trust anchor)
+                                 * @enum {string}
+                                 */
+                                indication: "TOTAL-PASSED" | "TOTAL-FAILED" | "INDETERMINATE";
+                                problem: string | null;
+                                /** @description ETSI EN 319 102-1 sub-indication when not passed: FORMAT_FAILURE, HASH_FAILURE, SIG_CRYPTO_FAILURE, REVOKED, NOT_YET_VALID, NO_CERTIFICATE_CHAIN_FOUND, NO_SIGNING_CERTIFICATE_FOUND, CHAIN_CONSTRAINTS_FAILURE, OUT_OF_BOUNDS_NO_POE */
+                                sub_indication: string | null;
                                 /** Format: date-time */
                                 time: string;
+                                /** @description The timestamp authority’s certificate subject */
                                 tsa: string;
+                                /** @description Its indication is TOTAL-PASSED: the time is trusted */
                                 valid: boolean;
                             } | null;
+                            /** @description The earliest time a trusted timestamp proves it existed */
+                            trusted_time: string | null;
+                            /** @description Its indication is TOTAL-PASSED */
                             valid: boolean;
                         }[];
                         /** @description Who had signed by that revision and how: only for a byte-exact match */
@@ -12683,8 +12753,15 @@ export interface operations {
                             /** Format: date-time */
                             signed_at: string;
                         }[];
-                        /** @description Every signature and timestamp verifies, and nothing was added after the last one */
+                        /** @description One sentence: why this verdict */
+                        summary: string;
+                        /** @description The verdict is `valid` */
                         valid: boolean;
+                        /**
+                         * @description `valid`: every signature passed on a trusted chain and nothing after it changed the document beyond its permission; `invalid`: a signature failed (or there is none); `indeterminate`: nothing failed but something could not be established
+                         * @enum {string}
+                         */
+                        verdict: "valid" | "invalid" | "indeterminate";
                     };
                 };
             };

@@ -139,6 +139,23 @@ export const SERVICE_SETTINGS = {
     schema: int(1024, 25 * 1024 * 1024),
     doc: 'largest PDF `POST /v1/verify` takes (413 past it)',
   },
+  SVC_VERIFY_TRUST_ANCHORS: {
+    schema: z.string().min(1).optional(),
+    shown: "(unset: only the service's own seal CA and timestamp CA)",
+    doc: "PEM bundle of further trust anchors for `POST /v1/verify` and the app's `/verify` (AATL or EUTL roots, a partner's CA, and the root of `SVC_TSA_URL`'s authority): a signature whose chain ends at none of them, nor at the CA of the service's own seal, is at best `indeterminate`. Read when the API starts; an unreadable file stops it",
+  },
+  SVC_VERIFY_THREADS: {
+    schema: int(1, 1, 8),
+    doc: "PDF threads of the verify lane (verifies run there, at a lower CPU priority, never on the tenants' `SVC_PDF_THREADS`)",
+  },
+  SVC_VERIFY_QUEUE: {
+    schema: int(0, 3, 64),
+    doc: 'verifies that may wait for a verify thread; past threads + queue, a verify is refused at once (503 `service_unavailable`, Retry-After) before its body is read',
+  },
+  SVC_VERIFY_PER_ADDRESS: {
+    schema: int(1, 2, 64),
+    doc: 'verifies one client address may have under way at once; past it 429 `rate_limited` with Retry-After',
+  },
   SMTP_URL: {
     schema: z
       .string()

@@ -97,10 +97,10 @@ export function transferCommands({ root, act, list, paging }: CommandKit): void 
 
   root
     .command('verify <file>')
-    .description('check a PDF: its signatures and timestamps, and whether this service issued it (no key needed)')
+    .description('check a PDF like a relying party: valid, invalid or indeterminate, and whether this service issued it (no key needed)')
     .addHelpText(
       'after',
-      '\nPrints the report (JSON with --json). Exit code 0 when the PDF is valid, 1 when it is not valid\n(or the service refused it, e.g. invalid_pdf), 2 when there is no such file, 3 when the service\ncannot be reached.',
+      '\nPrints the report (JSON with --json). Exit code 0 only when the verdict is valid; 1 when it is\ninvalid or indeterminate (or the service refused the file, e.g. invalid_pdf), 2 when there is no\nsuch file, 3 when the service cannot be reached.',
     )
     .action(
       act(async ({ client, out }, file: string) => {
@@ -108,7 +108,7 @@ export function transferCommands({ root, act, list, paging }: CommandKit): void 
         if (!fs.statSync(file).isFile()) throw new UsageError(`not a file: ${file}`);
         const report = await client.verifyPdf(fs.readFileSync(file));
         out.result(report, () => renderReport(report));
-        if (!report.valid) throw new Outcome(EXIT.refused);
+        if (report.verdict !== 'valid') throw new Outcome(EXIT.refused);
       }),
     );
 }
