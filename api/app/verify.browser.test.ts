@@ -61,7 +61,7 @@ it('picks a completed PDF, submits the form and reads the verdict, the document 
   await page.locator('[data-drop-zone]').dispatchEvent('drop', { dataTransfer: transfer });
   await page.getByText('Chosen: changed.pdf').waitFor();
   await page.getByTestId('verify-submit').click();
-  await page.getByTestId('verdict').filter({ hasText: 'Not valid' }).waitFor();
+  await page.locator('[data-testid="verdict"][data-verdict="invalid"]').filter({ hasText: 'Not valid' }).waitFor();
   assert.match(await page.getByTestId('problems').innerText(), /changed after it was signed|changed since it was timestamped/);
   assert.equal(await page.getByTestId('issued').innerText(), 'No');
   await assertAccessible(page, 'the verify page with a not-valid verdict');

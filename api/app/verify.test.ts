@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildSampleNda } from '../../lib/pdf/samples';
+import { developmentSealer } from '../../lib/pdf/sealer';
 import { createAccount } from '../../test/factories';
+import { tempDir } from '../../test/pdf-tools';
 import { AppClient } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 import { type CompletedPdf, completedPdf, tampered } from '../../test/verify';
@@ -94,7 +96,7 @@ describe('the app’s verify page (public)', () => {
     assert.equal(status, 200, notice(html));
     assert.equal(
       byTestId(html, 'verdict', 'section'),
-      'Valid Every signature and timestamp verifies, and nothing was added after the last one.',
+      'Valid Every signature and timestamp passed on a trusted chain, and nothing after them changed the document beyond what they permit.',
     );
     assert.ok(html.indexOf('data-testid="verdict"') < html.indexOf('data-testid="origin"'), 'the verdict comes first');
     assert.equal(byTestId(html, 'filename'), 'signed NDA.pdf');
@@ -119,15 +121,22 @@ describe('the app’s verify page (public)', () => {
     for (const [, , , , , signedAt] of signers) assert.match(signedAt, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     const signatures = rows(html, 'verify-signatures');
     assert.deepEqual(
-      signatures.map(([kind, subfilter, , , , whole, valid]) => [kind, subfilter, whole, valid]),
+      signatures.map(([kind, , , chain, level, changes, result]) => [kind, chain.replace(/:.*/, ''), level, changes, result]),
       [
-        ['1. Certification (completion seal)', 'ETSI.CAdES.detached', 'No', 'Valid'],
-        ['2. Document timestamp', 'ETSI.RFC3161', 'Yes', 'Valid'],
+        [
+          '1. Certification Seal',
+          'Trusted',
+          'B-LTA',
+          'Allowed: revision 2, validation data (a DSS) was added Allowed: revision 3, a document timestamp was added',
+          'Passed',
+        ],
+        ['2. Document timestamp Archive timestamp', 'Trusted', '—', 'None', 'Passed'],
       ],
     );
-    assert.match(signatures[0][3], /Document seal \(development\)/, 'the sealing certificate is named');
-    assert.match(signatures[0][4], /^CN=Timestamp authority \(development\).*, \d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'its authority and time');
-    assert.equal(signatures[0][2], signatures[0][4].split(', ').at(-1), 'signed at the timestamp’s time');
+    assert.match(signatures[0][1], /Document seal \(development\)/, 'the sealing certificate is named');
+    assert.match(signatures[1][1], /^CN=Timestamp authority \(development\)/, 'the document timestamp names its authority');
+    assert.match(signatures[0][2], /^\d{4}-\d\d-\d\d \d\d:\d\d UTC its timestamp$/, 'the trusted time, and what proves it');
+    assert.match(signatures[0][3], /development CA/, 'the anchor its chain ends at');
   });
 
   it('says "Not valid", with why, for a PDF changed after it was signed, and names no document or signer', async () => {
@@ -138,13 +147,24 @@ describe('the app’s verify page (public)', () => {
     assert.equal(byTestId(html, 'issued'), 'No');
     assert.doesNotMatch(html, /data-testid="verify-signers"|data-testid="document-id"/);
     assert.doesNotMatch(html, new RegExp(completed.signers[0].email.replace(/[.]/g, '\\.')));
-    assert.equal(rows(html, 'verify-signatures')[0][6], 'Not valid');
+    assert.equal(rows(html, 'verify-signatures')[0][6], 'Failed HASH_FAILURE');
 
     const appended = await upload({ name: 'appended.pdf', bytes: Buffer.concat([completed.pdf, Buffer.from('\n% appended\n')]) });
-    assert.match(byTestId(appended.html, 'problems', 'ul'), /Bytes were added after the last signature/);
+    assert.match(byTestId(appended.html, 'problems', 'ul'), /bytes follow the last revision/);
     const unsigned = await upload({ name: 'unsigned.pdf', bytes: (await buildSampleNda()).pdf });
     assert.equal(byTestId(unsigned.html, 'problems', 'ul'), 'The PDF carries no digital signature.');
     assert.match(unsigned.html, /data-testid="no-signatures"/);
+  });
+
+  it('says "Cannot be confirmed" for another deployment’s seal: nothing failed, but its chain ends at no anchor this service trusts', async () => {
+    const other = await (await developmentSealer(await tempDir())).seal((await buildSampleNda()).pdf, { reason: 'Elsewhere' });
+    const { status, html } = await upload({ name: 'elsewhere.pdf', bytes: other });
+    assert.equal(status, 200, notice(html));
+    assert.match(html, /data-verdict="indeterminate"/);
+    assert.match(byTestId(html, 'verdict', 'section'), /^Cannot be confirmed Nothing failed/);
+    assert.match(byTestId(html, 'problems', 'ul'), /does not chain to a trusted anchor/);
+    const [row] = rows(html, 'verify-signatures');
+    assert.deepEqual([row[3], row[6]], ['No trusted anchor', 'Indeterminate NO_CERTIFICATE_CHAIN_FOUND']);
   });
 
   it('shows a refused file as a message on the page with the API’s status: not a PDF (422), none chosen (400), too large (413)', async () => {

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSampleNda } from '../../lib/pdf/samples';
+import { developmentSealer } from '../../lib/pdf/sealer';
 import { ROOT } from '../../test/cli';
 import { seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
@@ -233,10 +234,10 @@ describe('the svc CLI, run as a user runs it', () => {
     assert.doesNotMatch(piped.stdout + piped.stderr, /\d+%/);
   });
 
-  it('svc verify FILE prints the report with no key: exit 0 when valid, 1 when not valid or refused, 2 for a missing file', async () => {
+  it('svc verify FILE prints the report with no key: exit 0 only when valid, 1 when invalid, indeterminate or refused, 2 for a missing file', async () => {
     const help = await svc(['verify', '--help']);
     assert.equal(help.code, 0, help.stderr);
-    assert.match(help.stdout.replace(/\s+/g, ' '), /Exit code 0 when the PDF is valid, 1 when it is not valid/);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /Exit code 0 only when the verdict is valid; 1 when it is invalid or indeterminate/);
     assert.match((await svc(['--help'])).stdout, /\bverify <file>/);
 
     const completed = await completedPdf(stack);
@@ -249,6 +250,7 @@ describe('the svc CLI, run as a user runs it', () => {
     const json = await svc(['verify', good, '--json'], keyless);
     assert.equal(json.code, 0, json.stderr);
     const report = JSON.parse(json.stdout);
+    assert.equal(report.verdict, 'valid');
     assert.equal(report.valid, true);
     assert.equal(report.issued_by_this_service, true);
     assert.equal(report.document_id, completed.documentId);
@@ -268,11 +270,28 @@ describe('the svc CLI, run as a user runs it', () => {
     assert.equal(notValid.code, 1, 'not valid: exit 1');
     assert.equal(notValid.stderr, '');
     const refusedReport = JSON.parse(notValid.stdout);
+    assert.equal(refusedReport.verdict, 'invalid');
     assert.equal(refusedReport.valid, false);
     assert.equal(refusedReport.issued_by_this_service, false);
     const notValidText = await svc(['verify', changed], keyless);
     assert.equal(notValidText.code, 1);
-    assert.match(notValidText.stdout, /^NOT VALID\n {2}- Signature 1 \(certification\) is not valid/);
+    assert.match(
+      notValidText.stdout,
+      /^INVALID\n {2}.*\n {2}- Signature 1 \(certification, field "Seal"\): the signed bytes changed after it was signed/,
+    );
+
+    // Another deployment's seal: nothing failed, but its chain ends at no anchor here, and that is no pass either.
+    const elsewhere = path.join(scratch, 'elsewhere.pdf');
+    fs.writeFileSync(
+      elsewhere,
+      await (await developmentSealer(fs.mkdtempSync(path.join(scratch, 'pki-')))).seal((await buildSampleNda()).pdf, {
+        reason: 'Elsewhere',
+      }),
+    );
+    const indeterminate = await svc(['verify', elsewhere], keyless);
+    assert.equal(indeterminate.code, 1, 'indeterminate: exit 1');
+    assert.match(indeterminate.stdout, /^INDETERMINATE \(not valid: something could not be established\)\n/);
+    assert.match(indeterminate.stdout, /INDETERMINATE NO_CERTIFICATE_CHAIN_FOUND/);
 
     const text = path.join(scratch, 'notes.txt');
     fs.writeFileSync(text, 'not a PDF at all\n');
