@@ -402,13 +402,13 @@ function sameDict(a: PdfDict, b: PdfDict): boolean {
   return true;
 }
 
-/** Every reference a value holds, directly or nested. */
+/** Every reference a value holds, directly or nested, with the top-level dictionary key it is under. */
 export function* refsIn(value: PdfValue): Generator<{ num: number; gen: number; key?: string }> {
   if (value.t === 'ref') yield value;
   else if (value.t === 'array') for (const item of value.v) yield* refsIn(item);
   else if (value.t === 'dict' || value.t === 'stream') {
     for (const [key, item] of (value.t === 'dict' ? value : value.dict).v) {
-      for (const ref of refsIn(item)) yield { ...ref, key: ref.key ?? key };
+      for (const ref of refsIn(item)) yield { ...ref, key };
     }
   }
 }

@@ -346,10 +346,10 @@ function assemble(judged: Judged[], meta: { sha256: string; revisions: number; t
   if (reachable.some((signature) => signature.indication === 'TOTAL-FAILED')) {
     verdict = 'invalid';
     summary = 'At least one signature fails: the document is not what was signed, or a signature does not hold.';
-  } else if (reachable.length === 0) {
+  } else if (reachable.length === 0 && signatures.length === 0) {
     verdict = 'invalid';
-    summary = 'The PDF carries no digital signature that a PDF reader shows.';
-    if (problems.length === 0) problems.push('The PDF carries no digital signature.');
+    summary = 'The PDF carries no digital signature.';
+    problems.push('The PDF carries no digital signature.');
   } else if (problems.length > 0) {
     verdict = 'indeterminate';
     summary = 'No signature fails, but not everything could be established (see the problems): this is not a valid result.';
