@@ -62,8 +62,14 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
   }
 
   const changed = new Set<number>();
-  for (const num of new Set([...a.entries.keys(), ...b.entries.keys()])) {
-    if (a.keyOf(num) === b.keyOf(num)) continue;
+  const candidates: number[] = [];
+  for (const [num, entry] of b.entries) {
+    // The same entry object is the same section's entry: the same bytes (an object stream's own place aside).
+    if (a.entries.get(num) === entry && entry.type !== 'compressed') continue;
+    if (a.keyOf(num) !== b.keyOf(num)) candidates.push(num);
+  }
+  for (const num of a.entries.keys()) if (!b.entries.has(num)) candidates.push(num);
+  for (const num of candidates) {
     let before: PdfValue | undefined;
     try {
       before = a.object(num)?.value;
@@ -128,18 +134,23 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
   cut(-1, 'Info');
 
   // What the document itself displays: everything reachable but through the permitted additions.
+  const pending = [...changed].filter((num) => lb.reach.has(num) && !explained.has(num));
+  if (pending.length === 0) return;
   const cutTargets = new Set(allowedRoots.filter((root) => root.byTarget).map((root) => root.num));
-  const core = reachable(b, trailerRefs(b), {
-    cut: (parent, key, target) => cutEdges.has(`${parent}/${key}`) || cutTargets.has(target),
-  });
+  // With no permitted addition, all a reader reaches is the document itself: no second walk.
+  const core =
+    allowedRoots.length === 0
+      ? lb.reach
+      : reachable(b, trailerRefs(b), {
+          cut: (parent, key, target) => cutEdges.has(`${parent}/${key}`) || cutTargets.has(target),
+        });
   const subtreeLevel = new Map<number, ChangeLevel>();
   for (const root of allowedRoots) {
     for (const num of reachable(b, [{ num: root.num, key: '' }], { cut: (_parent, _key, target) => core.has(target) })) {
       subtreeLevel.set(num, max(subtreeLevel.get(num), root.level));
     }
   }
-  for (const num of changed) {
-    if (!lb.reach.has(num) || explained.has(num)) continue;
+  for (const num of pending) {
     const level = core.has(num) ? undefined : subtreeLevel.get(num);
     if (level) explain(num, level);
     else add('other', `${describe(b, lb, num)} ${isNew(num) ? 'was added' : 'changed'}`);

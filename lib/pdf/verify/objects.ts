@@ -24,8 +24,8 @@ export interface PdfString {
 export interface PdfDict {
   t: 'dict';
   v: Map<string, PdfValue>;
-  /** Where each entry's value lies in the source: [first byte, byte after]. */
-  spans: Map<string, [number, number]>;
+  /** Where its /Contents value lies in the source, [first byte, byte after]: what a signature's /ByteRange gap must be. */
+  contentsSpan?: [number, number];
   /** A key appeared twice: readers disagree on which one counts. */
   duplicateKey?: string;
 }
@@ -275,7 +275,7 @@ export class Lexer {
   private dict(depth: number): PdfDict {
     const start = this.pos;
     this.pos += 2;
-    const dict: PdfDict = { t: 'dict', v: new Map(), spans: new Map() };
+    const dict: PdfDict = { t: 'dict', v: new Map() };
     for (;;) {
       this.skip();
       if (this.pos >= this.end) throw new PdfSyntaxError('unterminated dictionary', start);
@@ -290,7 +290,7 @@ export class Lexer {
       const value = this.value(false, depth + 1);
       if (dict.v.has(key)) dict.duplicateKey ??= key;
       dict.v.set(key, value);
-      dict.spans.set(key, [valueStart, this.pos]);
+      if (key === 'Contents') dict.contentsSpan = [valueStart, this.pos];
     }
   }
 
@@ -402,13 +402,25 @@ function sameDict(a: PdfDict, b: PdfDict): boolean {
   return true;
 }
 
-/** Every reference a value holds, directly or nested, with the top-level dictionary key it is under. */
-export function* refsIn(value: PdfValue): Generator<{ num: number; gen: number; key?: string }> {
-  if (value.t === 'ref') yield value;
-  else if (value.t === 'array') for (const item of value.v) yield* refsIn(item);
+/** The references a value holds, directly or nested: object numbers, each with the top-level dictionary key it is under ('' outside a dictionary). */
+export interface Refs {
+  nums: number[];
+  keys: string[];
+}
+
+export function refsIn(value: PdfValue): Refs {
+  const refs: Refs = { nums: [], keys: [] };
+  collectRefs(value, '', refs);
+  return refs;
+}
+
+function collectRefs(value: PdfValue, key: string, refs: Refs): void {
+  if (value.t === 'ref') {
+    refs.nums.push(value.num);
+    refs.keys.push(key);
+  } else if (value.t === 'array') for (const item of value.v) collectRefs(item, key, refs);
   else if (value.t === 'dict' || value.t === 'stream') {
-    for (const [key, item] of (value.t === 'dict' ? value : value.dict).v) {
-      for (const ref of refsIn(item)) yield { ...ref, key };
-    }
+    const top = key === '';
+    for (const [name, item] of (value.t === 'dict' ? value : value.dict).v) collectRefs(item, top ? name : key, refs);
   }
 }

@@ -173,7 +173,7 @@ function structureProblem(file: PdfFile, signature: FoundSignature, revisions: R
   if (holder.offset === undefined || holder.end === undefined)
     return 'its dictionary lies inside a compressed object stream, not in the signed bytes';
   if (holder.offset >= b || holder.end > c + d) return 'its dictionary lies outside the bytes it signs';
-  const span = dict.spans.get('Contents');
+  const span = dict.contentsSpan;
   if (!contents.hex || !span || span[0] !== b || span[1] !== c)
     return 'the gap in its byte range is not exactly its /Contents hex string (unsigned bytes sit in the gap)';
   const der = derPrefix(contents.v);

@@ -1,7 +1,7 @@
 // What one revision of a document is made of, for comparing two: which objects a reader reaches from
 // the trailer, the page tree, the form's field tree and each page's annotations.
 import { get, nameOf, numberOf, type PdfDict, type PdfValue, refsIn, textOf } from './objects';
-import type { DocumentState } from './xref';
+import { type DocumentState, refsOf as objectRefs } from './xref';
 
 // Bounds on a hostile document's trees (the object limit of the intake bounds the rest).
 const MAX_DEPTH = 64;
@@ -16,8 +16,45 @@ export interface FieldNode {
   dict: PdfDict;
 }
 
+/**
+ * A set of object numbers: a byte per number below a bound (a walk of a large document tests and adds
+ * hundreds of thousands of them), a Set past it (a hostile file may number an object 10^15).
+ */
+export class NumberSet implements Iterable<number> {
+  private bits = new Uint8Array(256);
+  private readonly large = new Set<number>();
+  private readonly members: number[] = [];
+  private static readonly DENSE = 1 << 23;
+
+  has(num: number): boolean {
+    return num < NumberSet.DENSE ? num < this.bits.length && this.bits[num] === 1 : this.large.has(num);
+  }
+
+  add(num: number): boolean {
+    if (this.has(num)) return false;
+    if (num < NumberSet.DENSE) {
+      if (num >= this.bits.length) {
+        const grown = new Uint8Array(Math.min(NumberSet.DENSE, Math.max(num + 1, this.bits.length * 2)));
+        grown.set(this.bits);
+        this.bits = grown;
+      }
+      this.bits[num] = 1;
+    } else this.large.add(num);
+    this.members.push(num);
+    return true;
+  }
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  [Symbol.iterator](): Iterator<number> {
+    return this.members[Symbol.iterator]();
+  }
+}
+
 export interface Layout {
-  reach: Set<number>;
+  reach: NumberSet;
   /** Page object numbers in page order (1-based index). */
   pages: Map<number, number>;
   /** Objects of the page tree that are not pages (the /Pages nodes). */
@@ -58,39 +95,31 @@ export function layoutOf(state: DocumentState): Layout {
 export function trailerRefs(state: DocumentState): Array<{ num: number; key: string }> {
   const refs: Array<{ num: number; key: string }> = [];
   for (const [key, value] of state.trailer.v)
-    if (key !== 'Prev' && key !== 'XRefStm') for (const ref of refsIn(value)) refs.push({ num: ref.num, key });
+    if (key !== 'Prev' && key !== 'XRefStm') for (const num of refsIn(value).nums) refs.push({ num, key });
   return refs;
 }
 
-/**
- * The objects reachable from `starts`, not following an edge `cut(parent, key, target)` refuses;
- * `parents` (when given) collects who references each object of `watch`.
- */
+/** The objects reachable from `starts`, not following an edge `cut(parent, key, target)` refuses. */
 export function reachable(
   state: DocumentState,
   starts: Array<{ num: number; key: string }>,
-  options: { cut?: (parent: number, key: string, target: number) => boolean; watch?: Set<number>; parents?: Map<number, string[]> } = {},
-): Set<number> {
-  const reached = new Set<number>();
+  options: { cut?: (parent: number, key: string, target: number) => boolean } = {},
+): NumberSet {
+  const reached = new NumberSet();
   const stack: number[] = [];
-  const push = (parent: number, key: string, target: number) => {
-    if (options.cut?.(parent, key, target)) return;
-    if (options.watch?.has(target)) {
-      const list = options.parents!.get(target) ?? [];
-      if (list.length < 8) list.push(parent < 0 ? `the trailer's /${key}` : `/${key} of object ${parent}`);
-      options.parents!.set(target, list);
-    }
-    if (!reached.has(target)) {
-      reached.add(target);
-      stack.push(target);
-    }
-  };
-  for (const start of starts) push(-1, start.key, start.num);
+  const cut = options.cut;
+  for (const start of starts) if (!cut?.(-1, start.key, start.num) && reached.add(start.num)) stack.push(start.num);
   while (stack.length > 0) {
     const num = stack.pop()!;
     const object = state.object(num);
     if (!object) continue;
-    for (const ref of refsIn(object.value)) push(num, ref.key ?? '', ref.num);
+    const { nums, keys } = objectRefs(object);
+    for (let index = 0; index < nums.length; index++) {
+      const target = nums[index];
+      if (reached.has(target) || cut?.(num, keys[index], target)) continue;
+      reached.add(target);
+      stack.push(target);
+    }
   }
   return reached;
 }

@@ -13,6 +13,8 @@ import {
   type PdfStream,
   PdfSyntaxError,
   type PdfValue,
+  type Refs,
+  refsIn,
   startsWith,
 } from './objects';
 
@@ -36,6 +38,14 @@ export interface IndirectObject {
   end?: number;
   /** Its identity: the same key in two revisions is the same bytes. */
   key: string;
+  /** The references it holds, read once (see refsOf). */
+  refs?: Refs;
+}
+
+/** The references an object holds, computed on first use and kept with it (walks visit it once per revision). */
+export function refsOf(object: IndirectObject): Refs {
+  object.refs ??= refsIn(object.value);
+  return object.refs;
 }
 
 /** A place in the file where a revision ends: `startxref N` followed by `%%EOF` (or the end of the file). */
@@ -57,6 +67,8 @@ export class StructureError extends Error {}
 export class PdfFile {
   private readonly sections = new Map<number, XrefSection>();
   private readonly objects = new Map<string, IndirectObject>();
+  /** Objects at file offsets, by offset: the lookup every walk makes, without building a key string. */
+  private readonly atOffset = new Map<number, IndirectObject>();
   private readonly objectStreams = new Map<string, { data: Uint8Array; offsets: Array<[number, number]>; first: number }>();
   readonly budget: DecodeBudget;
 
@@ -195,15 +207,15 @@ export class PdfFile {
       Type: _type,
       ...rest
     } = Object.fromEntries(stream.dict.v);
-    const trailer: PdfDict = { t: 'dict', v: new Map(Object.entries(rest)), spans: new Map() };
+    const trailer: PdfDict = { t: 'dict', v: new Map(Object.entries(rest)) };
     return { offset, entries, trailer };
   }
 
   /** The indirect object whose header is at `offset` ("N G obj … endobj"). */
   parseAt(offset: number, length?: (num: number, gen: number) => number | undefined): IndirectObject {
-    const key = `o${offset}`;
-    const cached = this.objects.get(key);
+    const cached = this.atOffset.get(offset);
     if (cached) return cached;
+    const key = `o${offset}`;
     if (!Number.isInteger(offset) || offset < 0 || offset >= this.bytes.length)
       throw new StructureError(`an object offset (${offset}) is outside the file`);
     const lexer = new Lexer(this.bytes, offset, this.bytes.length, length);
@@ -217,7 +229,7 @@ export class PdfFile {
     lexer.expectKeyword('endobj');
     const object: IndirectObject = { num, gen, value, offset: start, end: lexer.pos, key };
     // A stream delimited by another object's value is read again in each revision.
-    if (!lexer.usedIndirectLength) this.objects.set(key, object);
+    if (!lexer.usedIndirectLength) this.atOffset.set(offset, object);
     return object;
   }
 
