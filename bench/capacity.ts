@@ -2,19 +2,16 @@
 // and two of each against the same PostgreSQL and Temporal (the production topology: `npm run api`
 // and `npm run worker` as processes of their own): reads of a document, L2 applies, and webhook
 // deliveries. The figures go into docs/operations.md's capacity table.
-import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
 import { writeEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
 import { seedSamples, sentNda } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
-import { freePort } from '../test/ports';
 import { mandatedAccount } from '../test/principal';
 import { Receiver, selfSignedCertificate } from '../test/receiver';
 import { type SmtpListener, startSmtpListener } from '../test/smtp';
-import { autocannon, type Harness, startHarness } from './harness';
+import { autocannon, type Harness, type Service, spawnService, startHarness } from './harness';
 import { summarize } from './summary';
 
 const SECONDS = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -22,41 +19,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** L2 applies per topology, 20 per mandate (the daily cap is 25). */
 const APPLIES = Number(process.env.BENCH_APPLIES ?? 60);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-
-interface Service {
-  child: ChildProcess;
-  url?: string;
-  stop(): Promise<void>;
-}
-
-/** `npm run api` or `npm run worker` as a process of its own, on the harness's database, task queue and data dir. */
-async function spawnService(kind: 'api' | 'worker', env: Record<string, string | undefined>): Promise<Service> {
-  const port = kind === 'api' ? await freePort() : undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runtime', `${kind}.ts`)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, ...(port ? { PORT: String(port), HOST: '127.0.0.1' } : {}), LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = port ? `http://127.0.0.1:${port}` : undefined;
-  if (url) {
-    for (let i = 0; ; i += 1) {
-      const health = await call(url, 'GET', '/v1/health').catch(() => undefined);
-      if (health?.status === 200 || health?.status === 503) break;
-      if (i > 600 || child.exitCode !== null) throw new Error(`${kind} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 async function waitForPollers(url: string, count: number): Promise<void> {
   for (let i = 0; i < 1200; i += 1) {

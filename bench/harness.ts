@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../lib/log';
 import { type DevServer, startDevServer } from '../runtime/dev-server';
 import { closeServices, createServices } from '../runtime/services';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
+import { call } from '../test/http';
 import { freePort } from '../test/ports';
 import { type RunningWorker, startWorker } from '../worker/worker';
 
@@ -116,5 +117,41 @@ export async function autocannon(url: string, headers: Record<string, string>, s
     p99: report.latency.p99,
     errors: report.errors + report.timeouts,
     non2xx: report.non2xx,
+  };
+}
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+export interface Service {
+  child: ChildProcess;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** `npm run api` or `npm run worker` as a process of its own, on the harness's database, task queue and data dir. */
+export async function spawnService(kind: 'api' | 'worker', env: Record<string, string | undefined>): Promise<Service> {
+  const port = kind === 'api' ? await freePort() : undefined;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'runtime', `${kind}.ts`)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, ...(port ? { PORT: String(port), HOST: '127.0.0.1' } : {}), LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = port ? `http://127.0.0.1:${port}` : undefined;
+  if (url) {
+    for (let i = 0; ; i += 1) {
+      const health = await call(url, 'GET', '/v1/health').catch(() => undefined);
+      if (health?.status === 200 || health?.status === 503) break;
+      if (i > 600 || child.exitCode !== null) throw new Error(`${kind} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
   };
 }

@@ -34,14 +34,15 @@ export class ServiceProcess {
     child.stderr!.on('data', (chunk) => (this.stderr += chunk));
   }
 
-  /** Starts the process on `env` in its own process group and its own data dir (under `scratch`). */
+  /** Starts the process on `env` in its own process group and its own data dir (under `scratch`, unless `dataDir` names one to share). */
   static async start(
     kind: 'api' | 'worker',
     name: string,
     env: Record<string, string | undefined>,
     scratch: string,
+    options: { dataDir?: string } = {},
   ): Promise<ServiceProcess> {
-    const dataDir = path.join(scratch, name);
+    const dataDir = options.dataDir ?? path.join(scratch, name);
     fs.mkdirSync(dataDir, { recursive: true });
     const port = kind === 'api' ? await freePort() : 0;
     const child = spawn(process.execPath, ['--import', 'tsx', `runtime/${kind}.ts`], {

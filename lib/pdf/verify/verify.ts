@@ -53,20 +53,23 @@ export function verifyPdfBytes(pdf: Uint8Array, options: VerifyOptions): Verific
   if (count > MAX_SIGNATURES) throw tooMany(count);
   const file = new PdfFile(pdf, options.decodeLimit);
   const ends = file.revisionEnds();
-  const states: DocumentState[] = [];
+  // Each revision is read once here to know it is readable (and where the DSS first appears); only the
+  // last is kept: a state holds an entry per object, and a hostile file may have many revisions.
+  const revisions: RevisionEnd[] = [];
+  let final: DocumentState | undefined;
+  let dssRevision = -1;
   let lastProblem = '';
   for (const end of ends) {
     try {
-      states.push(file.state(end));
+      final = file.state(end);
+      revisions.push(end);
+      if (dssRevision < 0 && get(final.resolve(final.root), 'DSS') !== undefined) dssRevision = revisions.length - 1;
     } catch (error) {
       if (!(error instanceof StructureError)) throw error;
       lastProblem = error.message;
     }
   }
-  if (states.length === 0)
-    throw refuse(`The PDF cannot be read as its cross-reference data says${lastProblem ? ` (${lastProblem})` : ''}.`);
-  const revisions = states.map((state) => state.revision);
-  const final = states.at(-1)!;
+  if (!final) throw refuse(`The PDF cannot be read as its cross-reference data says${lastProblem ? ` (${lastProblem})` : ''}.`);
   let found: FoundSignature[];
   try {
     found = findSignatures(file, final, revisions);
@@ -76,22 +79,20 @@ export function verifyPdfBytes(pdf: Uint8Array, options: VerifyOptions): Verific
   }
   if (found.length > MAX_SIGNATURES) throw tooMany(found.length);
 
-  const tail = tailChanges(pdf, ends, final, states.length + 1);
-  const diffs = new Map<number, RevisionChanges>();
-  // Each revision after a signature, compared with the one before it (once, whatever the number of signatures).
+  const tail = tailChanges(pdf, ends, final, revisions.length + 1);
+  const diffs = revisionChanges(file, revisions, final, Math.min(...found.map((signature) => signature.revision ?? Infinity)));
+  // The changes of each revision after a signature's (each pair of revisions compared once, whatever the number of signatures).
   const changesAfter = (revision: number): Array<Change & { revision: number; fields: string[] }> => {
     const all: Array<Change & { revision: number; fields: string[] }> = [];
-    for (let index = revision + 1; index < states.length; index++) {
-      if (!diffs.has(index)) diffs.set(index, compareRevisions(states[index - 1], states[index], index + 1));
+    for (let index = revision + 1; index < revisions.length; index++) {
       const diff = diffs.get(index)!;
       for (const change of diff.changes) all.push({ ...change, revision: diff.revision, fields: diff.fields });
     }
-    return [...all, ...tail.map((change) => ({ ...change, revision: states.length + 1, fields: [] }))];
+    return [...all, ...tail.map((change) => ({ ...change, revision: revisions.length + 1, fields: [] }))];
   };
 
   const trust = new TrustStore(options.anchors.flatMap((der) => parseCertificate(der) ?? []));
   const dss = readDss(final);
-  const dssRevision = states.findIndex((state) => get(state.resolve(state.root), 'DSS') !== undefined);
   const certification = found.find((signature) => signature.reachable && signature.kind === 'certification');
   const judged: Judged[] = found.map((signature) => ({ found: signature, changes: [], time: { at: now, source: 'none' }, level: null }));
 
@@ -163,7 +164,23 @@ export function verifyPdfBytes(pdf: Uint8Array, options: VerifyOptions): Verific
     item.failure = judge(item, certification, found);
     item.level = padesLevel(item, judged, dss, dssRevision);
   }
-  return assemble(judged, { sha256, revisions: states.length, tail: tail.length > 0 });
+  return assemble(judged, { sha256, revisions: revisions.length, tail: tail.length > 0 });
+}
+
+/**
+ * Each revision after `from` compared with the one before it, walking the revisions in order and
+ * holding two states at a time (plus the last), so memory does not grow with the number of revisions.
+ */
+function revisionChanges(file: PdfFile, revisions: RevisionEnd[], final: DocumentState, from: number): Map<number, RevisionChanges> {
+  const diffs = new Map<number, RevisionChanges>();
+  if (!Number.isFinite(from) || from >= revisions.length - 1) return diffs;
+  let previous = file.state(revisions[from]);
+  for (let index = from + 1; index < revisions.length; index++) {
+    const next = index === revisions.length - 1 ? final : file.state(revisions[index]);
+    diffs.set(index, compareRevisions(previous, next, index + 1));
+    previous = next;
+  }
+  return diffs;
 }
 
 function tooMany(count: number): Error {
