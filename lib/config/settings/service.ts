@@ -124,7 +124,7 @@ export const SERVICE_SETTINGS = {
   },
   SVC_PDF_THREADS: {
     schema: int(1, 2, 32),
-    doc: 'PDF threads per process: the safe intake of uploaded PDFs, reading signatures (`/v1/verify`) and sealing revision 0, off the event loop',
+    doc: 'PDF threads per process for tenants: the safe intake of uploaded PDFs and sealing revision 0, off the event loop (verifies never run here: `SVC_VERIFY_THREADS`)',
   },
   SVC_PDF_TIME_LIMIT_MS: {
     schema: int(100, 10_000),
