@@ -1,7 +1,8 @@
 // The service's verifier (lib/pdf/verify) run in the test's own process, for tests of sealed PDFs: its
 // report with the trust anchors a test names, and each signature's RFC 3161 token for openssl to check.
 import * as pkijs from 'pkijs';
-import { readSignedData, signatureTimestampOf } from '../lib/pdf/verify/cms';
+import { readSignedData } from '../lib/pdf/pades/cms';
+import { signatureTimestampOf } from '../lib/pdf/verify/cms';
 import type { VerificationReport } from '../lib/pdf/verify/report';
 import { findSignatures, type SignatureKind } from '../lib/pdf/verify/signatures';
 import { verifyPdfBytes } from '../lib/pdf/verify/verify';

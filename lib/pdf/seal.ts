@@ -5,10 +5,10 @@ import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFInvalidObject, PDFName, type PDFRef, PDFString } from 'pdf-lib';
 import { loadPdf } from './document';
 import { PdfError } from './errors';
-import { addSignatureTimestamp, contentInfo, der, OID, type SigningKey, sha256, signatureValue, signDigest } from './pades/cms';
+import { addSignatureTimestamp, contentInfo, der, OID, type SigningKey, sha256, signatureValue, signDigest, subjectOf } from './pades/cms';
 import { addDss } from './pades/dss';
 import type { RevocationProvider } from './pades/revocation';
-import { subjectOf, type TimestampAuthority, TimestampUnavailable } from './pades/timestamps';
+import { type TimestampAuthority, TimestampUnavailable } from './pades/timestamps';
 
 export { loadSealCertificate, type SealCertificate } from './seal-certificate';
 

@@ -127,3 +127,19 @@ export function addSignatureTimestamp(signed: pkijs.SignedData, token: Uint8Arra
 export function signatureValue(signed: pkijs.SignedData): Uint8Array {
   return new Uint8Array(signed.signerInfos[0].signature.valueBlock.valueHexView);
 }
+
+/** "CN=…, O=…" of a certificate's subject, as messages and reports name it. */
+export function subjectOf(certificate: pkijs.Certificate): string {
+  return certificate.subject.typesAndValues
+    .map((entry) => `${SHORT_NAMES[entry.type] ?? entry.type}=${entry.value.valueBlock.value}`)
+    .join(', ');
+}
+
+const SHORT_NAMES: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+};

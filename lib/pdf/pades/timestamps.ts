@@ -1,10 +1,11 @@
 // RFC 3161 timestamps: a client of a timestamp authority over HTTP that checks every token it is given
 // (status, imprint, nonce, the TSA's signature), and the development authority `npm start` runs in
 // process with its own certificate. A seal never carries a time the authority did not sign.
-import { constants, createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { PdfError } from '../errors';
+import { checkToken as checkTokenBytes } from '../verify/cms';
 import { OID, readSignedData, type SigningKey, sha256, signDigest } from './cms';
 
 /** What the seal asks a timestamp authority: a token over a SHA-256 digest (libpdf's TimestampAuthority shape too). */
@@ -20,106 +21,6 @@ export class TimestampUnavailable extends PdfError {
   constructor(message: string) {
     super('timestamp_unavailable', message);
   }
-}
-
-/** What a timestamp token says. */
-export interface TimestampInfo {
-  time: Date;
-  /** The authority's certificate subject (CN=…, O=…). */
-  tsa: string;
-  serial: string;
-  policy: string;
-  /** The SHA-256 the token is over. */
-  imprint: Buffer;
-  /** The TSA's signature verifies against the certificate in the token. */
-  signatureValid: boolean;
-}
-
-export function subjectOf(certificate: pkijs.Certificate): string {
-  return certificate.subject.typesAndValues
-    .map((entry) => `${SHORT_NAMES[entry.type] ?? entry.type}=${entry.value.valueBlock.value}`)
-    .join(', ');
-}
-
-const SHORT_NAMES: Record<string, string> = {
-  '2.5.4.3': 'CN',
-  '2.5.4.10': 'O',
-  '2.5.4.11': 'OU',
-  '2.5.4.6': 'C',
-  '2.5.4.7': 'L',
-  '2.5.4.8': 'ST',
-};
-
-/**
- * Reads a timestamp token (a CMS SignedData holding a TSTInfo) and checks the authority's signature:
- * the message digest is the TSTInfo's, and the signed attributes verify with the certificate the
- * token carries. Whether its imprint is the expected digest is the caller's check.
- */
-export async function readTimestampToken(token: Uint8Array): Promise<TimestampInfo> {
-  const signed = readSignedData(token);
-  if (signed.encapContentInfo.eContentType !== OID.tstInfo) throw new Error('the token does not hold a TSTInfo');
-  const content = signed.encapContentInfo.eContent;
-  if (!content) throw new Error('the token has no TSTInfo');
-  const tstInfoBytes = new Uint8Array(content.getValue());
-  const tstInfo = pkijs.TSTInfo.fromBER(tstInfoBytes);
-  const signerCertificate = signerOf(signed);
-  return {
-    time: tstInfo.genTime,
-    tsa: signerCertificate ? subjectOf(signerCertificate) : 'unknown',
-    serial: Buffer.from(tstInfo.serialNumber.valueBlock.valueHexView).toString('hex'),
-    policy: tstInfo.policy,
-    imprint: Buffer.from(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView),
-    signatureValid: signerCertificate ? verifySignerInfo(signed.signerInfos[0], signerCertificate, tstInfoBytes) : false,
-  };
-}
-
-const HASHES: Record<string, string> = {
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-  '1.3.14.3.2.26': 'sha1',
-};
-
-/**
- * A SignerInfo with signed attributes, checked with Node's crypto: its message digest is the
- * content's, and its signature over the DER of those attributes (as a SET) verifies with the
- * certificate's key (RSA PKCS#1 v1.5, RSA-PSS or ECDSA). pkijs's own check cannot read back the
- * TSTInfo of a token it parsed.
- */
-export function verifySignerInfo(signerInfo: pkijs.SignerInfo, certificate: pkijs.Certificate, content: Uint8Array): boolean {
-  try {
-    const hash = HASHES[signerInfo.digestAlgorithm.algorithmId];
-    const attributes = signerInfo.signedAttrs;
-    if (!hash || !attributes) return false;
-    const digest = attributes.attributes.find((attribute) => attribute.type === OID.messageDigest)?.values[0];
-    if (!(digest instanceof asn1js.OctetString)) return false;
-    if (!Buffer.from(digest.valueBlock.valueHexView).equals(createHash(hash).update(content).digest())) return false;
-    const signedBytes = Buffer.from(attributes.encodedValue.byteLength ? attributes.encodedValue : attributes.toSchema().toBER(false));
-    signedBytes[0] = 0x31; // [0] IMPLICIT in the SignerInfo, a SET OF when signed (RFC 5652 5.4)
-    const key = createPublicKey({
-      key: Buffer.from(certificate.subjectPublicKeyInfo.toSchema().toBER(false)),
-      format: 'der',
-      type: 'spki',
-    });
-    const algorithm = signerInfo.signatureAlgorithm.algorithmId;
-    const signature = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
-    const pss = algorithm === '1.2.840.113549.1.1.10';
-    return verify(
-      hash,
-      signedBytes,
-      pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO } : key,
-      signature,
-    );
-  } catch {
-    return false;
-  }
-}
-
-function signerOf(signed: pkijs.SignedData): pkijs.Certificate | undefined {
-  const sid = signed.signerInfos[0]?.sid;
-  const certificates = (signed.certificates ?? []).filter((cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate);
-  if (sid instanceof pkijs.IssuerAndSerialNumber) return certificates.find((cert) => cert.serialNumber.isEqual(sid.serialNumber));
-  return certificates[0];
 }
 
 /**
@@ -214,9 +115,10 @@ function messageImprint(digest: Uint8Array): pkijs.MessageImprint {
 }
 
 async function checkToken(token: Uint8Array, digest: Uint8Array, nonce: Buffer): Promise<void> {
-  const info = await readTimestampToken(token);
-  if (!info.imprint.equals(Buffer.from(digest))) throw new Error('the token is over another digest');
-  if (!info.signatureValid) throw new Error('the token’s signature does not verify');
+  const checked = checkTokenBytes(token, (hash) => (hash === 'sha256' ? Buffer.from(digest) : undefined));
+  if (checked.format) throw new Error(checked.format);
+  if (!checked.imprintOk) throw new Error('the token is over another digest');
+  if (!checked.signer || !checked.digestOk || !checked.signatureOk) throw new Error('the token’s signature does not verify');
   const tstInfo = pkijs.TSTInfo.fromBER(readSignedData(token).encapContentInfo.eContent!.getValue());
   const echoed = tstInfo.nonce ? Buffer.from(tstInfo.nonce.valueBlock.valueHexView) : undefined;
   if (!echoed || !stripZeros(echoed).equals(stripZeros(nonce))) throw new Error('the token does not carry the request’s nonce');

@@ -4,8 +4,9 @@
 // reaches in the newer revision whose content differs must be explained by one rule; an object that is
 // only reachable through a permitted addition (the appearance of a new signature, the DSS) is explained
 // by that addition, and everything the document itself displays must not have changed.
-import { get, nameOf, numberOf, type PdfDict, type PdfValue, sameValue } from './objects';
+import type { PdfDict, PdfValue } from './objects';
 import { invisible, type Layout, layoutOf, MARKUP, reachable, refsOf, trailerRefs } from './structure';
+import { get, nameOf, numberOf, sameValue } from './values';
 import { type DocumentState, StructureError } from './xref';
 
 /** How far a change goes, in the order of DocMDP's permissions (after pyHanko's ModificationLevel). */
@@ -49,6 +50,13 @@ export function compareRevisions(before: DocumentState, after: DocumentState, re
 
 type Add = (level: ChangeLevel, what: string) => void;
 
+/** A permitted addition: an object whose subtree (what only it reaches) is judged at `level`; a new object is cut from everywhere, an old one only at the edge its rule cut. */
+interface Root {
+  num: number;
+  level: ChangeLevel;
+  byTarget: boolean;
+}
+
 function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[]): void {
   const rootA = a.root;
   const rootB = b.root;
@@ -60,8 +68,13 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
     add('other', 'the encryption dictionary changed');
     return;
   }
+  const changed = changedObjects(a, b);
+  if (changed.size === 0 && sameValue(a.trailer.v.get('Info'), b.trailer.v.get('Info'))) return;
+  new Diff(a, b, rootB.num, changed, add, fields).judge();
+}
 
-  const changed = new Set<number>();
+/** The objects whose content differs between two revisions (an entry both share is the same bytes). */
+function changedObjects(a: DocumentState, b: DocumentState): Set<number> {
   const candidates: number[] = [];
   for (const [num, entry] of b.entries) {
     // The same entry object is the same section's entry: the same bytes (an object stream's own place aside).
@@ -69,6 +82,7 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
     if (a.keyOf(num) !== b.keyOf(num)) candidates.push(num);
   }
   for (const num of a.entries.keys()) if (!b.entries.has(num)) candidates.push(num);
+  const changed = new Set<number>();
   for (const num of candidates) {
     let before: PdfValue | undefined;
     try {
@@ -78,90 +92,234 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
     }
     if (!sameValue(before, b.object(num)?.value)) changed.add(num);
   }
-  const infoNum = refNum(b.trailer.v.get('Info'));
-  const infoChanged = !sameValue(a.trailer.v.get('Info'), b.trailer.v.get('Info'));
-  if (changed.size === 0 && !infoChanged) return;
-
-  const la = layoutOf(a);
-  const lb = layoutOf(b);
-  const isNew = (num: number) => !la.reach.has(num);
-  const catalog = rootB.num;
-  const explained = new Map<number, ChangeLevel>();
-  const explain = (num: number, level: ChangeLevel) => explained.set(num, max(explained.get(num), level));
-  // Additions a reader reaches only through them: their subtrees are judged at their level.
-  const allowedRoots: Root[] = [];
-  const cutEdges = new Set<string>();
-  const cut = (parent: number, key: string) => cutEdges.add(`${parent}/${key}`);
-
-  // The form: new signature fields may be added, existing ones filled; nothing removed.
-  const newSignatureFields = new Map<number, ChangeLevel>();
-  for (const num of lb.topFields) {
-    if (la.topFields.includes(num)) continue;
-    const field = lb.fields.get(num);
-    if (field?.type !== 'Sig' || !isNew(num)) {
-      add('other', `a form field was added (${describe(b, lb, num)})`);
-      continue;
-    }
-    const level = signatureLevel(b, field.dict);
-    newSignatureFields.set(num, level);
-    for (const widget of refsOf(b, field.dict.v.get('Kids'))) newSignatureFields.set(widget, level);
-    add(level, level === 'lta' ? 'a document timestamp was added' : `a signature field "${field.name}" was added`);
-  }
-  for (const num of la.topFields) if (!lb.topFields.includes(num)) add('other', `the form field "${la.fields.get(num)?.name}" was removed`);
-  // New objects only: no unchanged object of the signed revision can reach them.
-  for (const [num, level] of newSignatureFields) allowedRoots.push({ num, level, byTarget: true });
-  const valued = valuedFields(a, la, lb, changed);
-
-  for (const num of changed) {
-    if (!lb.reach.has(num)) continue;
-    if (num === catalog) compareCatalog(a, b, add, explain, cut, catalog, allowedRoots);
-    else if (num === refNum(get(b.resolve(rootB), 'AcroForm')))
-      compareForm(a.resolve(get(a.resolve(rootA), 'AcroForm')), b.object(num)?.value, add, num, explain);
-    else if (lb.pages.has(num) && la.pages.has(num)) comparePage(a, b, la, lb, num, add, explain, newSignatureFields, allowedRoots);
-    else if (la.fields.has(num) && lb.fields.has(num)) compareField(a, b, lb, num, valued, add, explain, cut, allowedRoots, fields);
-  }
-  // Arrays held by reference (/Fields, a page's /Annots) change with what they list, judged above.
-  const fieldsArray = refNum(get(b.resolve(get(b.resolve(rootB), 'AcroForm')), 'Fields'));
-  if (fieldsArray !== undefined && changed.has(fieldsArray)) explain(fieldsArray, 'lta');
-  for (const page of lb.pages.keys()) {
-    const annots = refNum(get(b.object(page)?.value, 'Annots'));
-    if (annots !== undefined && changed.has(annots) && la.pages.has(page)) {
-      compareAnnotations(a, b, la, page, add, explain, newSignatureFields, allowedRoots);
-      explain(annots, 'lta');
-    }
-  }
-  if (infoNum !== undefined) allowedRoots.push({ num: infoNum, level: 'lta', byTarget: false });
-  cut(-1, 'Info');
-
-  // What the document itself displays: everything reachable but through the permitted additions.
-  const pending = [...changed].filter((num) => lb.reach.has(num) && !explained.has(num));
-  if (pending.length === 0) return;
-  const cutTargets = new Set(allowedRoots.filter((root) => root.byTarget).map((root) => root.num));
-  // With no permitted addition, all a reader reaches is the document itself: no second walk.
-  const core =
-    allowedRoots.length === 0
-      ? lb.reach
-      : reachable(b, trailerRefs(b), {
-          cut: (parent, key, target) => cutEdges.has(`${parent}/${key}`) || cutTargets.has(target),
-        });
-  const subtreeLevel = new Map<number, ChangeLevel>();
-  for (const root of allowedRoots) {
-    for (const num of reachable(b, [{ num: root.num, key: '' }], { cut: (_parent, _key, target) => core.has(target) })) {
-      subtreeLevel.set(num, max(subtreeLevel.get(num), root.level));
-    }
-  }
-  for (const num of pending) {
-    const level = core.has(num) ? undefined : subtreeLevel.get(num);
-    if (level) explain(num, level);
-    else add('other', `${describe(b, lb, num)} ${isNew(num) ? 'was added' : 'changed'}`);
-  }
+  return changed;
 }
 
-/** A permitted addition: an object whose subtree (what only it reaches) is judged at `level`; a new object is cut from everywhere, an old one only at the edge its rule cut. */
-interface Root {
-  num: number;
-  level: ChangeLevel;
-  byTarget: boolean;
+const CATALOG_LTA = new Set(['DSS', 'Extensions', 'Version', 'MarkInfo', 'Metadata']);
+
+/** One comparison: each rule explains the changed objects it recognises, the rest is judged by where a reader reaches it from. */
+class Diff {
+  private readonly la: Layout;
+  private readonly lb: Layout;
+  private readonly explained = new Map<number, ChangeLevel>();
+  /** Additions a reader reaches only through them: their subtrees are judged at their level. */
+  private readonly roots: Root[] = [];
+  private readonly cutEdges = new Set<string>();
+  /** New signature fields and their widgets, with the level of the signature. */
+  private readonly newSignatures = new Map<number, ChangeLevel>();
+  /** The fields whose value this revision set: their new appearance goes with it. */
+  private readonly valued: Set<string>;
+
+  constructor(
+    private readonly a: DocumentState,
+    private readonly b: DocumentState,
+    private readonly catalog: number,
+    private readonly changed: Set<number>,
+    private readonly add: Add,
+    private readonly fields: string[],
+  ) {
+    this.la = layoutOf(a);
+    this.lb = layoutOf(b);
+    this.valued = valuedFields(a, this.la, this.lb, changed);
+  }
+
+  judge(): void {
+    const { a, b, la, lb, changed } = this;
+    this.signatureFields();
+    const acroForm = refNum(get(b.resolve(b.root), 'AcroForm'));
+    for (const num of changed) {
+      if (!lb.reach.has(num)) continue;
+      if (num === this.catalog) this.compareCatalog();
+      else if (num === acroForm) this.compareForm(a.resolve(get(a.resolve(a.root), 'AcroForm')), b.object(num)?.value, num);
+      else if (lb.pages.has(num) && la.pages.has(num)) this.comparePage(num);
+      else if (la.fields.has(num) && lb.fields.has(num)) this.compareField(num);
+    }
+    // Arrays held by reference (/Fields, a page's /Annots) change with what they list, judged above.
+    const fieldsArray = refNum(get(b.resolve(get(b.resolve(b.root), 'AcroForm')), 'Fields'));
+    if (fieldsArray !== undefined && changed.has(fieldsArray)) this.explain(fieldsArray, 'lta');
+    for (const page of lb.pages.keys()) {
+      const annots = refNum(get(b.object(page)?.value, 'Annots'));
+      if (annots !== undefined && changed.has(annots) && la.pages.has(page)) {
+        this.compareAnnotations(page);
+        this.explain(annots, 'lta');
+      }
+    }
+    const info = refNum(b.trailer.v.get('Info'));
+    if (info !== undefined) this.roots.push({ num: info, level: 'lta', byTarget: false });
+    this.cut(-1, 'Info');
+    this.judgeTheRest();
+  }
+
+  private explain(num: number, level: ChangeLevel): void {
+    this.explained.set(num, max(this.explained.get(num), level));
+  }
+
+  private cut(parent: number, key: string): void {
+    this.cutEdges.add(`${parent}/${key}`);
+  }
+
+  private isNew(num: number): boolean {
+    return !this.la.reach.has(num);
+  }
+
+  /** The form: new signature fields may be added; nothing removed. */
+  private signatureFields(): void {
+    const { b, la, lb } = this;
+    for (const num of lb.topFields) {
+      if (la.topFields.includes(num)) continue;
+      const field = lb.fields.get(num);
+      if (field?.type !== 'Sig' || !this.isNew(num)) {
+        this.add('other', `a form field was added (${describe(b, lb, num)})`);
+        continue;
+      }
+      const level = signatureLevel(b, field.dict);
+      this.newSignatures.set(num, level);
+      for (const widget of refsOf(b, field.dict.v.get('Kids'))) this.newSignatures.set(widget, level);
+      this.add(level, level === 'lta' ? 'a document timestamp was added' : `a signature field "${field.name}" was added`);
+    }
+    for (const num of la.topFields)
+      if (!lb.topFields.includes(num)) this.add('other', `the form field "${la.fields.get(num)?.name}" was removed`);
+    // New objects only: no unchanged object of the signed revision can reach them.
+    for (const [num, level] of this.newSignatures) this.roots.push({ num, level, byTarget: true });
+  }
+
+  private compareCatalog(): void {
+    const { a, b, catalog } = this;
+    const before = a.resolve(a.root);
+    const after = b.resolve(b.root);
+    if (before?.t !== 'dict' || after?.t !== 'dict') {
+      this.add('other', 'the document catalog is not a dictionary');
+      return;
+    }
+    let level: ChangeLevel = 'lta';
+    for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
+      if (sameValue(before.v.get(key), after.v.get(key))) continue;
+      if (CATALOG_LTA.has(key)) {
+        this.cut(catalog, key);
+        const target = refNum(after.v.get(key));
+        if (target !== undefined) this.roots.push({ num: target, level: 'lta', byTarget: false });
+        if (key === 'DSS') this.add('lta', 'validation data (a DSS) was added');
+      } else if (key === 'AcroForm' && after.v.get(key)?.t === 'dict') {
+        level = max(level, this.compareForm(before.v.get(key), after.v.get(key)));
+      } else if (key === 'AcroForm' && before.v.get(key) === undefined && after.v.get(key)?.t === 'ref') {
+        level = max(level, this.compareForm(undefined, b.resolve(after.v.get(key)), refNum(after.v.get(key))));
+      } else this.add('other', `the document catalog's /${key} changed`);
+    }
+    this.explain(catalog, level);
+  }
+
+  /** The AcroForm dictionary: its /Fields are judged with the field tree; the signature flags are bookkeeping. */
+  private compareForm(before: PdfValue | undefined, after: PdfValue | undefined, num?: number): ChangeLevel {
+    let level: ChangeLevel = 'lta';
+    const keys = new Set([...(before?.t === 'dict' ? before.v.keys() : []), ...(after?.t === 'dict' ? after.v.keys() : [])]);
+    for (const key of keys) {
+      if (sameValue(get(before, key), get(after, key)) || key === 'Fields' || key === 'SigFlags') continue;
+      if (key === 'NeedAppearances' || key === 'DR' || key === 'DA') level = max(level, 'form_fill');
+      else {
+        this.add('other', `the form's /${key} changed`);
+        level = 'other';
+      }
+    }
+    if (num !== undefined) this.explain(num, level);
+    return level;
+  }
+
+  private comparePage(num: number): void {
+    const before = this.a.object(num)?.value;
+    const after = this.b.object(num)?.value;
+    const page = this.lb.pages.get(num);
+    if (before?.t !== 'dict' || after?.t !== 'dict') {
+      this.add('other', `page ${page} is no longer a dictionary`);
+      return;
+    }
+    for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
+      if (sameValue(before.v.get(key), after.v.get(key)) || key === 'Annots') continue;
+      this.add('other', `page ${page}'s /${key} changed${key === 'Contents' ? ' (what the page shows)' : ''}`);
+    }
+    if (!sameValue(before.v.get('Annots'), after.v.get('Annots'))) this.compareAnnotations(num);
+    this.explain(num, 'lta');
+  }
+
+  /** A page's annotations: a new signature's widget, or (P=3) comments added or removed. */
+  private compareAnnotations(page: number): void {
+    const { a, b, la } = this;
+    const before = refsOf(a, get(a.object(page)?.value, 'Annots'));
+    const after = refsOf(b, get(b.object(page)?.value, 'Annots'));
+    const index = this.lb.pages.get(page);
+    for (const num of before) {
+      if (after.includes(num)) continue;
+      const subtype = nameOf(get(a.object(num)?.value, 'Subtype'));
+      this.add(subtype && MARKUP.has(subtype) ? 'annotation' : 'other', `a ${subtype ?? ''} annotation was removed from page ${index}`);
+    }
+    for (const num of after) {
+      if (before.includes(num) || this.newSignatures.has(num)) continue;
+      const subtype = nameOf(get(b.object(num)?.value, 'Subtype'));
+      if (subtype && MARKUP.has(subtype) && !la.reach.has(num)) {
+        this.add('annotation', `a ${subtype} annotation was added to page ${index}`);
+        this.roots.push({ num, level: 'annotation', byTarget: true });
+        this.explain(num, 'annotation');
+      } else this.add('other', `a ${subtype ?? ''} annotation was added to page ${index}`);
+    }
+  }
+
+  /** An existing field: a value set (not read-only), a first value in a signature field, and the appearance that goes with it. */
+  private compareField(num: number): void {
+    const field = this.lb.fields.get(num)!;
+    const before = this.a.object(num)?.value as PdfDict;
+    const after = field.dict;
+    const signature = field.type === 'Sig';
+    const readOnly = ((numberOf(before.v.get('Ff')) ?? 0) & 1) === 1;
+    let level: ChangeLevel = signature ? 'signing' : 'form_fill';
+    for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
+      if (sameValue(before.v.get(key), after.v.get(key))) continue;
+      if (key === 'V' && signature && !before.v.has('V')) {
+        level = signatureLevel(this.b, after);
+        this.add(level, level === 'lta' ? 'a document timestamp was added' : `the signature field "${field.name}" was signed`);
+        this.fields.push(field.name);
+      } else if (key === 'V' && !signature && !field.widgetOnly && !readOnly) {
+        this.add('form_fill', `the form field "${field.name}" was filled in`);
+        this.fields.push(field.name);
+      } else if ((key === 'AP' || key === 'AS' || key === 'MK') && this.valued.has(field.name)) {
+        // A new appearance goes with the value it shows, and only then.
+      } else {
+        this.add('other', `the form field "${field.name}"'s /${key} changed${readOnly ? ' (it is read-only)' : ''}`);
+        level = 'other';
+        continue;
+      }
+      if (key === 'V' || key === 'AP') {
+        this.cut(num, key);
+        for (const ref of directRefs(after.v.get(key)!)) this.roots.push({ num: ref, level, byTarget: false });
+      }
+    }
+    this.explain(num, level);
+  }
+
+  /**
+   * What the document itself displays (everything reachable but through the permitted additions)
+   * must not have changed; what only a permitted addition reaches is judged at its level.
+   */
+  private judgeTheRest(): void {
+    const { b, lb, roots, cutEdges } = this;
+    const pending = [...this.changed].filter((num) => lb.reach.has(num) && !this.explained.has(num));
+    if (pending.length === 0) return;
+    const cutTargets = new Set(roots.filter((root) => root.byTarget).map((root) => root.num));
+    // With no permitted addition, all a reader reaches is the document itself: no second walk.
+    const core =
+      roots.length === 0
+        ? lb.reach
+        : reachable(b, trailerRefs(b), { cut: (parent, key, target) => cutEdges.has(`${parent}/${key}`) || cutTargets.has(target) });
+    const subtreeLevel = new Map<number, ChangeLevel>();
+    for (const root of roots) {
+      for (const num of reachable(b, [{ num: root.num, key: '' }], { cut: (_parent, _key, target) => core.has(target) })) {
+        subtreeLevel.set(num, max(subtreeLevel.get(num), root.level));
+      }
+    }
+    for (const num of pending) {
+      const level = core.has(num) ? undefined : subtreeLevel.get(num);
+      if (level) this.explain(num, level);
+      else this.add('other', `${describe(b, lb, num)} ${this.isNew(num) ? 'was added' : 'changed'}`);
+    }
+  }
 }
 
 function max(a: ChangeLevel | undefined, b: ChangeLevel): ChangeLevel {
@@ -179,159 +337,6 @@ function signatureLevel(state: DocumentState, field: PdfDict): ChangeLevel {
   const widgets = refsOf(state, field.v.get('Kids')).map((num) => state.object(num)?.value);
   const shows = (nameOf(field.v.get('Subtype')) === 'Widget' ? [field] : widgets).some((widget) => !invisible(widget));
   return timestamp && !shows ? 'lta' : 'signing';
-}
-
-const CATALOG_LTA = new Set(['DSS', 'Extensions', 'Version', 'MarkInfo', 'Metadata']);
-
-function compareCatalog(
-  a: DocumentState,
-  b: DocumentState,
-  add: Add,
-  explain: (num: number, level: ChangeLevel) => void,
-  cut: (parent: number, key: string) => void,
-  catalog: number,
-  roots: Root[],
-): void {
-  const before = a.resolve(a.root);
-  const after = b.resolve(b.root);
-  if (before?.t !== 'dict' || after?.t !== 'dict') {
-    add('other', 'the document catalog is not a dictionary');
-    return;
-  }
-  let level: ChangeLevel = 'lta';
-  for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
-    if (sameValue(before.v.get(key), after.v.get(key))) continue;
-    if (CATALOG_LTA.has(key)) {
-      cut(catalog, key);
-      const target = refNum(after.v.get(key));
-      if (target !== undefined) roots.push({ num: target, level: 'lta', byTarget: false });
-      if (key === 'DSS') add('lta', 'validation data (a DSS) was added');
-    } else if (key === 'AcroForm' && after.v.get(key)?.t === 'dict') {
-      level = max(level, compareForm(before.v.get(key), after.v.get(key), add));
-    } else if (key === 'AcroForm' && before.v.get(key) === undefined && after.v.get(key)?.t === 'ref') {
-      level = max(level, compareForm(undefined, b.resolve(after.v.get(key)), add, refNum(after.v.get(key)), explain));
-    } else add('other', `the document catalog's /${key} changed`);
-  }
-  explain(catalog, level);
-}
-
-/** The AcroForm dictionary: its /Fields are judged with the field tree; the signature flags are bookkeeping. */
-function compareForm(
-  before: PdfValue | undefined,
-  after: PdfValue | undefined,
-  add: Add,
-  num?: number,
-  explain?: (num: number, level: ChangeLevel) => void,
-): ChangeLevel {
-  let level: ChangeLevel = 'lta';
-  const keys = new Set([...(before?.t === 'dict' ? before.v.keys() : []), ...(after?.t === 'dict' ? after.v.keys() : [])]);
-  for (const key of keys) {
-    if (sameValue(get(before, key), get(after, key)) || key === 'Fields' || key === 'SigFlags') continue;
-    if (key === 'NeedAppearances' || key === 'DR' || key === 'DA') level = max(level, 'form_fill');
-    else {
-      add('other', `the form's /${key} changed`);
-      level = 'other';
-    }
-  }
-  if (num !== undefined) explain?.(num, level);
-  return level;
-}
-
-function comparePage(
-  a: DocumentState,
-  b: DocumentState,
-  la: Layout,
-  lb: Layout,
-  num: number,
-  add: Add,
-  explain: (num: number, level: ChangeLevel) => void,
-  newSignatures: Map<number, ChangeLevel>,
-  roots: Root[],
-): void {
-  const before = a.object(num)?.value;
-  const after = b.object(num)?.value;
-  if (before?.t !== 'dict' || after?.t !== 'dict') {
-    add('other', `page ${lb.pages.get(num)} is no longer a dictionary`);
-    return;
-  }
-  for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
-    if (sameValue(before.v.get(key), after.v.get(key)) || key === 'Annots') continue;
-    add('other', `page ${lb.pages.get(num)}'s /${key} changed${key === 'Contents' ? ' (what the page shows)' : ''}`);
-  }
-  if (!sameValue(before.v.get('Annots'), after.v.get('Annots'))) compareAnnotations(a, b, la, num, add, explain, newSignatures, roots);
-  explain(num, 'lta');
-}
-
-function compareAnnotations(
-  a: DocumentState,
-  b: DocumentState,
-  la: Layout,
-  page: number,
-  add: Add,
-  explain: (num: number, level: ChangeLevel) => void,
-  newSignatures: Map<number, ChangeLevel>,
-  roots: Root[],
-): void {
-  const before = refsOf(a, get(a.object(page)?.value, 'Annots'));
-  const after = refsOf(b, get(b.object(page)?.value, 'Annots'));
-  const index = layoutOf(b).pages.get(page);
-  for (const num of before) {
-    if (after.includes(num)) continue;
-    const subtype = nameOf(get(a.object(num)?.value, 'Subtype'));
-    add(subtype && MARKUP.has(subtype) ? 'annotation' : 'other', `a ${subtype ?? ''} annotation was removed from page ${index}`);
-  }
-  for (const num of after) {
-    if (before.includes(num) || newSignatures.has(num)) continue;
-    const annotation = b.object(num)?.value;
-    const subtype = nameOf(get(annotation, 'Subtype'));
-    if (subtype && MARKUP.has(subtype) && !la.reach.has(num)) {
-      add('annotation', `a ${subtype} annotation was added to page ${index}`);
-      roots.push({ num, level: 'annotation', byTarget: true });
-      explain(num, 'annotation');
-    } else add('other', `a ${subtype ?? ''} annotation was added to page ${index}`);
-  }
-}
-
-function compareField(
-  a: DocumentState,
-  b: DocumentState,
-  lb: Layout,
-  num: number,
-  valued: Set<string>,
-  add: Add,
-  explain: (num: number, level: ChangeLevel) => void,
-  cut: (parent: number, key: string) => void,
-  roots: Root[],
-  fields: string[],
-): void {
-  const field = lb.fields.get(num)!;
-  const before = a.object(num)?.value as PdfDict;
-  const after = field.dict;
-  const signature = field.type === 'Sig';
-  const readOnly = ((numberOf(before.v.get('Ff')) ?? 0) & 1) === 1;
-  let level: ChangeLevel = signature ? 'signing' : 'form_fill';
-  for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
-    if (sameValue(before.v.get(key), after.v.get(key))) continue;
-    if (key === 'V' && signature && !before.v.has('V')) {
-      level = signatureLevel(b, after);
-      add(level, level === 'lta' ? 'a document timestamp was added' : `the signature field "${field.name}" was signed`);
-      fields.push(field.name);
-    } else if (key === 'V' && !signature && !field.widgetOnly && !readOnly) {
-      add('form_fill', `the form field "${field.name}" was filled in`);
-      fields.push(field.name);
-    } else if ((key === 'AP' || key === 'AS' || key === 'MK') && valued.has(field.name)) {
-      // A new appearance goes with the value it shows, and only then.
-    } else {
-      add('other', `the form field "${field.name}"'s /${key} changed${readOnly ? ' (it is read-only)' : ''}`);
-      level = 'other';
-      continue;
-    }
-    if (key === 'V' || key === 'AP') {
-      cut(num, key);
-      for (const ref of directRefs(after.v.get(key)!)) roots.push({ num: ref, level, byTarget: false });
-    }
-  }
-  explain(num, level);
 }
 
 /** The fields whose value a revision set (a signature field's first value, or a fillable field's), by full name. */

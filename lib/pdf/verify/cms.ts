@@ -5,7 +5,7 @@
 import { constants, createHash, createPublicKey, createVerify, type KeyObject, verify } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID } from '../pades/cms';
+import { OID, readSignedData } from '../pades/cms';
 
 const HASHES: Record<string, string> = {
   '2.16.840.1.101.3.4.2.1': 'sha256',
@@ -88,12 +88,6 @@ export interface SignerCheck {
   ess?: boolean;
   hash?: string;
   signedData?: pkijs.SignedData;
-}
-
-export function readSignedData(der: Uint8Array): pkijs.SignedData {
-  const info = pkijs.ContentInfo.fromBER(der);
-  if (info.contentType !== OID.signedData) throw new Error(`not a CMS SignedData (content type ${info.contentType})`);
-  return new pkijs.SignedData({ schema: info.content });
 }
 
 /**

@@ -2,7 +2,8 @@
 // (FlateDecode with PNG or TIFF predictors). Every decoded byte is charged to one budget; content
 // streams are compared by their raw bytes and never decoded.
 import zlib from 'node:zlib';
-import { get, nameOf, numberOf, type PdfStream, type PdfValue } from './objects';
+import type { PdfStream, PdfValue } from './objects';
+import { get, nameOf, numberOf } from './values';
 
 export class DecodeError extends Error {}
 

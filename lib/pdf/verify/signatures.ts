@@ -4,7 +4,8 @@
 // of a revision whose gap is exactly its /Contents hex string, inside a dictionary inside the signed
 // bytes.
 import * as asn1js from 'asn1js';
-import { get, nameOf, numberOf, type PdfDict, type PdfValue, textOf } from './objects';
+import type { PdfDict, PdfValue } from './objects';
+import { get, nameOf, numberOf, textOf } from './values';
 import type { DocumentState, IndirectObject, PdfFile, RevisionEnd } from './xref';
 
 export type SignatureKind = 'approval' | 'certification' | 'timestamp';

@@ -1,6 +1,7 @@
 // What one revision of a document is made of, for comparing two: which objects a reader reaches from
 // the trailer, the page tree, the form's field tree and each page's annotations.
-import { get, nameOf, numberOf, type PdfDict, type PdfValue, refsIn, textOf } from './objects';
+import type { PdfDict, PdfValue } from './objects';
+import { get, nameOf, numberOf, refsIn, textOf } from './values';
 import { type DocumentState, refsOf as objectRefs } from './xref';
 
 // Bounds on a hostile document's trees (the object limit of the intake bounds the rest).

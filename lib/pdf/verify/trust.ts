@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { subjectOf } from '../pades/cms';
 import { signedBy } from './cms';
 
 export type Usage = 'signing' | 'timestamping';
@@ -182,22 +183,6 @@ function timestampingUsageProblem(certificate: pkijs.Certificate): string | unde
     return `${subjectOf(certificate)} is not a timestamp authority (no timeStamping extended key usage)`;
   return undefined;
 }
-
-/** "CN=…, O=…" of a certificate's subject. */
-export function subjectOf(certificate: pkijs.Certificate): string {
-  return certificate.subject.typesAndValues
-    .map((entry) => `${SHORT_NAMES[entry.type] ?? entry.type}=${entry.value.valueBlock.value}`)
-    .join(', ');
-}
-
-const SHORT_NAMES: Record<string, string> = {
-  '2.5.4.3': 'CN',
-  '2.5.4.10': 'O',
-  '2.5.4.11': 'OU',
-  '2.5.4.6': 'C',
-  '2.5.4.7': 'L',
-  '2.5.4.8': 'ST',
-};
 
 function publishesRevocation(certificate: pkijs.Certificate): boolean {
   return extension(certificate, AIA) !== undefined || extension(certificate, CRL_DP) !== undefined;

@@ -3,20 +3,8 @@
 // that state's entry points at, never what a scan of the bytes happens to find. Two readers that
 // resolve objects differently are the root of the incremental-saving and shadow attacks.
 import { DecodeBudget, DecodeError, decodeStream } from './decode';
-import {
-  get,
-  isWhitespace,
-  Lexer,
-  nameOf,
-  numberOf,
-  type PdfDict,
-  type PdfStream,
-  PdfSyntaxError,
-  type PdfValue,
-  type Refs,
-  refsIn,
-  startsWith,
-} from './objects';
+import { isWhitespace, Lexer, type PdfDict, type PdfStream, PdfSyntaxError, type PdfValue, startsWith } from './objects';
+import { get, nameOf, numberOf, type Refs, refsIn } from './values';
 
 export type XrefEntry =
   | { type: 'free' }
