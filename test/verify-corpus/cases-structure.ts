@@ -4,7 +4,7 @@ import { PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { classic, contentNumbers, loadAll, ndaDocument, pageFont, textWith } from './documents';
 import { lastStartxref, readRevisions, streamBody } from './incremental';
 import { type CorpusKit, type CorpusPdf, corpusPdf, described, expectation, SAID } from './kit';
-import { addSignaturePlaceholder, BYTE_RANGE_PLACEHOLDER, signDocument, signPlaceholder } from './signing';
+import { addSignatureField, addSignaturePlaceholder, BYTE_RANGE_PLACEHOLDER, signDocument, signPlaceholder } from './signing';
 
 /** The reason the gap case signs, and what it says after the attack (same length: no offset moves). */
 export const GAP_REASON = 'Amount approved: EUR 100';
@@ -155,21 +155,7 @@ export async function usfNoContents(_kit: CorpusKit): Promise<CorpusPdf> {
       Name: PDFString.of('Document seal (development)'),
     }),
   );
-  const page = doc.getPage(0);
-  const widget = doc.context.register(
-    doc.context.obj({
-      Type: 'Annot',
-      Subtype: 'Widget',
-      FT: 'Sig',
-      Rect: [0, 0, 0, 0],
-      V: sig,
-      T: PDFString.of('Seal'),
-      F: 4,
-      P: page.ref,
-    }),
-  );
-  page.node.set(PDFName.of('Annots'), doc.context.obj([widget]));
-  doc.catalog.set(PDFName.of('AcroForm'), doc.context.register(doc.context.obj({ Fields: [widget], SigFlags: 3 })));
+  addSignatureField(doc, sig);
   const pdf = await classic(doc);
   // Checked with pdf-lib: the field's value really is the empty signature.
   if (!(await loadAll(pdf)).catalog.has(PDFName.of('AcroForm'))) throw new Error('the form was not written');

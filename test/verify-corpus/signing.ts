@@ -44,6 +44,16 @@ export function addSignaturePlaceholder(doc: PDFDocument, options: PlaceholderOp
     `/Name ${PDFString.of(options.name ?? 'Document seal (development)').toString()}\n>>`,
   ];
   const sigRef = doc.context.register(PDFInvalidObject.of(Buffer.from(entries.join(''), 'latin1')));
+  const widgetRef = addSignatureField(doc, sigRef, options);
+  if (options.docMdp) doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: sigRef }));
+  return { sigRef, widgetRef };
+}
+
+/**
+ * A signature field whose value is `sigRef`, as a widget on page 1 (zero size, printable), listed in
+ * the page's /Annots and the AcroForm's /Fields unless `unreachable`.
+ */
+export function addSignatureField(doc: PDFDocument, sigRef: PDFRef, options: { fieldName?: string; unreachable?: boolean } = {}): PDFRef {
   const page = doc.getPage(0);
   const widgetRef = doc.context.register(
     doc.context.obj({
@@ -57,22 +67,20 @@ export function addSignaturePlaceholder(doc: PDFDocument, options: PlaceholderOp
       P: page.ref,
     }),
   );
-  if (!options.unreachable) {
-    const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray) ?? doc.context.obj([]);
-    annots.push(widgetRef);
-    page.node.set(PDFName.of('Annots'), annots);
-    let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-    if (!acroForm) {
-      acroForm = doc.context.obj({ Fields: [] });
-      doc.catalog.set(PDFName.of('AcroForm'), doc.context.register(acroForm));
-    }
-    const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray) ?? doc.context.obj([]);
-    fields.push(widgetRef);
-    acroForm.set(PDFName.of('Fields'), fields);
-    acroForm.set(PDFName.of('SigFlags'), doc.context.obj(3));
+  if (options.unreachable) return widgetRef;
+  const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray) ?? doc.context.obj([]);
+  annots.push(widgetRef);
+  page.node.set(PDFName.of('Annots'), annots);
+  let acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (!acroForm) {
+    acroForm = doc.context.obj({ Fields: [] });
+    doc.catalog.set(PDFName.of('AcroForm'), doc.context.register(acroForm));
   }
-  if (options.docMdp) doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: sigRef }));
-  return { sigRef, widgetRef };
+  const fields = acroForm.lookupMaybe(PDFName.of('Fields'), PDFArray) ?? doc.context.obj([]);
+  fields.push(widgetRef);
+  acroForm.set(PDFName.of('Fields'), fields);
+  acroForm.set(PDFName.of('SigFlags'), doc.context.obj(3));
+  return widgetRef;
 }
 
 export interface Signed {

@@ -7,15 +7,7 @@ import { createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import { refuse } from '../intake/refuse';
 import { type Change, compareRevisions, LEVELS, type RevisionChanges } from './changes';
-import {
-  checkSigner,
-  checkToken,
-  digestRanges,
-  embeddedRevocation,
-  signatureTimestampOf,
-  signatureValueOf,
-  type TokenCheck,
-} from './cms';
+import { checkSigner, checkToken, digestRanges, embeddedRevocation, signatureTimestampOf, signatureValueOf, type TokenCheck } from './cms';
 import { decodeStream } from './decode';
 import { isWhitespace } from './objects';
 import type { VerificationReport } from './report';
