@@ -89,6 +89,11 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
       anchors: async () => {
         const own = await loadConfigOnce();
         const certificates = [own.seal, ...(own.tsa?.kind === 'development' ? [own.tsa.certificate] : [])];
+        // An external authority's root is known only from the bundle: without it, the service's own timestamps verify as indeterminate.
+        if (own.tsa?.kind === 'http' && !config.verify.trustAnchors)
+          log.warn(
+            'SVC_TSA_URL is set but SVC_VERIFY_TRUST_ANCHORS is not: POST /v1/verify trusts no timestamp authority but the seal CA; put the authority root in the bundle',
+          );
         return loadTrustAnchors({ own: certificates, bundle: config.verify.trustAnchors });
       },
     }),
