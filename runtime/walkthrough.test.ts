@@ -180,6 +180,17 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
     assert.match(shown.stdout, /Signature #2:[\s\S]*Total document signed/, shown.stdout);
     const checked = await pdfsig(fs.readFileSync(path.join(ROOT, 'nda.pdf')));
     assert.ok(checked.valid, checked.report);
+    // The service's own verifier, as the README calls it, on the embedded default: valid, and named.
+    const verified = await walk.run(/--data-binary @nda\.pdf http:\/\/localhost:3000\/v1\/verify$/);
+    assert.equal(verified.json.verdict, 'valid', verified.stdout);
+    assert.equal(verified.json.document_id, doc);
+    assert.deepEqual(
+      verified.json.signatures.map((signature: { kind: string; pades_level: string | null }) => [signature.kind, signature.pades_level]),
+      [
+        ['certification', 'B-LTA'],
+        ['timestamp', null],
+      ],
+    );
     for (const email of ['ann@example.com', 'bob@example.com']) {
       const mail = await inbox.next(email, /^Completed: "NDA" is signed by everyone/);
       assert.match(mail.text, /http:\/\/localhost:\d+\/\S+/, `${email} gets a link to the completed PDF`);
