@@ -50,6 +50,11 @@ describe('start-up errors are one line, with the setting to change', () => {
     }
   });
 
+  it('npm run api: an unreadable SVC_VERIFY_TRUST_ANCHORS stops the start, naming it', async () => {
+    const line = await oneLine('api', { ...env, SVC_VERIFY_TRUST_ANCHORS: '/nonexistent/anchors.pem' });
+    assert.match(line, /^SVC_VERIFY_TRUST_ANCHORS: cannot read \/nonexistent\/anchors\.pem \(ENOENT/);
+  });
+
   it('npm run worker: a Temporal server it cannot reach names TEMPORAL_ADDRESS', async () => {
     const line = await oneLine('worker', { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` });
     assert.match(line, /^Temporal cannot be reached \(.*Connection refused.*\): is a Temporal server running at TEMPORAL_ADDRESS\?$/);

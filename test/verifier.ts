@@ -2,18 +2,14 @@
 // report with the trust anchors a test names, and each signature's RFC 3161 token for openssl to check.
 import * as pkijs from 'pkijs';
 import { readSignedData } from '../lib/pdf/pades/cms';
+import { pemCertificates } from '../lib/pdf/verify/anchors';
 import { signatureTimestampOf } from '../lib/pdf/verify/cms';
 import type { VerificationReport } from '../lib/pdf/verify/report';
 import { findSignatures, type SignatureKind } from '../lib/pdf/verify/signatures';
 import { verifyPdfBytes } from '../lib/pdf/verify/verify';
 import { PdfFile } from '../lib/pdf/verify/xref';
 
-/** DER certificates of a PEM bundle. */
-export function pemCertificates(pem: string): Uint8Array[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map(
-    ([, body]) => new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64')),
-  );
-}
+export { pemCertificates };
 
 /** The verifier's report on `pdf`, trusting the certificates of these PEM bundles. */
 export function verifyOffline(pdf: Uint8Array, anchorsPem: string[] = [], now?: Date): VerificationReport {

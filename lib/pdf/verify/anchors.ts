@@ -26,10 +26,9 @@ async function readBundle(file: string): Promise<Uint8Array[]> {
   const text = await fs.readFile(file, 'utf8').catch((error: Error) => {
     throw new ConfigError(`SVC_VERIFY_TRUST_ANCHORS: cannot read ${file} (${error.message})`);
   });
-  const blocks = [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)];
-  if (blocks.length === 0) throw new ConfigError(`SVC_VERIFY_TRUST_ANCHORS: ${file} holds no PEM certificate`);
-  return blocks.map(([, body], index) => {
-    const der = new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64'));
+  const certificates = pemCertificates(text);
+  if (certificates.length === 0) throw new ConfigError(`SVC_VERIFY_TRUST_ANCHORS: ${file} holds no PEM certificate`);
+  return certificates.map((der, index) => {
     try {
       pkijs.Certificate.fromBER(der);
     } catch (error) {
@@ -37,4 +36,11 @@ async function readBundle(file: string): Promise<Uint8Array[]> {
     }
     return der;
   });
+}
+
+/** The DER certificates of a PEM bundle, in order. */
+export function pemCertificates(pem: string): Uint8Array[] {
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map(
+    ([, body]) => new Uint8Array(Buffer.from(body.replace(/\s+/g, ''), 'base64')),
+  );
 }
