@@ -19,6 +19,8 @@ export function verifyOffline(pdf: Uint8Array, anchorsPem: string[] = [], now?: 
 export interface SignatureToken {
   kind: SignatureKind;
   byteRange: [number, number, number, number];
+  /** Its CMS (DER), as /Contents holds it without the padding. */
+  contents: Buffer;
   /** The RFC 3161 token: the signature timestamp, or the document timestamp itself. */
   token?: Buffer;
   /** What the token's imprint says it stamps. */
@@ -34,11 +36,13 @@ export function signatureTokens(pdf: Uint8Array): SignatureToken[] {
     .filter((signature) => signature.reachable && signature.contents && signature.byteRange)
     .map((signature) => {
       const token = signature.kind === 'timestamp' ? signature.contents : signatureTimestampOf(readSignedData(signature.contents!));
-      if (!token) return { kind: signature.kind, byteRange: signature.byteRange! };
+      const contents = Buffer.from(signature.contents!);
+      if (!token) return { kind: signature.kind, byteRange: signature.byteRange!, contents };
       const tstInfo = pkijs.TSTInfo.fromBER(readSignedData(token).encapContentInfo.eContent!.getValue());
       return {
         kind: signature.kind,
         byteRange: signature.byteRange!,
+        contents,
         token: Buffer.from(token),
         imprint: Buffer.from(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView),
       };

@@ -56,11 +56,33 @@ export async function corpusKeys(): Promise<CorpusKeys> {
   }
 }
 
+/** A key and its certificate as node-forge holds them: what issues further certificates. */
+export interface ForgeKey {
+  key: forge.pki.rsa.PrivateKey;
+  certificate: forge.pki.Certificate;
+}
+
+export interface CertifiedKey {
+  /** The service's SigningKey, its chain the issuer's certificate (none when self-signed). */
+  signing: SigningKey;
+  forge: ForgeKey;
+  pem: string;
+}
+
 /**
- * A self-signed RSA certificate (keyUsage digitalSignature, nonRepudiation; with `timeStamping` the
- * critical timeStamping EKU a TSA needs) and its key, as the service's SigningKey with no chain.
+ * An RSA key and a certificate for it, self-signed or issued by `issuer`: a CA (`ca`), a signer
+ * (keyUsage digitalSignature, nonRepudiation, or `keyUsage` as given) or, with `timeStamping`, a TSA
+ * (its critical EKU), valid from `notBefore` (a minute ago) to `notAfter` (in five years).
  */
-export async function selfSignedKey(options: { commonName: string; timeStamping?: boolean; notBefore?: Date }): Promise<SigningKey> {
+export async function certifiedKey(options: {
+  commonName: string;
+  issuer?: ForgeKey;
+  ca?: boolean;
+  timeStamping?: boolean;
+  keyUsage?: Record<string, boolean>;
+  notBefore?: Date;
+  notAfter?: Date;
+}): Promise<CertifiedKey> {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'der' });
   const forgeKey = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
@@ -68,23 +90,40 @@ export async function selfSignedKey(options: { commonName: string; timeStamping?
   certificate.publicKey = forge.pki.rsa.setPublicKey(forgeKey.n, forgeKey.e);
   certificate.serialNumber = `0${crypto.randomBytes(16).toString('hex').slice(1)}`;
   certificate.validity.notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
-  certificate.validity.notAfter = new Date(Date.now() + 5 * YEAR);
+  certificate.validity.notAfter = options.notAfter ?? new Date(Date.now() + 5 * YEAR);
   // The same organization as the service's own: only the chain tells them apart.
   const subject = [
     { name: 'commonName', value: options.commonName },
     { name: 'organizationName', value: 'E-signature service' },
   ];
   certificate.setSubject(subject);
-  certificate.setIssuer(subject);
+  certificate.setIssuer(options.issuer ? options.issuer.certificate.subject.attributes : subject);
+  const usage = options.ca ? { keyCertSign: true, cRLSign: true } : (options.keyUsage ?? { digitalSignature: true, nonRepudiation: true });
   certificate.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+    { name: 'basicConstraints', cA: options.ca ?? false, critical: true },
+    { name: 'keyUsage', ...usage, critical: true },
     ...(options.timeStamping ? [{ name: 'extKeyUsage', timeStamping: true, critical: true }] : []),
     { name: 'subjectKeyIdentifier' },
   ]);
-  certificate.sign(forgeKey, forge.md.sha256.create());
-  const certificateDer = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(certificate)).getBytes(), 'binary');
-  return { privateKey: await importRsaKey(pkcs8), certificate: parseCertificate(certificateDer), chain: [] };
+  certificate.sign(options.issuer?.key ?? forgeKey, forge.md.sha256.create());
+  const derOf = (cert: forge.pki.Certificate) => Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  return {
+    signing: {
+      privateKey: await importRsaKey(pkcs8),
+      certificate: parseCertificate(derOf(certificate)),
+      chain: options.issuer ? [parseCertificate(derOf(options.issuer.certificate))] : [],
+    },
+    forge: { key: forgeKey, certificate },
+    pem: forge.pki.certificateToPem(certificate),
+  };
+}
+
+/**
+ * A self-signed RSA certificate (keyUsage digitalSignature, nonRepudiation; with `timeStamping` the
+ * critical timeStamping EKU a TSA needs) and its key, as the service's SigningKey with no chain.
+ */
+export async function selfSignedKey(options: { commonName: string; timeStamping?: boolean; notBefore?: Date }): Promise<SigningKey> {
+  return (await certifiedKey(options)).signing;
 }
 
 /** An RFC 3161 authority over `key` whose tokens claim `genTime` whatever the clock says (a backdating TSA). */

@@ -11,6 +11,7 @@ import { signatureTokens, verifyOffline } from '../../../test/verifier';
 import { buildSampleNda } from '../samples';
 import { createSealer, type Sealer } from '../seal';
 import { sha256 } from './cms';
+import { addDss } from './dss';
 import { openSigningKey } from './pki';
 import { httpRevocationProvider } from './revocation';
 import { httpTimestampAuthority, timestampNonce } from './timestamps';
@@ -180,6 +181,34 @@ describe('PAdES seals against a real test PKI: timestamp authority, OCSP respond
       );
     } finally {
       await pkiRevoked.close();
+    }
+  });
+
+  it('a seal revoked after its trusted time: the DSS added later says revoked, and the signature stays valid (what a timestamp proves)', async () => {
+    const pkiLater = await startTestPki({ intermediate: false });
+    try {
+      const key = await openSigningKey({ p12: await fs.readFile(pkiLater.sealP12Path), passphrase: pkiLater.sealPassphrase });
+      const laterSealer = createSealer(key, { tsa: httpTimestampAuthority({ url: pkiLater.tsaUrl, timeoutMs: 10_000 }) });
+      const sealed = await laterSealer.seal(nda, { reason: 'Signed before the revocation' });
+      // openssl's index keeps seconds: the revocation is later than the signature timestamp.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await pkiLater.revoke('seal');
+      const [signature] = signatureTokens(sealed);
+      const { pdf } = await addDss(sealed, [signature.contents], {
+        revocation: httpRevocationProvider({ timeoutMs: 10_000, report: () => undefined }),
+        timeoutMs: 10_000,
+      });
+      const ours = verifyOffline(pdf, [await fs.readFile(pkiLater.rootCaPem, 'utf8')]);
+      const [checked] = ours.signatures;
+      assert.equal(ours.verdict, 'valid', JSON.stringify(checked, null, 1));
+      assert.equal(checked.chain?.revocation, 'revoked');
+      assert.ok(Date.parse(checked.chain!.revoked_at!) > Date.parse(checked.trusted_time!), 'revoked after the time its timestamp proves');
+      assert.deepEqual(
+        checked.changes_after.map((change) => [change.level, change.allowed]),
+        [['lta', true]],
+      );
+    } finally {
+      await pkiLater.close();
     }
   });
 
