@@ -20,8 +20,6 @@ export interface PdfThreads {
    * bytes move to the thread when they own their buffer: the caller must not read them after.
    */
   verify(bytes: Uint8Array, anchors: Uint8Array[]): Promise<VerificationReport>;
-  /** Jobs waiting for a thread. */
-  readonly queued: number;
   /** Seals a PDF (an approval seal, lib/pdf/seal.ts) with the sealer `config` describes. */
   seal(bytes: Uint8Array, info: SealInfo, config: SealerConfig): Promise<Uint8Array>;
   /** Ends the threads; jobs not finished are rejected. */
@@ -200,9 +198,6 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     },
     async verify(bytes, anchors) {
       return (await run({ kind: 'verify', pdf: move(bytes), anchors })).report;
-    },
-    get queued() {
-      return queue.length;
     },
     async seal(bytes, info, config) {
       return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config })).pdf);
