@@ -19,6 +19,17 @@ if [ "${TEST_NODE:-24}" != current ] && [ "$(node -p 'process.versions.node.spli
 fi
 echo "node $(node --version)"
 
+# The whole suite needs every Go-built tool (test/tools.ts): the missing ones build in the background,
+# beside `npm ci` and the apt installs, on Node's own type stripping (nothing installed yet; the hook
+# only adds the .ts the project's imports leave out). A narrowed run builds what its files need later.
+tools_pid=
+if [ $# -eq 0 ] && node -e 'process.exit(process.features.typescript ? 0 : 1)' 2>/dev/null; then
+  tools_log="$(mktemp)"
+  node --import 'data:text/javascript,import{registerHooks}from"node:module";registerHooks({resolve(s,c,n){if(/^\.\.?\//.test(s)&&!/\.[cm]?[jt]s$/.test(s))s+=".ts";return n(s,c)}})' \
+    test/tools.ts >"$tools_log" 2>&1 &
+  tools_pid=$!
+fi
+
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "installing dependencies (npm ci) ..."
   npm ci --no-audit --no-fund
@@ -33,6 +44,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]} (apt) ..."
   if [ "$(id -u)" = 0 ]; then apt-get install -y "${missing[@]}" >/dev/null || { apt-get update >/dev/null && apt-get install -y "${missing[@]}" >/dev/null; }
   else sudo apt-get install -y "${missing[@]}" >/dev/null; fi
+fi
+
+if [ -n "$tools_pid" ]; then
+  wait "$tools_pid" || { cat "$tools_log"; echo "0 passed, 1 failed"; exit 1; }
+  cat "$tools_log"
+  rm -f "$tools_log"
 fi
 
 # The tests' PostgreSQL: TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (started if down).

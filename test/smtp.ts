@@ -22,6 +22,8 @@ export interface SmtpListener {
   latest(to: string, purpose: string): ReceivedMail | undefined;
   /** Recipients whose RCPT TO the server refuses for good (550), as a relay does for an unknown mailbox. */
   refuse(address: string): void;
+  /** Forgets every mail received and every refusal (the shared stack, between one file and the next). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -134,6 +136,11 @@ export async function startSmtpListener(): Promise<SmtpListener> {
     },
     refuse(address) {
       refused.add(address.toLowerCase());
+    },
+    reset() {
+      mails.length = 0;
+      taken.clear();
+      refused.clear();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

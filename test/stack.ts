@@ -81,23 +81,50 @@ export function testDbDriver(): DbDriver {
   return process.env.TEST_DB_DRIVER === 'pglite' ? 'pglite' : 'postgres';
 }
 
+export interface StackOptions {
+  env?: Record<string, string | undefined>;
+  worker?: boolean;
+  log?: Logger;
+  /**
+   * The API listens on this port (see test/ports.ts freePort) instead of any: SVC_PUBLIC_URL and
+   * SVC_APP_URL then default to http://localhost:<port>, so a browser follows links as they are sent.
+   */
+  port?: number;
+  /** A stack of the file's own even without other settings, because the file changes it (stops its worker, say). */
+  own?: boolean;
+}
+
+/** The shared stack of this process (npm test's batches), started by the first file that asks for one. */
+let shared: Promise<Stack> | undefined;
+
 /**
- * The real service for a test file: its own database (PostgreSQL, or PGlite in the PGlite phase),
- * the run's Temporal dev server on a task queue of its own, a worker in process (unless
- * `worker: false`) and the API on port 0.
+ * The real service for a test file: a database (PostgreSQL, or PGlite in the PGlite phase), the run's
+ * Temporal dev server on a task queue of its own, a worker in process (unless `worker: false`) and the
+ * API on port 0.
+ *
+ * In npm test's batch processes (test/batch.ts sets TEST_SHARED_STACK), a call without settings of its
+ * own (no env, port, log, worker: false or own) answers the process's shared stack: the files of a
+ * batch run one after another on it, each isolated by the fresh tenants, principals and keys its tests
+ * make, and its close() leaves it running for the next file (test/batch.ts closes it at the end).
+ * Any setting gives the file a stack of its own, as `npm test -- <file>` outside a batch always does.
  */
-export async function startStack(
-  options: {
-    env?: Record<string, string | undefined>;
-    worker?: boolean;
-    log?: Logger;
-    /**
-     * The API listens on this port (see test/ports.ts freePort) instead of any: SVC_PUBLIC_URL and
-     * SVC_APP_URL then default to http://localhost:<port>, so a browser follows links as they are sent.
-     */
-    port?: number;
-  } = {},
-): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const plain = !options.env && !options.port && !options.log && options.worker !== false && !options.own;
+  if (!plain || process.env.TEST_SHARED_STACK !== '1') return startOwnStack(options);
+  shared ??= startOwnStack({});
+  const stack = await shared;
+  // The next file starts with an empty mailbox: the same addresses (ann@example.test) recur across files.
+  return { ...stack, close: async () => stack.smtp?.reset() };
+}
+
+/** Closes this process's shared stack, if a file started it (test/batch.ts, after the last file). */
+export async function closeSharedStack(): Promise<void> {
+  const stack = shared;
+  shared = undefined;
+  await (await stack)?.close();
+}
+
+async function startOwnStack(options: StackOptions): Promise<Stack> {
   const pglite = testDbDriver() === 'pglite';
   const postgres = pglite ? undefined : await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;

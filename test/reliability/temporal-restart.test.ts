@@ -110,12 +110,6 @@ describe('reliability: the Temporal server restarted under running workflows', (
     const { account: offeree } = await mandatedAccount(stack, { level: 'L2', name: 'Otto Offeree' });
     const { fromContact } = await connect(stack, owner, offeree);
     const offerDocument = await sentTo(offeree, 'Offer that expires');
-    const offered = await call(stack.url, 'POST', `/v1/documents/${offerDocument}/offers`, {
-      key: owner.key,
-      body: { contact_id: fromContact, terms: 'Valid for a short while' },
-    });
-    assert.equal(offered.status, 201, offered.text);
-    const offerId = offered.body.offer_id;
 
     // Applies in flight when the server stops: the worker is applying them.
     const { account: signer } = await mandatedAccount(stack, { level: 'L2', name: 'Sid Signer' });
@@ -136,6 +130,15 @@ describe('reliability: the Temporal server restarted under running workflows', (
     );
     // And one more document, to be signed while the server is down.
     const outageDocument = await sentTo(signer, 'Signed during the outage');
+
+    // The offer is made last before the stop, so its lifetime (SVC_OFFER_TTL_MS, the outage and twelve
+    // seconds) runs out after the restart however long the setup above took on this machine.
+    const offered = await call(stack.url, 'POST', `/v1/documents/${offerDocument}/offers`, {
+      key: owner.key,
+      body: { contact_id: fromContact, terms: 'Valid for a short while' },
+    });
+    assert.equal(offered.status, 201, offered.text);
+    const offerId = offered.body.offer_id;
 
     // Stop the server; call what needs it (and what does not) until it is back.
     const stoppedAt = Date.now();
