@@ -1,0 +1,169 @@
+// npm test's batches (docs/testing.md): how test/run.ts groups files into batches, runs a batch in one
+// process (test/batch.ts), shares the lanes among batches, and reports where the time went.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** A file that must run in a process of its own says why on a line `// Own process: …` at its top. */
+export const OWN_PROCESS = /^\/\/ Own process: /m;
+
+export interface Phase {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  /** Wall time: the first of its jobs started to the last ended. */
+  started?: number;
+  ended?: number;
+  files: number;
+  passed: number;
+  failed: number;
+}
+
+export interface Job {
+  phase: Phase;
+  files: string[];
+  weight: number;
+}
+
+export interface FileTime {
+  phase: string;
+  file: string;
+  seconds: number;
+}
+
+/**
+ * Runs one batch of test files in one process (test/batch.ts under node's test runner with
+ * --test-isolation=none): the files one after another on the process's shared stack. Its output is
+ * held and printed whole when it ends, so batches running side by side do not interleave. Answers the
+ * counts of the reporter's `N passed, N failed` line, plus one failure per file the process never
+ * finished (it crashed or was killed), and each file's wall time.
+ */
+export function runBatch(
+  job: Job,
+  scratch: string,
+  id: number,
+  print: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<{ code: number; passed: number; failed: number; times: FileTime[] }> {
+  const timesFile = path.join(scratch, `times-${id}.jsonl`);
+  const args = [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-isolation=none',
+    '--test-force-exit',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(ROOT, 'test/reporter.mjs')}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(ROOT, 'test/file-times.mjs')}`,
+    `--test-reporter-destination=${timesFile}`,
+    path.join(ROOT, 'test/batch.ts'),
+  ];
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const env = { ...job.phase.env, TEST_BATCH_FILES: JSON.stringify(job.files) };
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('close', (exitCode, signal) => {
+      const text = Buffer.concat(output).toString('utf8');
+      const counts = [...text.matchAll(/^(\d+) passed, (\d+) failed$/gm)].at(-1);
+      let code = exitCode ?? (signal ? 1 : 0);
+      let failed = Number(counts?.[2] ?? 0);
+      const times: FileTime[] = [];
+      const finished = new Set<string>();
+      for (const line of fs.existsSync(timesFile) ? fs.readFileSync(timesFile, 'utf8').split('\n') : []) {
+        if (!line) continue;
+        const entry = JSON.parse(line) as { file: string; seconds: number };
+        finished.add(entry.file);
+        times.push({ phase: job.phase.name, file: entry.file, seconds: entry.seconds });
+      }
+      const unfinished = job.files.filter((file) => !finished.has(file));
+      let notes = '';
+      for (const file of unfinished) notes += `✖ ${file} did not finish: its batch process ended (${signal ?? `exit code ${exitCode}`})\n`;
+      failed += unfinished.length;
+      if (unfinished.length > 0) code ||= 1;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      print(`\n=== ${job.phase.name}: ${job.files.join(' ')} (${seconds} s)\n${text}${notes}`);
+      resolve({ code, passed: Number(counts?.[1] ?? 0), failed, times });
+    });
+  });
+}
+
+/** Runs the jobs, at most `concurrency` at a time, each as soon as a place is free, in the order given. */
+export async function pool<T>(jobs: T[], concurrency: number, run: (job: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) await run(jobs[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
+}
+
+/**
+ * The batches of a phase: each own-process file alone; the others, heaviest first (by size, the best
+ * guess before they run), gathered into batches of about `target` bytes, so the lanes end close
+ * together and one process's start serves several files.
+ */
+export function batches(phase: Phase, files: string[], target: number): Job[] {
+  const weight = (file: string) => fs.statSync(path.join(ROOT, file)).size;
+  const source = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const jobs: Job[] = files
+    .filter((file) => OWN_PROCESS.test(source(file)))
+    .map((file) => ({ phase, files: [file], weight: weight(file) }));
+  const shared = files.filter((file) => !OWN_PROCESS.test(source(file))).sort((a, b) => weight(b) - weight(a));
+  let current: Job | undefined;
+  for (const file of shared) {
+    if (!current || current.weight >= target) {
+      current = { phase, files: [], weight: 0 };
+      jobs.push(current);
+    }
+    current.files.push(file);
+    current.weight += weight(file);
+  }
+  return jobs;
+}
+
+/**
+ * `tsc --noEmit` over the whole project (npm run typecheck): one test that passes or fails. It runs
+ * beside the first batches; its output is printed when it ends.
+ */
+export function typecheck(): Promise<{ code: number; passed: number; failed: number; seconds: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--pretty', 'false'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('close', (exitCode) => {
+      const ok = exitCode === 0;
+      const seconds = (Date.now() - started) / 1000;
+      process.stdout.write(
+        `\n=== typecheck: tsc --noEmit (npm run typecheck) (${seconds.toFixed(1)} s)\n${Buffer.concat(output).toString('utf8')}` +
+          (ok ? '✔ the TypeScript compiler finds no error\n' : '✖ the TypeScript compiler finds errors (above)\n'),
+      );
+      resolve({ code: ok ? 0 : 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1, seconds });
+    });
+  });
+}
+
+/** Where the time went: each phase's wall time, files and tests, and the twenty slowest files. */
+export function summaryTable(phases: Phase[], times: FileTime[], checked: { seconds: number } | undefined, total: number): string {
+  const minutes = (seconds: number) => `${(seconds / 60).toFixed(1)} min`;
+  const lines = ['', '=== where the time went', 'phase        wall       files  passed  failed'];
+  if (checked) lines.push(`typecheck    ${minutes(checked.seconds).padEnd(9)}  ${'1'.padStart(5)}  ${'1'.padStart(6)}`);
+  for (const phase of phases) {
+    const wall = phase.started && phase.ended ? (phase.ended - phase.started) / 1000 : 0;
+    lines.push(
+      `${phase.name.padEnd(11)}  ${minutes(wall).padEnd(9)}  ${String(phase.files).padStart(5)}  ${String(phase.passed).padStart(6)}  ${String(phase.failed).padStart(6)}`,
+    );
+  }
+  lines.push(`all          ${minutes(total)} (the phases overlap: PostgreSQL and PGlite share the lanes)`, '', 'the twenty slowest files:');
+  for (const entry of [...times].sort((a, b) => b.seconds - a.seconds).slice(0, 20))
+    lines.push(`${entry.seconds.toFixed(1).padStart(7)} s  ${entry.phase.padEnd(11)}  ${entry.file}`);
+  return `${lines.join('\n')}\n`;
+}
