@@ -92,11 +92,19 @@ export function runBatch(
   });
 }
 
-/** Runs the jobs, at most `concurrency` at a time, each as soon as a place is free, in the order given. */
-export async function pool<T>(jobs: T[], concurrency: number, run: (job: T) => Promise<void>): Promise<void> {
+/**
+ * Runs the jobs, at most `concurrency` at a time, each as soon as a place is free, in the order given;
+ * the first lane to find none left runs `then` (while the others finish theirs).
+ */
+export async function pool<T>(jobs: T[], concurrency: number, run: (job: T) => Promise<void>, then?: () => Promise<void>): Promise<void> {
   let next = 0;
+  let thenStarted = false;
   const lane = async () => {
     while (next < jobs.length) await run(jobs[next++]);
+    if (then && !thenStarted) {
+      thenStarted = true;
+      await then();
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
 }

@@ -15,6 +15,7 @@ import { ensurePdfcpu } from '../runtime/pdfcpu';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { bundleWorkflows } from '../worker/worker';
 import { batches, type FileTime, type Job, type Phase, pool, runBatch, summaryTable, typecheck } from './batches';
+import { createTemplates } from './db';
 import { freePort } from './ports';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -67,6 +68,7 @@ async function main(): Promise<number> {
     ? undefined
     : await startDevServer({ binary, port: await freePort(), uiPort: 0, headless: true, logFile: path.join(scratch, 'temporal.log') });
   let minio: RunningMinio | undefined;
+  let templates: Awaited<ReturnType<typeof createTemplates>> | undefined;
   try {
     if (minioBinary) {
       const [port, consolePort] = [await freePort(), await freePort()];
@@ -86,6 +88,9 @@ async function main(): Promise<number> {
     };
     // Three lanes on two cores: a batch waits on workflows, mail and child processes often enough that
     // a third keeps the cores busy (TEST_CONCURRENCY overrides).
+    // The databases' templates, migrated once for the run (test/db.ts createTemplates).
+    templates = await createTemplates({ pglite: files.some(onPglite) });
+    Object.assign(env, templates.env);
     const concurrency = Number(process.env.TEST_CONCURRENCY ?? '3');
     const phase = (name: string, phaseEnv: NodeJS.ProcessEnv, count: number): Phase => ({
       name,
@@ -129,12 +134,18 @@ async function main(): Promise<number> {
       checked = await typecheck();
       code ||= checked.code;
     };
-    await pool<Job | 'typecheck'>(whole ? ['typecheck', ...jobs] : jobs, concurrency, (job) => (job === 'typecheck' ? check() : run(job)));
-    await pool(
-      reliabilityFiles.map((file) => ({ phase: reliability, files: [file], weight: 0 })),
-      Number(process.env.TEST_RELIABILITY_CONCURRENCY ?? '1'),
-      run,
+    // The reliability files run one at a time (TEST_RELIABILITY_CONCURRENCY), in the first lane that
+    // finds no batch left: while the last batches end, not beside every lane at its busiest.
+    const reliabilityJobs = reliabilityFiles.map((file): Job => ({ phase: reliability, files: [file], weight: 0 }));
+    let reliabilityRun: Promise<void> | undefined;
+    const runReliability = () => (reliabilityRun ??= pool(reliabilityJobs, Number(process.env.TEST_RELIABILITY_CONCURRENCY ?? '1'), run));
+    await pool<Job | 'typecheck'>(
+      whole ? ['typecheck', ...jobs] : jobs,
+      concurrency,
+      (job) => (job === 'typecheck' ? check() : run(job)),
+      runReliability,
     );
+    await runReliability();
     const phases = [postgres, pglite, reliability].filter((entry) => entry.files > 0);
     process.stdout.write(summaryTable(phases, times, checked, (Date.now() - begun) / 1000));
     const passed = phases.reduce((sum, entry) => sum + entry.passed, checked?.passed ?? 0);
@@ -142,6 +153,7 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
     return code || (failed > 0 ? 1 : 0);
   } finally {
+    await templates?.drop().catch(() => undefined);
     await minio?.stop();
     await devServer?.stop();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Services } from '../activities/services';
 import { type RunningServer, startHttpServer } from '../api/server';
-import type { Db, DbDriver } from '../db/connect';
+import { type Db, type DbDriver, pgliteDirectory } from '../db/connect';
 import { migrateLatest } from '../db/migrate';
 import { type Config, loadConfig } from '../lib/config/config';
 import { randomBase62 } from '../lib/ids';
@@ -129,6 +129,9 @@ async function startOwnStack(options: StackOptions): Promise<Stack> {
   const postgres = pglite ? undefined : await createTestDatabase();
   const taskQueue = `test-${randomBase62(10)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
+  // On PGlite, a copy of the run's migrated template (test/db.ts createTemplates), if there is one.
+  if (pglite && process.env.TEST_PGLITE_TEMPLATE)
+    fs.cpSync(process.env.TEST_PGLITE_TEMPLATE, pgliteDirectory(dataDir), { recursive: true });
   // Mail goes over real SMTP: the database keeps only redacted copies, never codes or link tokens.
   const smtp = options.env && 'SMTP_URL' in options.env ? undefined : await startSmtpListener();
   const env = {
