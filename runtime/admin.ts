@@ -9,8 +9,8 @@ import { createPdfThreads } from '../lib/pdf/intake';
 import { createReceiptIssuer } from '../lib/receipts';
 import { loadSecretKey } from '../lib/secrets/secret-key';
 import { sendAdminCommand } from './admin-socket';
+import { createBlobStore } from './blob-store';
 import { livePid } from './data-lock';
-import { createBlobStore } from './services';
 
 function print(stream: NodeJS.WriteStream, value: unknown) {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,8 +1,6 @@
 import type { Services } from '../activities/services';
 import { connectDb, type Db, dbDriver } from '../db/connect';
 import { Notices } from '../db/notices';
-import { type BlobStore, createFileBlobStore } from '../lib/blobs';
-import { createS3BlobStore } from '../lib/blobs-s3';
 import { createCodeLimits } from '../lib/code-limits';
 import type { Config } from '../lib/config/config';
 import { KeyCache } from '../lib/key-cache';
@@ -20,6 +18,7 @@ import { loadSecretKey } from '../lib/secrets/secret-key';
 import { connectTemporal } from '../lib/temporal';
 import { startTracing, type Tracing } from '../lib/tracing';
 import { temporalWorkflows } from '../workflows/client';
+import { createBlobStore } from './blob-store';
 
 export interface ServicesOptions {
   temporalAddress?: string;
@@ -129,12 +128,6 @@ function processLogger(config: Config): Logger {
 }
 
 /** Files under the data dir, or the bucket SVC_BLOB_URL names (API, worker and admin commands alike). */
-export function createBlobStore(config: Config): BlobStore {
-  const location = config.blobs;
-  if (location.kind === 'file') return createFileBlobStore(location.directory);
-  return createS3BlobStore(location);
-}
-
 export async function closeServices(deps: Services): Promise<void> {
   await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
   await deps.keyCache.close();

@@ -170,7 +170,7 @@ export function summaryTable(phases: Phase[], times: FileTime[], checked: { seco
       `${phase.name.padEnd(11)}  ${minutes(wall).padEnd(9)}  ${String(phase.files).padStart(5)}  ${String(phase.passed).padStart(6)}  ${String(phase.failed).padStart(6)}`,
     );
   }
-  lines.push(`all          ${minutes(total)} (the phases overlap: PostgreSQL and PGlite share the lanes)`, '', 'the twenty slowest files:');
+  lines.push(`all          ${minutes(total)} (the phases overlap: they share the lanes)`, '', 'the twenty slowest files:');
   for (const entry of [...times].sort((a, b) => b.seconds - a.seconds).slice(0, 20))
     lines.push(`${entry.seconds.toFixed(1).padStart(7)} s  ${entry.phase.padEnd(11)}  ${entry.file}`);
   return `${lines.join('\n')}\n`;
