@@ -116,7 +116,7 @@ describe('Drive: streamed uploads, kinds sniffed from the bytes', () => {
   });
 
   it('keeps nothing of an upload the client abandons midway', async () => {
-    const before = await DriveFile.query(stack.deps.db).resultSize();
+    const before = await DriveFile.query(stack.deps.db).where({ tenant_id: account.tenantId }).resultSize();
     await new Promise<void>((resolve) => {
       const request = http.request(`${stack.url}/v1/assets?filename=cut.pdf`, {
         method: 'POST',
@@ -130,7 +130,7 @@ describe('Drive: streamed uploads, kinds sniffed from the bytes', () => {
       }, 300);
     });
     await waitFor('the staging folder to be empty', () => staged().length === 0);
-    assert.equal(await DriveFile.query(stack.deps.db).resultSize(), before, 'no Drive file for it');
+    assert.equal(await DriveFile.query(stack.deps.db).where({ tenant_id: account.tenantId }).resultSize(), before, 'no Drive file for it');
   });
 
   it('needs a Business+ key (401 without one, 403 on another plan)', async () => {
