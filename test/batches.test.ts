@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { batches, type Job, OWN_PROCESS, type Phase, runBatch } from './batches';
+import { batches, fileWeights, type Job, OWN_PROCESS, type Phase, runBatch } from './batches';
 import { closeSharedStack, startStack } from './stack';
 
 // npm test's batches (docs/testing.md): several files in one process, each inside a suite of its own.
@@ -59,21 +59,27 @@ describe('npm test: a batch of files in one process', () => {
     assert.match(printed, /✖ test\/fixtures\/batch\/after-hooks\.ts did not finish/);
   });
 
-  it('gathers files into batches heaviest first, and knows the `// Own process:` line', () => {
-    const files = ['test/batches.test.ts', 'test/smtp.test.ts', 'test/pki.test.ts', 'test/lint.test.ts'];
-    const jobs = batches(phase(), files, 1);
-    assert.equal(jobs.length, files.length, 'a target of one byte: one file per batch');
-    const sizes = jobs.map((job) => fs.statSync(job.files[0]).size);
+  it('gathers files into batches heaviest first, by an earlier run’s seconds, else by size; and knows the `// Own process:` line', () => {
+    const durations = path.join(scratch, 'durations.json');
+    fs.writeFileSync(durations, JSON.stringify({ PostgreSQL: { 'test/smtp.test.ts': 30, 'test/lint.test.ts': 10 } }));
+    const weights = fileWeights(durations);
+    assert.equal(weights('PostgreSQL', 'test/smtp.test.ts'), 30);
+    const perByte = [30 / fs.statSync('test/smtp.test.ts').size, 10 / fs.statSync('test/lint.test.ts').size].sort((a, b) => a - b)[1];
+    assert.equal(weights('PostgreSQL', 'test/pki.test.ts'), fs.statSync('test/pki.test.ts').size * perByte, 'no time: its size');
+    const files = ['test/lint.test.ts', 'test/pki.test.ts', 'test/smtp.test.ts'];
+    const one = batches(phase(), files, 1, weights);
+    assert.equal(one.length, files.length, 'a target of one second: one file per batch');
+    const order = one.map((job) => job.weight);
     assert.deepEqual(
-      sizes,
-      [...sizes].sort((a, b) => b - a),
+      order,
+      [...order].sort((a, b) => b - a),
       'heaviest first',
     );
-    const together = batches(phase(), files, Number.POSITIVE_INFINITY);
+    assert.equal(one.find((job) => job.files[0] === 'test/smtp.test.ts')?.weight, 30);
+    const together = batches(phase(), files, Number.POSITIVE_INFINITY, weights);
     assert.equal(together.length, 1);
     assert.deepEqual([...together[0].files].sort(), [...files].sort());
-    assert.equal(OWN_PROCESS.test('// Own process: measures its memory\nimport x'), true);
-    assert.equal(OWN_PROCESS.test('import x;\n// Own process: not at the top of a line is fine too'), true);
+    assert.equal(OWN_PROCESS.test('import x;\n// Own process: measures its memory'), true);
     assert.equal(OWN_PROCESS.test('// own process, said otherwise'), false);
   });
 });

@@ -127,12 +127,31 @@ export async function pool<T>(jobs: T[], concurrency: number, run: (job: T) => P
 }
 
 /**
- * The batches of a phase: each own-process file alone; the others, heaviest first (by size, the best
- * guess before they run), gathered into batches of about `target` bytes, so the lanes end close
- * together and one process's start serves several files.
+ * What a file is expected to cost, in seconds: its time in test/durations.json (a run's per-file times,
+ * which `npm test` writes to tmp/test-durations.json; copy it over to refresh the order), else its
+ * size at the median seconds per byte of the files that have a time.
  */
-export function batches(phase: Phase, files: string[], target: number): Job[] {
-  const weight = (file: string) => fs.statSync(path.join(ROOT, file)).size;
+export function fileWeights(durationsFile = path.join(ROOT, 'test/durations.json')): (phase: string, file: string) => number {
+  const known: Record<string, Record<string, number>> = fs.existsSync(durationsFile)
+    ? JSON.parse(fs.readFileSync(durationsFile, 'utf8'))
+    : {};
+  const size = (file: string) => fs.statSync(path.join(ROOT, file)).size;
+  const ratios = Object.values(known)
+    .flatMap((times) => Object.entries(times))
+    .filter(([file]) => fs.existsSync(path.join(ROOT, file)))
+    .map(([file, seconds]) => seconds / size(file))
+    .sort((a, b) => a - b);
+  const perByte = ratios.length > 0 ? ratios[Math.floor(ratios.length / 2)] : 1 / 1000;
+  return (phase, file) => known[phase]?.[file] ?? size(file) * perByte;
+}
+
+/**
+ * The batches of a phase: each own-process file alone; the others, heaviest first (fileWeights),
+ * gathered into batches of about `target` seconds, so the lanes end close together and one process's
+ * start serves several files.
+ */
+export function batches(phase: Phase, files: string[], target: number, weights = fileWeights()): Job[] {
+  const weight = (file: string) => weights(phase.name, file);
   const source = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
   const jobs: Job[] = files
     .filter((file) => OWN_PROCESS.test(source(file)))

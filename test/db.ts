@@ -26,7 +26,10 @@ export interface TestDatabase {
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = testDatabaseUrl();
   const name = `svc_test_${randomBase62(12).toLowerCase()}`;
-  const template = options.migrate !== false ? process.env.TEST_DATABASE_TEMPLATE : undefined;
+  // The template lives on the run's server: a file that makes its databases on a cluster of its own
+  // (test/reliability/postgres-restart.test.ts) migrates them itself.
+  const onRunServer = process.env.TEST_DATABASE_TEMPLATE_URL === adminUrl;
+  const template = options.migrate !== false && onRunServer ? process.env.TEST_DATABASE_TEMPLATE : undefined;
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.destroy();
@@ -69,7 +72,11 @@ export async function createTemplates(options: { pglite: boolean }): Promise<{ e
     await embedded.destroy();
   }
   return {
-    env: { TEST_DATABASE_TEMPLATE: name, ...(pgliteDir ? { TEST_PGLITE_TEMPLATE: pgliteDirectory(pgliteDir) } : {}) },
+    env: {
+      TEST_DATABASE_TEMPLATE: name,
+      TEST_DATABASE_TEMPLATE_URL: adminUrl,
+      ...(pgliteDir ? { TEST_PGLITE_TEMPLATE: pgliteDirectory(pgliteDir) } : {}),
+    },
     async drop() {
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();

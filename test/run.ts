@@ -14,7 +14,7 @@ import { ensureMinio, type RunningMinio, startMinio } from '../runtime/minio';
 import { ensurePdfcpu } from '../runtime/pdfcpu';
 import { ensureTemporalCli } from '../runtime/temporal-cli';
 import { bundleWorkflows } from '../worker/worker';
-import { batches, type FileTime, type Job, type Phase, pool, runBatch, summaryTable, typecheck } from './batches';
+import { batches, type FileTime, fileWeights, type Job, type Phase, pool, runBatch, summaryTable, typecheck } from './batches';
 import { createTemplates } from './db';
 import { freePort } from './ports';
 
@@ -30,6 +30,17 @@ function findTests(directory: string): string[] {
     else if (entry.name.endsWith('.test.ts')) found.push(path.relative(ROOT, full));
   }
   return found.sort();
+}
+
+/** This run's per-file seconds in tmp/test-durations.json, the form test/durations.json takes. */
+function writeDurations(times: FileTime[]): void {
+  const durations: Record<string, Record<string, number>> = {};
+  for (const { phase, file, seconds } of times) {
+    durations[phase] ??= {};
+    durations[phase][file] = Math.round(seconds * 10) / 10;
+  }
+  fs.mkdirSync(path.join(ROOT, 'tmp'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'tmp', 'test-durations.json'), `${JSON.stringify(durations, null, 1)}\n`);
 }
 
 async function main(): Promise<number> {
@@ -102,15 +113,16 @@ async function main(): Promise<number> {
     const postgres = phase('PostgreSQL', env, onlyPglite ? 0 : files.length);
     const pglite = phase('PGlite', { ...env, TEST_DB_DRIVER: 'pglite' }, files.filter(onPglite).length);
     const reliability = phase('reliability', env, reliabilityFiles.length);
-    // The PostgreSQL and PGlite phases share the lanes, heaviest batches first; the reliability files
-    // (they kill and restart processes, and time it) run after them, one at a time.
-    // A batch holds about a tenth of a lane's share of both phases (sizes in bytes, the best guess
-    // before the files have run), so a PGlite batch, whose stack is the slowest to start, serves as
-    // many files as a PostgreSQL one.
+    // The PostgreSQL and PGlite phases share the lanes, heaviest batches first. A batch holds about a
+    // tenth of a lane's share of both (test/batches.ts fileWeights: the seconds of an earlier run), so
+    // a PGlite batch, whose stack is the slowest to start, serves as many files as a PostgreSQL one.
     const onPostgres = onlyPglite ? [] : files;
-    const size = (file: string) => fs.statSync(path.join(ROOT, file)).size;
-    const target = [...onPostgres, ...files.filter(onPglite)].reduce((sum, file) => sum + size(file), 0) / (concurrency * 10);
-    const jobs = [...batches(postgres, onPostgres, target), ...batches(pglite, files.filter(onPglite), target)].sort(
+    const weights = fileWeights();
+    const total =
+      onPostgres.reduce((sum, file) => sum + weights(postgres.name, file), 0) +
+      files.filter(onPglite).reduce((sum, file) => sum + weights(pglite.name, file), 0);
+    const target = total / (concurrency * 10);
+    const jobs = [...batches(postgres, onPostgres, target, weights), ...batches(pglite, files.filter(onPglite), target, weights)].sort(
       (a, b) => b.weight - a.weight,
     );
     let code = 0;
@@ -147,6 +159,7 @@ async function main(): Promise<number> {
     );
     await runReliability();
     const phases = [postgres, pglite, reliability].filter((entry) => entry.files > 0);
+    writeDurations(times);
     process.stdout.write(summaryTable(phases, times, checked, (Date.now() - begun) / 1000));
     const passed = phases.reduce((sum, entry) => sum + entry.passed, checked?.passed ?? 0);
     const failed = phases.reduce((sum, entry) => sum + entry.failed, checked?.failed ?? 0);
