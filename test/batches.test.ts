@@ -59,6 +59,20 @@ describe('npm test: a batch of files in one process', () => {
     assert.match(printed, /✖ test\/fixtures\/batch\/after-hooks\.ts did not finish/);
   });
 
+  it('runs a workflow test file after a file whose worker installed the Temporal runtime, and before one', async () => {
+    for (const [id, files] of [
+      [4, [fixture('runtime-stack.ts'), fixture('runtime-workflows.ts')]],
+      [5, [fixture('runtime-workflows.ts'), fixture('runtime-stack.ts')]],
+    ] as const) {
+      let printed = '';
+      const result = await runBatch({ phase: phase(), files: [...files], weight: 0 }, scratch, id, (text) => {
+        printed += text;
+      });
+      assert.equal(result.failed, 0, printed);
+      assert.equal(result.passed, 2, printed);
+    }
+  });
+
   it('gathers files into batches heaviest first, by an earlier run’s seconds, else by size; and knows the `// Own process:` line', () => {
     const durations = path.join(scratch, 'durations.json');
     fs.writeFileSync(durations, JSON.stringify({ PostgreSQL: { 'test/smtp.test.ts': 30, 'test/lint.test.ts': 10 } }));

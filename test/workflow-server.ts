@@ -17,12 +17,16 @@ export interface WorkflowTestServer {
 
 /**
  * Connects a client and a worker connection to the run's dev server, and silences the worker
- * runtime's own log (activities failing on purpose are not the test's output). Once per test file:
- * the runtime can be installed only once per process.
+ * runtime's own log (activities failing on purpose are not the test's output), unless a file before
+ * it in the same batch process installed the runtime already (it can be installed only once).
  */
 export async function connectWorkflowTestServer(): Promise<WorkflowTestServer> {
   const silent = () => undefined;
-  Runtime.install({ logger: { log: silent, trace: silent, debug: silent, info: silent, warn: silent, error: silent } });
+  try {
+    Runtime.install({ logger: { log: silent, trace: silent, debug: silent, info: silent, warn: silent, error: silent } });
+  } catch {
+    // A file before this one in the batch's process installed the runtime (a stack's worker): it stays.
+  }
   const address = process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run the workflow tests through npm test');
   const native = await NativeConnection.connect({ address });

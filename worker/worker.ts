@@ -37,6 +37,15 @@ function installRuntime(deps: Services): void {
     else if (level === 'WARN') log.warn(message, meta);
     else if (debug && level === 'INFO') log.debug(message, meta);
   };
+  try {
+    installWithLogger(at, debug);
+  } catch {
+    // The process has a runtime already (npm test's batches: a workflow test installed a silent one
+    // before this worker): it stays, with its logger.
+  }
+}
+
+function installWithLogger(at: (level: string, message: string, meta?: Record<string, unknown>) => void, debug: boolean): void {
   Runtime.install({
     logger: {
       log: at,
