@@ -9,11 +9,14 @@ import { type Stack, startStack } from './stack';
 /** An https server on loopback serving Client ID Metadata Documents (what a client publishes at its client_id URL). */
 export class DocumentServer {
   readonly documents = new Map<string, string>();
+  /** The paths asked for, in order (whether the service fetched a document at all). */
+  readonly requests: string[] = [];
   private server?: https.Server;
   readonly tls = selfSignedCertificate();
 
   async start(): Promise<this> {
     this.server = https.createServer({ key: this.tls.key, cert: this.tls.cert }, (request, response) => {
+      this.requests.push(request.url ?? '');
       const body = this.documents.get(request.url ?? '');
       if (body === undefined) response.writeHead(404).end();
       else response.writeHead(200, { 'content-type': 'application/json' }).end(body);

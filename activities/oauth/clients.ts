@@ -1,7 +1,6 @@
 import type { Db } from '../../db/connect';
 import { newId } from '../../lib/ids';
 import { oauthError } from './errors';
-import { type FetchRules, fetchClientDocument } from './fetch-document';
 
 export interface OAuthClient {
   id: string;
@@ -110,19 +109,45 @@ export function isMetadataUrl(clientId: string): boolean {
   }
 }
 
+/** Fetches a metadata document (activities/oauth/document-fetcher.ts: bounded, after sign-in only). */
+export type FetchDocument = (url: string) => Promise<unknown>;
+
+/**
+ * What can be checked of an authorization request's client before the principal signs in, from this
+ * database alone: a registered client and its redirect URI, or a client_id that is the URL of a
+ * metadata document and a redirect URI of an acceptable form. Nothing is fetched (issue 37).
+ */
+export async function checkClientLocally(db: Db, clientId: unknown, redirectUri: unknown): Promise<void> {
+  if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_URI) throw oauthError('invalid_client', 'client_id is missing.');
+  const row = (await db('oauth_clients').where({ id: clientId }).first()) as OAuthClient | undefined;
+  const known = row?.kind === 'registered' ? row.redirect_uris : undefined;
+  if (!known && !isMetadataUrl(clientId))
+    throw oauthError('invalid_client', 'No such client: register it, or give the https URL of its metadata document.');
+  if (typeof redirectUri !== 'string' || !(known ? registeredRedirect(known, redirectUri) : acceptableRedirect(redirectUri)))
+    throw oauthError('invalid_request', 'redirect_uri is not one of the redirect URIs this client registered.');
+}
+
 /**
  * The client behind a client_id: a registered one from its row, a metadata document fetched under
  * the webhook URL rules (and kept DOCUMENT_CACHE_MS in its row), whose `client_id` must be its own
- * URL. `invalid_client` when there is no such client.
+ * URL. `invalid_client` when there is no such client. Fetching a document also removes the rows of
+ * documents fetched more than `unusedTtlMs` ago that no connected app uses.
  */
-export async function resolveClient(db: Db, clientId: unknown, rules: FetchRules, now = new Date()): Promise<OAuthClient> {
+export async function resolveClient(
+  db: Db,
+  clientId: unknown,
+  fetchDocument: FetchDocument,
+  options: { unusedTtlMs?: number; now?: Date } = {},
+): Promise<OAuthClient> {
+  const now = options.now ?? new Date();
   if (typeof clientId !== 'string' || !clientId || clientId.length > MAX_URI) throw oauthError('invalid_client', 'client_id is missing.');
   const row = (await db('oauth_clients').where({ id: clientId }).first()) as OAuthClient | undefined;
   if (row?.kind === 'registered') return row;
   if (!isMetadataUrl(clientId))
     throw oauthError('invalid_client', 'No such client: register it, or give the https URL of its metadata document.');
   if (row?.fetched_at && now.getTime() - new Date(row.fetched_at).getTime() < DOCUMENT_CACHE_MS) return row;
-  const document = await fetchClientDocument(clientId, rules);
+  if (options.unusedTtlMs !== undefined) await removeUnusedClients(db, options.unusedTtlMs, now);
+  const document = await fetchDocument(clientId);
   if (!document || typeof document !== 'object' || Array.isArray(document))
     throw oauthError('invalid_client', "The client's metadata document is not a JSON object.");
   const metadata = document as Record<string, unknown>;
@@ -151,6 +176,19 @@ export async function resolveClient(db: Db, clientId: unknown, rules: FetchRules
     .onConflict('id')
     .merge(['client_name', 'redirect_uris', 'fetched_at']);
   return client;
+}
+
+/**
+ * Removes the rows of metadata documents last fetched more than `ttlMs` ago that no connected app
+ * (live or revoked) names: a stranger's fetched documents do not pile up. A client that comes back
+ * is fetched again.
+ */
+export async function removeUnusedClients(db: Db, ttlMs: number, now = new Date()): Promise<number> {
+  return db('oauth_clients')
+    .where({ kind: 'metadata' })
+    .where('fetched_at', '<', new Date(now.getTime() - ttlMs))
+    .whereNotExists(db('api_keys').whereRaw('api_keys.oauth_client_id = oauth_clients.id'))
+    .delete();
 }
 
 export async function clientsById(db: Db, ids: string[]): Promise<OAuthClient[]> {

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import net from 'node:net';
 import { pinnedLookup, secureContextFor } from '../webhooks/delivery';
-import { resolveTarget } from '../webhooks/targets';
+import { type Resolve, resolveTarget } from '../webhooks/targets';
 import { oauthError } from './errors';
 
 /** A Client ID Metadata Document is small: a larger answer is refused before it is read whole. */
@@ -17,13 +17,13 @@ export interface FetchRules {
 /**
  * GETs a client's metadata document under the webhook URL rules: https only, the host resolved and
  * every address public (unless allow-listed for development), the socket pinned to the checked
- * address, no redirects, at most MAX_DOCUMENT_BYTES within the timeout. Any failure is
- * `invalid_client` naming what went wrong, never the address it resolved to.
+ * address, no redirects, at most MAX_DOCUMENT_BYTES within the timeout; answers its text. Any failure is
+ * `invalid_client` naming what went wrong (for the server's log: DocumentFetcher shows one answer for all).
  */
-export async function fetchClientDocument(url: string, rules: FetchRules): Promise<unknown> {
+export async function fetchClientDocument(url: string, rules: FetchRules, resolve?: Resolve): Promise<string> {
   let target: Awaited<ReturnType<typeof resolveTarget>>;
   try {
-    target = await resolveTarget(url, rules.allowedHosts);
+    target = await resolveTarget(url, rules.allowedHosts, resolve);
   } catch (error) {
     throw oauthError('invalid_client', `The client_id URL cannot be fetched: ${(error as Error).message}`);
   }
@@ -65,9 +65,5 @@ export async function fetchClientDocument(url: string, rules: FetchRules): Promi
     request.on('error', (error) => fail(error.message === 'timeout' ? `did not arrive within ${timeoutMs} ms` : 'could not be fetched'));
     request.end();
   });
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw oauthError('invalid_client', "The client's metadata document is not JSON.");
-  }
+  return text;
 }

@@ -1,15 +1,14 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../../db/connect';
-import { ApiKey, type Principal, Tenant } from '../../db/models';
+import { ApiKey, Mandate, type Principal, Tenant } from '../../db/models';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { keysOf } from '../../lib/secrets/keyring';
 import { isBusinessPlus } from '../accounts/authorize';
 import { DEFAULT_SCOPES, SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
-import { type OAuthClient, registeredRedirect, resolveClient } from './clients';
+import { checkClientLocally, type FetchDocument, type OAuthClient, registeredRedirect, resolveClient } from './clients';
 import { OAuthError, oauthError } from './errors';
-import type { FetchRules } from './fetch-document';
 
 /** An authorization code lives this long and is used once. */
 export const CODE_TTL_MS = 60_000;
@@ -23,7 +22,10 @@ export interface OAuthDeps {
   /** The service's public base URL: the issuer, and the base of its resources. */
   issuer: string;
   accessTtlMs: number;
-  fetchRules: FetchRules;
+  /** Fetches a client's metadata document: bounded, after sign-in only (document-fetcher.ts). */
+  fetchDocument: FetchDocument;
+  /** Metadata documents' rows no connected app uses are removed this long after their fetch. */
+  unusedClientTtlMs?: number;
 }
 
 /** The two protected resources (RFC 8707 indicators): the MCP endpoint and the REST API. */
@@ -48,6 +50,8 @@ export interface AccessClaims {
   clientId?: string;
   /** The grant the token came from (tokens issued before this claim existed have none). */
   grantId?: string;
+  /** The scopes of its own grant (issue 37): the caller has no more of its key's scopes than these. */
+  scopes: string[];
 }
 
 /**
@@ -74,15 +78,16 @@ export async function verifyAccessToken(
       if (typeof keyId !== 'string' || typeof resource !== 'string') return undefined;
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
       const grantId = typeof payload.grant_id === 'string' ? payload.grant_id : undefined;
-      return { keyId, resource, clientId, grantId };
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+      return { keyId, resource, clientId, grantId, scopes };
     } catch {}
   }
   return undefined;
 }
 
-async function accessToken(deps: OAuthDeps, grant: Issue): Promise<string> {
+async function accessToken(deps: OAuthDeps, grant: Issue, scopes: string[]): Promise<string> {
   const { key } = grant;
-  return new SignJWT({ key_id: key.id, client_id: grant.clientId, grant_id: grant.grantId, scope: key.scopes.join(' ') })
+  return new SignJWT({ key_id: key.id, client_id: grant.clientId, grant_id: grant.grantId, scope: scopes.join(' ') })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
     .setIssuer(deps.issuer)
     .setAudience(grant.resource)
@@ -123,7 +128,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * the resource (one of this service's: else invalid_target) and the scopes, each failure redirected.
  */
 export async function checkAuthorizationRequest(deps: OAuthDeps, params: Params): Promise<AuthorizationRequest> {
-  const client = await resolveClient(deps.db, params.client_id, deps.fetchRules);
+  const client = await resolveClient(deps.db, params.client_id, deps.fetchDocument, { unusedTtlMs: deps.unusedClientTtlMs });
   const redirectUri = text(params.redirect_uri);
   if (!redirectUri || !registeredRedirect(client.redirect_uris, redirectUri))
     throw oauthError('invalid_request', 'redirect_uri is not one of the redirect URIs this client registered.');
@@ -142,6 +147,14 @@ export async function checkAuthorizationRequest(deps: OAuthDeps, params: Params)
   return { client, redirectUri, state, codeChallenge: challenge, resource, scopes };
 }
 
+/**
+ * Before the principal signs in, only what this database can tell (the client and its redirect URI):
+ * nothing is fetched, and a refusal is shown, never redirected (issue 37: no open redirector).
+ */
+export function checkBeforeSignIn(deps: OAuthDeps, params: Params): Promise<void> {
+  return checkClientLocally(deps.db, params.client_id, params.redirect_uri);
+}
+
 /** The redirect back to the client: `params` plus its state and the issuer (RFC 9207). */
 export function redirectBack(issuer: string, redirectUri: string, state: string | undefined, params: Record<string, string>): string {
   const url = new URL(redirectUri);
@@ -156,21 +169,41 @@ export async function connectedAppOf(db: Db, principalId: string, clientId: stri
   return ApiKey.query(db).where({ principal_id: principalId, kind: 'oauth', oauth_client_id: clientId }).whereNull('revoked_at').first();
 }
 
+/** The mandates in force of the principal's connected app for a client: what the consent page must show. */
+export async function mandatesOfClient(db: Db, principalId: string, clientId: string): Promise<Mandate[]> {
+  const app = await connectedAppOf(db, principalId, clientId);
+  if (!app) return [];
+  const active = await Mandate.query(db).where({ api_key_id: app.id, status: 'active' }).orderBy('confirmed_at');
+  return active.filter((mandate) => mandate.isInForce());
+}
+
 /**
  * The principal approves: their connected app for this client (made on first consent, an API-key
  * row of kind `oauth` whose key hash no secret matches) gains the consented scopes, never
- * `documents:sign` (only a mandate adds it); a one-time code bound to the request is returned.
+ * `documents:sign` (only a mandate adds it to the app); a one-time code bound to the request is
+ * returned. The grant itself carries `documents:sign` only when the app holds mandates and the
+ * consent page showed every one of them (`shownMandates`, the ids the page carried): a page that
+ * said "it cannot sign for you" never yields a signing token.
  */
-export async function approve(deps: OAuthDeps, principal: Principal, request: AuthorizationRequest, actor: Actor): Promise<string> {
+export async function approve(
+  deps: OAuthDeps,
+  principal: Principal,
+  request: AuthorizationRequest,
+  actor: Actor,
+  shownMandates: readonly string[] = [],
+): Promise<string> {
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
   if (!isBusinessPlus(tenant.plan))
     throw new RedirectedError(request.redirectUri, request.state, 'access_denied', 'API access needs the Business plan or higher.');
   const code = opaque();
   await deps.db.transaction(async (trx) => {
     let app = await connectedAppOf(trx, principal.id, request.client.id);
+    let scopes = request.scopes.filter((scope) => scope !== SIGN_SCOPE);
     if (app) {
-      const scopes = [...new Set([...app.scopes, ...request.scopes])];
-      if (scopes.length !== app.scopes.length) await ApiKey.query(trx).patch({ scopes }).where({ id: app.id });
+      const inForce = (await Mandate.query(trx).where({ api_key_id: app.id, status: 'active' })).filter((mandate) => mandate.isInForce());
+      if (inForce.length > 0 && inForce.every((mandate) => shownMandates.includes(mandate.id))) scopes = [...scopes, SIGN_SCOPE];
+      const held = [...new Set([...app.scopes, ...request.scopes])];
+      if (held.length !== app.scopes.length) await ApiKey.query(trx).patch({ scopes: held }).where({ id: app.id });
     } else {
       app = await ApiKey.query(trx).insertAndFetch({
         id: newId('key'),
@@ -197,7 +230,7 @@ export async function approve(deps: OAuthDeps, principal: Principal, request: Au
       redirect_uri: request.redirectUri,
       code_challenge: request.codeChallenge,
       resource: request.resource,
-      scopes: JSON.stringify(request.scopes),
+      scopes: JSON.stringify(scopes),
       expires_at: new Date(Date.now() + CODE_TTL_MS),
     });
   });
@@ -218,6 +251,24 @@ interface Issue {
   resource: string;
   scopes: string[];
   grantId: string;
+  /** When the principal approved the grant. */
+  grantedAt: Date;
+}
+
+/**
+ * What a grant's tokens may do now: the scopes approved in the grant that its connected app still
+ * holds. `documents:sign` when the grant was approved on a page that showed the app's mandates, or
+ * when a mandate was granted to the app after the grant was approved (the principal granted it to
+ * the app as it then was); never from a mandate the consent page did not show.
+ */
+async function grantScopes(trx: Db, grant: Issue): Promise<string[]> {
+  const { key } = grant;
+  let approved = grant.scopes;
+  if (!approved.includes(SIGN_SCOPE) && key.scopes.includes(SIGN_SCOPE)) {
+    const later = await Mandate.query(trx).where({ api_key_id: key.id, status: 'active' }).where('confirmed_at', '>=', grant.grantedAt);
+    if (later.some((mandate) => mandate.isInForce())) approved = [...approved, SIGN_SCOPE];
+  }
+  return key.scopes.filter((scope) => approved.includes(scope));
 }
 
 async function issue(deps: OAuthDeps, trx: Db, grant: Issue): Promise<TokenResponse> {
@@ -231,13 +282,14 @@ async function issue(deps: OAuthDeps, trx: Db, grant: Issue): Promise<TokenRespo
     scopes: JSON.stringify(grant.scopes),
     expires_at: new Date(Date.now() + REFRESH_TTL_MS),
   });
-  // The token carries what the app holds now (a mandate may have added documents:sign since consent).
+  // The token carries what its own grant may do now (a mandate may have added documents:sign since consent).
+  const scopes = await grantScopes(trx, grant);
   return {
-    access_token: await accessToken(deps, grant),
+    access_token: await accessToken(deps, grant, scopes),
     token_type: 'Bearer',
     expires_in: Math.floor(deps.accessTtlMs / 1000),
     refresh_token: refresh,
-    scope: grant.key.scopes.join(' '),
+    scope: scopes.join(' '),
   };
 }
 
@@ -283,7 +335,8 @@ export async function exchangeCode(deps: OAuthDeps, params: Params): Promise<Tok
       return { refused: invalidGrant('The code_verifier does not match.') };
     const key = await liveApp(trx, row.api_key_id);
     const scopes = typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes;
-    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: newId('grt') }) };
+    const grantedAt = new Date(new Date(row.expires_at).getTime() - CODE_TTL_MS);
+    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: newId('grt'), grantedAt }) };
   });
   if ('refused' in outcome) throw outcome.refused;
   return outcome.tokens;
@@ -312,7 +365,9 @@ export async function refreshTokens(deps: OAuthDeps, params: Params): Promise<To
       throw oauthError('invalid_target', 'resource differs from the one this grant was issued for.');
     const key = await liveApp(trx, row.api_key_id);
     const scopes = typeof row.scopes === 'string' ? JSON.parse(row.scopes) : row.scopes;
-    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: row.grant_id }) };
+    const first = await trx('oauth_refresh_tokens').where({ grant_id: row.grant_id }).min({ at: 'created_at' }).first();
+    const grantedAt = new Date(first?.at ?? row.created_at);
+    return { tokens: await issue(deps, trx, { key, clientId, resource: row.resource, scopes, grantId: row.grant_id, grantedAt }) };
   });
   // Committed: the revocation stands although the request is refused.
   if ('reused' in outcome) throw invalidGrant('The refresh token was already used: every token of this grant is revoked.');

@@ -50,7 +50,15 @@ async function lookUp(ctx: Context, deps: KeyDeps, token: string): Promise<Calle
   const options = { touch: deps.keyUsage.touch.bind(deps.keyUsage), cache: deps.keyCache };
   if (!JWT.test(token)) return authenticateKey(deps.db, token, options);
   const claims = await verifyAccessToken(deps.secret, deps.config.publicUrl, token, audiencesOf(ctx, deps));
-  return claims ? authenticateKeyId(deps.db, claims.keyId, options) : undefined;
+  if (!claims) return undefined;
+  const caller = await authenticateKeyId(deps.db, claims.keyId, options);
+  if (!caller) return undefined;
+  // A token may do what its own grant was approved for, and no more than its app holds now (issue 37).
+  const scopes = caller.apiKey.scopes.filter((scope) => claims.scopes.includes(scope));
+  if (scopes.length === caller.apiKey.scopes.length) return caller;
+  const apiKey = caller.apiKey.$clone();
+  apiKey.scopes = scopes;
+  return { ...caller, apiKey };
 }
 
 /**
@@ -58,8 +66,9 @@ async function lookUp(ctx: Context, deps: KeyDeps, token: string): Promise<Calle
  * request (and then from the key cache until the key, its principal or tenant changes): the rate
  * limit (which counts a valid key's requests per key) and the route's authentication share the
  * lookup. An OAuth access token is verified (signature, expiry, audience) and then names its
- * connected app's key row, looked up like a key. Undefined without such a header; the promise
- * answers undefined for an unknown, revoked or refused one.
+ * connected app's key row, looked up like a key, its scopes narrowed to those of the token's own
+ * grant. Undefined without such a header; the promise answers undefined for an unknown, revoked or
+ * refused one.
  */
 export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | undefined> | undefined {
   const match = BEARER.exec(ctx.get('authorization'));

@@ -42,7 +42,7 @@ describe('OAuth against hostile clients: metadata documents on private addresses
     assert.equal(reply.status, 400);
     const page = await reply.text();
     assert.match(page, /data-testid="oauth-refused"/);
-    assert.match(page, /public https URL/);
+    assert.match(page, /could not be fetched from its URL/);
     assert.equal(reply.headers.get('location'), null);
   });
 

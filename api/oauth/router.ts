@@ -1,13 +1,16 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { registerClient } from '../../activities/oauth/clients';
+import { DocumentFetcher } from '../../activities/oauth/document-fetcher';
 import { OAuthError } from '../../activities/oauth/errors';
 import {
   type AuthorizationRequest,
   approve,
   CONSENTABLE_SCOPES,
   checkAuthorizationRequest,
+  checkBeforeSignIn,
   exchangeCode,
+  mandatesOfClient,
   type OAuthDeps,
   RedirectedError,
   redirectBack,
@@ -16,12 +19,14 @@ import {
   revokeToken,
 } from '../../activities/oauth/grants';
 import type { Services } from '../../activities/services';
+import type { Mandate } from '../../db/models';
 import { codeClient } from '../../lib/code-limits';
 import { ServiceError } from '../../lib/errors';
 import { readForm } from '../app/forms';
 import { APP_CSP, errorPage, hiddenCsrf, renderPage, sendPage } from '../app/layout';
 import { requireLogin } from '../app/login';
-import { postedForm, principalActor } from '../app/pages/common';
+import { postedForm, principalActor, when } from '../app/pages/common';
+import { LEVEL_WORDS, MODE_WORDS } from '../app/pages/mandates';
 import { appState } from '../app/session';
 import { readJsonBody } from '../http/body';
 import { answerPreflight } from '../http/cors';
@@ -34,13 +39,24 @@ const BODY_LIMIT = 16 * 1024;
 /** The authorization request's parameters, as the consent form carries them back. */
 const PARAMS = ['client_id', 'redirect_uri', 'response_type', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'scope'];
 
+/** The hidden field naming the mandates the consent page showed (ids, space-separated). */
+const SHOWN_MANDATES = 'mandates_shown';
+
 export function oauthDeps(deps: Services): OAuthDeps {
+  const { oauth } = deps.config;
+  const fetcher = new DocumentFetcher({
+    rules: { allowedHosts: deps.config.webhooks.allowedHosts, caFile: deps.config.webhooks.caFile },
+    dnsServers: oauth.dnsServers,
+    concurrency: oauth.fetchConcurrency,
+    onFailure: (url, reason) => deps.log.info('oauth client metadata document not fetched', { client_id: url, reason }),
+  });
   return {
     db: deps.db,
     secret: deps.secret,
     issuer: deps.config.publicUrl,
     accessTtlMs: deps.config.durations.oauthAccessTokenMs,
-    fetchRules: { allowedHosts: deps.config.webhooks.allowedHosts, caFile: deps.config.webhooks.caFile },
+    fetchDocument: (url) => fetcher.fetch(url),
+    unusedClientTtlMs: oauth.unusedClientTtlMs,
   };
 }
 
@@ -96,11 +112,35 @@ function single(fields: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
-function consentPage(appPath: string, csrf: string, request: AuthorizationRequest, params: Record<string, string>) {
-  const host = new URL(request.redirectUri).host || request.redirectUri;
-  const hidden = PARAMS.filter((name) => params[name] !== undefined).map(
-    (name) => html`<input type="hidden" name="${name}" value="${params[name]}">`,
+/** Where the consent sends the browser back: a loopback redirect is a program on this computer, on that port. */
+function destination(redirectUri: string) {
+  const url = new URL(redirectUri);
+  if (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+    return html`<code data-testid="redirect-host">${url.host}</code> (a program on this computer, listening on port <strong data-testid="redirect-port">${url.port || '80'}</strong>)`;
+  return html`<code data-testid="redirect-host">${url.host || url.protocol}</code>`;
+}
+
+/** The app's mandates in force, as the consent page must state them; or that it cannot sign. */
+function signingLine(appPath: string, mandates: Mandate[]) {
+  if (mandates.length === 0)
+    return html`<p class="hint" data-testid="consent-no-mandate">It will appear under API keys as a connected app, which you can revoke at any time. It cannot sign for you: only a mandate you grant it adds <code>documents:sign</code>.</p>`;
+  const items = mandates.map(
+    (mandate) =>
+      html`<li data-testid="consent-mandate" data-mandate-id="${mandate.id}"><strong>${mandate.confirmation_level}</strong> (${LEVEL_WORDS[mandate.confirmation_level]}), ${MODE_WORDS[mandate.mode]}, granted ${when(mandate.confirmed_at)}: <a href="${appPath}/mandates/${mandate.id}/revoke" class="danger-link" data-testid="consent-mandate-revoke">Revoke it</a></li>`,
   );
+  return html`<div class="notice error" data-testid="consent-signing"><p><strong>This app can sign for you.</strong> It holds your mandate${mandates.length > 1 ? 's' : ''}:</p><ul>${joinHtml(items, '')}</ul>
+<p>Allowing this connection gives it <code>documents:sign</code> under ${mandates.length > 1 ? 'them' : 'it'}. If you did not start this connection yourself, deny it.</p></div>`;
+}
+
+function consentPage(appPath: string, csrf: string, request: AuthorizationRequest, params: Record<string, string>, mandates: Mandate[]) {
+  const hidden = [
+    ...PARAMS.filter((name) => params[name] !== undefined).map(
+      (name) => html`<input type="hidden" name="${name}" value="${params[name]}">`,
+    ),
+    ...(mandates.length
+      ? [html`<input type="hidden" name="${SHOWN_MANDATES}" value="${mandates.map((mandate) => mandate.id).join(' ')}">`]
+      : []),
+  ];
   const scopes = joinHtml(
     request.scopes.map((scope) => html`<li><code class="scope">${scope}</code></li>`),
     '',
@@ -108,10 +148,10 @@ function consentPage(appPath: string, csrf: string, request: AuthorizationReques
   return html`<section class="card" data-testid="consent">
 <p><strong data-testid="client-name">${request.client.client_name}</strong> asks to act for you through this service.</p>
 <dl class="facts"><dt>Client</dt><dd><code data-testid="client-id">${request.client.id}</code></dd>
-<dt>Sends you back to</dt><dd><code data-testid="redirect-host">${host}</code></dd>
+<dt>Sends you back to</dt><dd>${destination(request.redirectUri)}</dd>
 <dt>For</dt><dd><code>${request.resource}</code></dd></dl>
 <p>It asks for:</p><ul data-testid="consent-scopes">${scopes}</ul>
-<p class="hint">It will appear under API keys as a connected app, which you can revoke at any time. It cannot sign for you: only a mandate you grant it adds <code>documents:sign</code>.</p>
+${signingLine(appPath, mandates)}
 <form method="post" action="${appPath}/oauth/authorize" class="actions">${hiddenCsrf(csrf)}${hidden}
 <button type="submit" name="decision" value="approve" class="primary" data-testid="consent-approve">Allow</button>
 <button type="submit" name="decision" value="deny" data-testid="consent-deny">Deny</button></form></section>`;
@@ -217,7 +257,23 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
     }),
   );
 
-  /** The request checked; a refusal that may go back to the client is redirected, any other shown as a page. */
+  /** The service's own page for a request it cannot complete: never a redirect. */
+  function refused(ctx: Context, error: OAuthError): void {
+    const { principal, csrf } = appState(ctx);
+    const body = html`<p data-testid="oauth-refused">This connection request cannot be completed: ${error.description}</p><p>Nothing was shared. Close this page and tell the app that sent you here.</p>`;
+    sendPage(
+      ctx,
+      principal
+        ? renderPage({ title: 'Connect an app', appPath, principal, csrf, flags: deps.config.flags.values, body })
+        : renderPage({ title: 'Connect an app', appPath, body }),
+      error.status === 503 ? 503 : 400,
+    );
+  }
+
+  /**
+   * The request checked, the principal signed in: a refusal that may go back to the client (its
+   * client and redirect URI validated) is redirected, any other shown as a page.
+   */
   async function checked(ctx: Context, params: Record<string, string>): Promise<AuthorizationRequest | undefined> {
     try {
       return await checkAuthorizationRequest(od, params);
@@ -227,15 +283,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
         return undefined;
       }
       if (!(error instanceof OAuthError)) throw error;
-      const { principal, csrf } = appState(ctx);
-      const body = html`<p data-testid="oauth-refused">This connection request cannot be completed: ${error.description}</p><p>Nothing was shared. Close this page and tell the app that sent you here.</p>`;
-      sendPage(
-        ctx,
-        principal
-          ? renderPage({ title: 'Connect an app', appPath, principal, csrf, flags: deps.config.flags.values, body })
-          : renderPage({ title: 'Connect an app', appPath, body }),
-        400,
-      );
+      refused(ctx, error);
       return undefined;
     }
   }
@@ -256,10 +304,22 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
       ctx.body = (error as OAuthError).body;
       return;
     }
+    // A stranger (no session) gets nothing outbound and no redirect to the client: what this
+    // database can tell is checked, then the principal signs in and comes back here (issue 37).
+    if (!appState(ctx).principal) {
+      try {
+        await checkBeforeSignIn(od, params);
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        return refused(ctx, error);
+      }
+      requireLogin(ctx, appPath);
+      return;
+    }
     const request = await checked(ctx, params);
     if (!request) return;
-    if (!requireLogin(ctx, appPath)) return;
     const { principal, csrf } = appState(ctx);
+    const mandates = await mandatesOfClient(deps.db, principal!.id, request.client.id);
     sendPage(
       ctx,
       renderPage({
@@ -268,7 +328,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
         principal: principal!,
         csrf,
         flags: deps.config.flags.values,
-        body: consentPage(appPath, csrf!, request, params),
+        body: consentPage(appPath, csrf!, request, params, mandates),
       }),
     );
     allowRedirect(ctx, request.redirectUri);
@@ -301,7 +361,8 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
       return;
     }
     try {
-      const code = await approve(od, principal, request, principalActor(ctx, principal));
+      const shown = (fields[SHOWN_MANDATES] ?? '').split(' ').filter(Boolean);
+      const code = await approve(od, principal, request, principalActor(ctx, principal), shown);
       ctx.redirect(redirectBack(publicUrl, request.redirectUri, request.state, { code }));
     } catch (error) {
       if (!(error instanceof RedirectedError)) throw error;

@@ -136,6 +136,11 @@ export function loadConfig(rawEnv: Env = process.env) {
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,
     },
     bulkConcurrency: e.SVC_BULK_CONCURRENCY,
+    oauth: {
+      fetchConcurrency: e.SVC_OAUTH_FETCH_CONCURRENCY,
+      dnsServers: e.SVC_OAUTH_DNS_SERVERS,
+      unusedClientTtlMs: e.SVC_OAUTH_UNUSED_CLIENT_TTL_MS,
+    },
     durations: {
       downloadUrlMs: e.SVC_DOWNLOAD_URL_TTL_MS,
       applyWaitMs: e.SVC_APPLY_WAIT_MS,

@@ -1,5 +1,19 @@
+import net from 'node:net';
 import { z } from 'zod';
 import { int, type Setting } from './kinds';
+
+/** Name servers, comma-separated: each an IP address with an optional port (`10.0.0.2`, `[::1]:5353`, `127.0.0.1:53`). */
+const nameServers = z.string().transform((raw, ctx) => {
+  const servers = raw
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
+  for (const server of servers) {
+    const host = server.replace(/^\[([^\]]+)\](:\d+)?$/, '$1').replace(/^([^:]+):\d+$/, '$1');
+    if (!net.isIP(host)) ctx.addIssue({ code: 'custom', message: `${server} is not an IP address with an optional port` });
+  }
+  return servers;
+});
 
 /** Waits, lifetimes, limits and retries (durations in milliseconds, so tests run them short). */
 export const TIMING_SETTINGS = {
@@ -42,6 +56,19 @@ export const TIMING_SETTINGS = {
   SVC_OAUTH_ACCESS_TOKEN_TTL_MS: {
     schema: int(60_000, 600_000, 3_600_000),
     doc: 'lifetime of an OAuth access token (for /mcp or the REST API; a connected app refreshes it with its rotated refresh token)',
+  },
+  SVC_OAUTH_FETCH_CONCURRENCY: {
+    schema: int(1, 4, 64),
+    doc: "client metadata documents (OAuth `client_id` URLs) one process fetches at once, only for a signed-in principal's authorization request; up to 32 more wait, past that the request is refused (503), and a URL that failed is not tried again for a minute",
+  },
+  SVC_OAUTH_DNS_SERVERS: {
+    schema: nameServers.optional(),
+    shown: '(unset: the system’s, from `/etc/resolv.conf`)',
+    doc: 'comma-separated name servers (`10.0.0.2`, `[::1]:5353`) for the hosts of client metadata documents, asked with c-ares (3 s, one try), never through `getaddrinfo` and its four shared threads; `/etc/hosts` is not read for them',
+  },
+  SVC_OAUTH_UNUSED_CLIENT_TTL_MS: {
+    schema: int(60_000, 7 * 24 * 3600_000),
+    doc: 'a client metadata document no connected app uses is removed from the database this long after its last fetch (default 7 days)',
   },
   SVC_ONE_TIME_CODE_TTL_MS: {
     schema: int(1000, 10 * 60_000),
