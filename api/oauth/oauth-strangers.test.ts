@@ -242,6 +242,13 @@ describe('OAuth before sign-in, bounded document fetches and truthful consent (i
     assert.ok(shown.scope.split(' ').includes('documents:sign'), 'approved on the page that showed the mandate');
   });
 
+  it('takes a loopback redirect URI on any port only from a client that declares a loopback one', async () => {
+    const web = documents.serve('/web/client.json', { client_name: 'Web Only', redirect_uris: ['https://web.example/cb'] });
+    const reply = await app.get(authorizeQuery(appPath, { client_id: web, redirect_uri: 'http://127.0.0.1:41234/cb' }));
+    assert.equal(reply.status, 400);
+    assert.equal(reply.headers.get('location'), null);
+  });
+
   async function tokenRequest(fields: Record<string, string>): Promise<{ scope: string; access_token: string; refresh_token: string }> {
     const reply = await fetch(`${stack.url}/oauth/token`, {
       method: 'POST',
