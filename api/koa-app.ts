@@ -21,6 +21,7 @@ import { bearerCaller, bearerChallenge } from './http/auth';
 import { readJsonBody } from './http/body';
 import { answerPreflight } from './http/cors';
 import { errorMiddleware } from './http/errors-middleware';
+import { type McpCaller, mcpLoopbackCaller } from './http/mcp-caller';
 import { metricsEndpoint, observeRequest } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
 import { loggablePath } from './http/redact';
@@ -95,7 +96,8 @@ export interface MountedSurface {
    * bearer token, never a cookie, so a page can do nothing there that its own token does not allow.
    */
   cors?: { methods: string[]; requestHeaders: string[]; exposedHeaders: string[] };
-  handle(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
+  /** `caller`: the request's client address (`ctx.ip`, under SVC_TRUST_PROXY) and User-Agent, for the calls the surface makes for it. */
+  handle(request: IncomingMessage, response: ServerResponse, body: unknown, caller: McpCaller): Promise<void>;
 }
 
 function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
@@ -118,7 +120,7 @@ function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
     }
     const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.jsonLimitBytes) : undefined;
     ctx.respond = false;
-    await surface.handle(ctx.req, ctx.res, body);
+    await surface.handle(ctx.req, ctx.res, body, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
   };
 }
 
@@ -184,6 +186,8 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   // Without a token /metrics is not served on this listener at all (404): no middleware to pass through.
   if (deps.config.metrics.token) app.use(metricsEndpoint(deps.config.metrics.token));
   app.use(storableUrl([v1, pages]));
+  // Before anything reads the client: an MCP tool's loopback call counts and is audited as its caller.
+  app.use(mcpLoopbackCaller());
   app.use(rateLimit(deps));
   if (options.surfaces?.length) app.use(mountSurfaces(options.surfaces, deps));
   app.use(unmatched(v1));

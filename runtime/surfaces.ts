@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { LOOPBACK_HEADER, LOOPBACK_SECRET } from '../api/http/auth';
+import { loopbackHeaders } from '../api/http/mcp-caller';
 import type { MountedSurface } from '../api/koa-app';
 import { handleMcpRequest } from '../clients/mcp/src/http';
 import type { Config } from '../lib/config/config';
@@ -14,7 +14,8 @@ function selfUrl(request: IncomingMessage): string {
 /**
  * The surfaces mounted beside the REST API and the app: the MCP server over streamable HTTP at /mcp,
  * for a valid API key or an access token issued for /mcp (its tools' loopback calls carry the
- * per-process mark that lets the REST API take that token); its refusals point at the error documentation.
+ * per-process mark that lets the REST API take that token, and the caller's address and User-Agent,
+ * so they count and are audited as the caller's); its refusals point at the error documentation.
  */
 export function serviceSurfaces(config: Pick<Config, 'docsUrl' | 'appUrl'>): MountedSurface[] {
   return [
@@ -27,12 +28,12 @@ export function serviceSurfaces(config: Pick<Config, 'docsUrl' | 'appUrl'>): Mou
         requestHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
         exposedHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'],
       },
-      handle: (request, response, body) =>
+      handle: (request, response, body, caller) =>
         handleMcpRequest(request, response, body, {
           selfUrl,
           docsUrl: config.docsUrl,
           appUrl: config.appUrl,
-          selfHeaders: { [LOOPBACK_HEADER]: LOOPBACK_SECRET },
+          selfHeaders: loopbackHeaders(caller),
         }),
     },
   ];

@@ -8,7 +8,7 @@ export interface McpHttpOptions {
   selfUrl(request: IncomingMessage): string;
   /** The service's error documentation, for the refusals the MCP server makes itself. */
   docsUrl?: string;
-  /** Headers the tools send on their calls to selfUrl (the loopback mark that lets it take an access token issued for /mcp). */
+  /** Headers the tools send on their calls to selfUrl (the loopback mark that lets it take an access token issued for /mcp, and who the caller is). */
   selfHeaders?: Record<string, string>;
   /** The service's app, for the page where the principal grants a missing mandate. */
   appUrl?: string;
