@@ -13,6 +13,9 @@ export type ApplyWaiter = { offerId: string } | { signRequestId: string };
  * business. Calls made from a request are bounded and answer 503 `service_unavailable` when Temporal
  * cannot be reached; the wake-ups of workflows that already ended are no-ops.
  */
+/** Bulk work runs on a lane of its own, after other tenants' interactive work (docs/decisions.md, fair share). */
+export type WorkLane = 'bulk';
+
 export interface Workflows {
   /** Where a best-effort wake-up that failed is logged (lib/temporal bestEffort). */
   readonly log?: Logger;
@@ -26,6 +29,8 @@ export interface Workflows {
     signers: number,
     /** The document's expiry and reminder schedule, for its workflow to wait on. */
     waits?: WorkflowWaits,
+    /** `bulk`: made by a bulk send, so its invitations are delivered on the bulk lane (workflows/bulk/shared.ts). */
+    lane?: WorkLane,
   ): Promise<void>;
   /**
    * Hands a recorded apply to its document's workflow (starting it if needed); durable. `waiter` is
@@ -65,7 +70,7 @@ export interface Workflows {
   /** Wakes an offer's workflow to read what changed. */
   wakeOffer(offerId: string): Promise<void>;
   /** Starts a queued mail's delivery workflow (joined when it runs already). */
-  startMail(mail: Pick<MailMessage, 'id' | 'tenant_id' | 'document_id' | 'purpose'>): Promise<void>;
+  startMail(mail: Pick<MailMessage, 'id' | 'tenant_id' | 'document_id' | 'purpose'>, lane?: WorkLane): Promise<void>;
   /** Starts the unlock wait of an offered package, in its offer's transaction. */
   startTransfer(transfer: Pick<Transfer, 'id' | 'tenant_id' | 'principal_id' | 'mode' | 'document_id'>): Promise<void>;
   /** Wakes a package's unlock wait. */

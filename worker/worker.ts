@@ -10,6 +10,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import type { Services } from '../activities/services';
+import { bulkTaskQueue } from '../workflows/bulk/shared';
 import { labelledStarts, workLabels } from '../workflows/labels';
 import type { outboxRelayWorkflow } from '../workflows/outbox/relay';
 import { RELAY_WORKFLOW, relayWorkflowId } from '../workflows/webhook/shared';
@@ -120,7 +121,11 @@ async function workflowBundle(deps: Services): Promise<WorkflowBundleOption> {
   return bundleWorkflows({ tracing: true });
 }
 
-/** Starts polling the task queue with every workflow and activity; `stop()` drains and closes. */
+/**
+ * Starts polling the task queue with every workflow and activity, and the bulk lane's queue
+ * (`<queue>-bulk`: bulk items, bulk-sent invitations) with activities only, at most
+ * SVC_BULK_WORKER_SLOTS at once and on the PDF threads' bulk lane; `stop()` drains both and closes.
+ */
 export async function startWorker(deps: Services): Promise<RunningWorker> {
   installRuntime(deps);
   const connection = await NativeConnection.connect({ address: deps.temporal.address });
@@ -133,15 +138,32 @@ export async function startWorker(deps: Services): Promise<RunningWorker> {
     workflowBundle: await workflowBundle(deps),
     ...traced,
   });
-  const done = worker.run().finally(() => connection.close());
+  const bulk = await Worker.create({
+    connection,
+    namespace: deps.temporal.namespace,
+    taskQueue: bulkTaskQueue(deps.temporal.taskQueue),
+    activities: createActivities({ ...deps, pdf: deps.pdf.forBulk() }),
+    maxConcurrentActivityTaskExecutions: deps.config.bulkWorkerSlots,
+    // Activities only (the bulk's workflow runs on the service's queue): no workflow sinks to trace.
+    ...(traced ? { interceptors: traced.interceptors } : {}),
+  });
+  const both = [worker, bulk];
+  // One stopping (or failing) stops the other: neither lane runs alone.
+  const done = Promise.all(both.map((each) => each.run().finally(() => stopAll(both))))
+    .then(() => undefined)
+    .finally(() => connection.close());
   await ensureSearchAttributes(deps.temporal.connection, deps.temporal.namespace, deps.log);
   await startRelay(deps);
   return {
     worker,
     done,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      stopAll(both);
       await done;
     },
   };
+}
+
+function stopAll(workers: Worker[]): void {
+  for (const each of workers) if (each.getState() === 'RUNNING') each.shutdown();
 }

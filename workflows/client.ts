@@ -4,10 +4,10 @@
  * workflow bundle (workflows/index.ts) never imports this file, and runtime/ wires it.
  */
 import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
-import type { ApplyWaiter, Workflows } from '../activities/workflows';
+import type { ApplyWaiter, Workflows, WorkLane } from '../activities/workflows';
 import type { Config } from '../lib/config/config';
 import { type TemporalDeps, temporalCall } from '../lib/temporal';
-import { BULK_WORKFLOW, type BulkWorkflowInput, bulkWorkflowId } from './bulk/shared';
+import { BULK_WORKFLOW, type BulkWorkflowInput, bulkTaskQueue, bulkWorkflowId } from './bulk/shared';
 import {
   applySettledUpdate,
   applySignal,
@@ -49,9 +49,10 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
     retryMaxMs: durations.retryMaxMs,
     activityAttempts: durations.activityAttempts,
   };
-  const documentInput = (documentId: string, waits?: DocumentWorkflowInput['waits']): DocumentWorkflowInput => ({
+  const documentInput = (documentId: string, waits?: DocumentWorkflowInput['waits'], lane?: WorkLane): DocumentWorkflowInput => ({
     documentId,
     ...(waits ? { waits } : {}),
+    ...(lane ? { lane } : {}),
     ...retry,
     heartbeatMs: durations.activityHeartbeatMs,
     applyAttempts: durations.applyAttempts,
@@ -71,11 +72,11 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
   return {
     log: temporal.log,
 
-    async startDocument(document, signers, waits) {
+    async startDocument(document, signers, waits, lane) {
       await call(() =>
         start(DOCUMENT_WORKFLOW, workLabels.document(document, signers), {
           workflowId: documentWorkflowId(document.id),
-          args: [documentInput(document.id, waits)],
+          args: [documentInput(document.id, waits, lane)],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         }),
       );
@@ -174,7 +175,7 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     wakeSignRequest: (signRequestId) => wake(signRequestWorkflowId(signRequestId)),
 
-    async startMail(mail) {
+    async startMail(mail, lane) {
       await call(() =>
         start(MAIL_WORKFLOW, workLabels.mail(mail), {
           workflowId: mailWorkflowId(mail.id),
@@ -186,6 +187,7 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
               retryInitialMs: durations.retryInitialMs,
               retryMaxMs: durations.retryMaxMs,
               activityTimeoutMs: durations.activityTimeoutMs,
+              ...(lane === 'bulk' ? { deliverQueue: bulkTaskQueue(taskQueue) } : {}),
             } satisfies MailWorkflowInput,
           ],
         }),
@@ -207,7 +209,15 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
       await call(() =>
         start(BULK_WORKFLOW, workLabels.bulk(bulk), {
           workflowId: bulkWorkflowId(bulk.id),
-          args: [{ bulkId: bulk.id, total: bulk.total, concurrency: config.bulkConcurrency, ...retry } satisfies BulkWorkflowInput],
+          args: [
+            {
+              bulkId: bulk.id,
+              total: bulk.total,
+              concurrency: config.bulkConcurrency,
+              itemQueue: bulkTaskQueue(taskQueue),
+              ...retry,
+            } satisfies BulkWorkflowInput,
+          ],
         }),
       );
     },

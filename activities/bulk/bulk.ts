@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { ApiKey, type BulkItemInput, BulkSend, BulkSendItem, type Document } from '../../db/models';
-import type { Faults } from '../../lib/config/config';
+import { ApiKey, type BulkItemInput, BulkSend, BulkSendItem, type Document, Tenant } from '../../db/models';
+import type { Config, Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/log';
@@ -22,14 +22,42 @@ export interface BulkInput {
 
 const INSERT_CHUNK = 100;
 
+/** The wait a bulk send refused for the tenant's bound suggests (Retry-After): a bulk's items take at least seconds. */
+export const BULK_RETRY_AFTER_S = 30;
+
+/**
+ * One tenant's fair share of bulk work: at most `running` of its bulk sends at once (SVC_BULK_TENANT_RUNNING),
+ * counted under a lock of its tenant row so two posts at once cannot both take the last place.
+ */
+async function claimBulkPlace(trx: Knex.Transaction, tenantId: string, running: number): Promise<void> {
+  await Tenant.query(trx).findById(tenantId).forUpdate();
+  const [{ count }] = (await BulkSend.query(trx)
+    .where({ tenant_id: tenantId, status: 'running' })
+    .count('* as count')) as unknown as Array<{
+    count: string | number;
+  }>;
+  if (Number(count) < running) return;
+  throw errors.rateLimited(
+    `This account already has ${running} bulk sends running, its share of the service: send this one again when one has completed (GET /v1/bulk/:id), in the seconds of Retry-After.`,
+    [{ path: 'bulk_sends_running', message: `at most ${running}` }],
+    { 'Retry-After': String(BULK_RETRY_AFTER_S) },
+  );
+}
+
 /**
  * Records a bulk send and its items and starts its workflow in the same transaction, so a bulk is
  * never recorded without its workflow (Temporal refusing rolls it back: 503). The template must be
- * the account's (404 otherwise); everything per item is checked when its document is made.
+ * the account's (404 otherwise); everything per item is checked when its document is made. Past the
+ * tenant's bound of running bulk sends it is refused (429 `rate_limited`, Retry-After).
  */
-export async function startBulk(deps: { db: Db; workflows: Workflows }, caller: Caller, input: BulkInput): Promise<BulkSend> {
+export async function startBulk(
+  deps: { db: Db; workflows: Workflows; config: Pick<Config, 'bulkTenantRunning'> },
+  caller: Caller,
+  input: BulkInput,
+): Promise<BulkSend> {
   await findTemplate(deps.db, caller.tenant.id, input.templateId);
   return deps.db.transaction(async (trx) => {
+    await claimBulkPlace(trx, caller.tenant.id, deps.config.bulkTenantRunning);
     const bulk = await BulkSend.query(trx).insertAndFetch({
       id: newId('blk'),
       tenant_id: caller.tenant.id,
@@ -147,7 +175,8 @@ export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: num
     if (locked?.status !== 'pending') throw new AlreadySettled();
     await locked.$query(trx).patch({ status: 'created', document_id: document.id, finished_at: new Date() });
   };
-  const start = (document: Document, signers: number) => deps.workflows.startDocument(document, signers);
+  // Its invitations go out on the bulk lane: 2,400 of them do not hold up another tenant's mail.
+  const start = (document: Document, signers: number) => deps.workflows.startDocument(document, signers, undefined, 'bulk');
   try {
     await createDocument(
       deps,

@@ -4,6 +4,7 @@ import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib
 import type { MailQueueDeps } from '../mail/queue';
 import { heartbeatDoing } from '../progress';
 import { settleLinkedTransfers } from '../transfers/release';
+import type { WorkLane } from '../workflows';
 import { applySignature } from './apply';
 import type { ApplyDeps } from './apply-deps';
 import { rejectApply } from './apply-record';
@@ -65,8 +66,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     async mailCompletedCopies(documentId: string): Promise<number> {
       return mailCompletedCopies(deps, documentId);
     },
-    async inviteSigners(documentId: string): Promise<number> {
-      return inviteSigners(deps, documentId);
+    /** `lane` bulk: a bulk-made document's invitations are delivered on the bulk lane. */
+    async inviteSigners(documentId: string, lane?: WorkLane): Promise<number> {
+      return inviteSigners(deps, documentId, lane);
     },
     /** The schedule's reminder round `round` (1 … max): the signers who may sign now, mailed once each. */
     async remindSigners(documentId: string, round: number): Promise<number> {

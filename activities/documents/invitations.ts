@@ -3,6 +3,7 @@ import { Document, Principal } from '../../db/models';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { type MailState, mailStates } from '../mail/status';
 import { signersAllowedNow } from '../signers/turn';
+import type { WorkLane } from '../workflows';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
 
@@ -13,32 +14,41 @@ const inviteKey = (signerId: string) => `sign-invite:${signerId}`;
  * only the first one pending. Each invitation is queued once (deduplicated), so calling this after
  * every apply invites the next signer in turn; delivery runs in the mail's own workflow.
  */
-export async function inviteSigners(deps: MailQueueDeps & { db: Db; secret: Buffer }, documentId: string): Promise<number> {
+export async function inviteSigners(
+  deps: MailQueueDeps & { db: Db; secret: Buffer },
+  documentId: string,
+  lane?: WorkLane,
+): Promise<number> {
   const document = await Document.query(deps.db).findById(documentId);
   if (document?.status !== 'sent') return 0;
   const owner = (await Principal.query(deps.db).findById(document.owner_principal_id))!;
   const eligible = signersAllowedNow(document, await signersOf(deps.db, documentId));
   for (const signer of eligible) {
-    await queueMail(deps, {
-      to: signer.email,
-      subject: `${owner.name} sent you "${document.name}" to sign`,
-      text: [
-        `Hello ${signer.name},`,
-        '',
-        `${owner.name} (${owner.email}) asks you to sign "${document.name}" as ${signer.role}.`,
-        '',
-        `Open the document: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`,
-        '',
-        'To protect you, the page asks for a code that we send to this address before you can read or sign.',
-        'If you did not expect this document, you can ignore this message or decline on the page.',
-      ].join('\n'),
-      purpose: 'sign-invite',
-      tenantId: document.tenant_id,
-      secrets: [signerToken(deps.secret, signer.id)],
-      dedupeKey: inviteKey(signer.id),
-      documentId: document.id,
-      signerId: signer.id,
-    });
+    await queueMail(
+      deps,
+      {
+        to: signer.email,
+        subject: `${owner.name} sent you "${document.name}" to sign`,
+        text: [
+          `Hello ${signer.name},`,
+          '',
+          `${owner.name} (${owner.email}) asks you to sign "${document.name}" as ${signer.role}.`,
+          '',
+          `Open the document: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`,
+          '',
+          'To protect you, the page asks for a code that we send to this address before you can read or sign.',
+          'If you did not expect this document, you can ignore this message or decline on the page.',
+        ].join('\n'),
+        purpose: 'sign-invite',
+        tenantId: document.tenant_id,
+        secrets: [signerToken(deps.secret, signer.id)],
+        dedupeKey: inviteKey(signer.id),
+        documentId: document.id,
+        signerId: signer.id,
+      },
+      undefined,
+      lane,
+    );
   }
   return eligible.length;
 }

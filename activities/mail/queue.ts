@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { MailMessage } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import type { Mailer, OutgoingMail } from '../../lib/mail';
-import type { Workflows } from '../workflows';
+import type { Workflows, WorkLane } from '../workflows';
 
 export interface MailQueueDeps {
   mailer: Mailer;
@@ -15,10 +15,10 @@ export interface MailQueueDeps {
  * mail's dedupe key, so a retried activity neither stores nor sends it twice. With `trx`, the mail
  * commits with the change that sends it; the workflow started meanwhile retries until it does.
  */
-export async function queueMail(deps: MailQueueDeps, mail: OutgoingMail, trx?: Knex.Transaction): Promise<MailMessage> {
+export async function queueMail(deps: MailQueueDeps, mail: OutgoingMail, trx?: Knex.Transaction, lane?: WorkLane): Promise<MailMessage> {
   const message = await deps.mailer.queue(mail, trx);
   if (message.status !== 'queued') return message;
   // Temporal unreachable answers 503 (a rule's caller rolls back; an activity retries it).
-  await deps.workflows.startMail(message);
+  await deps.workflows.startMail(message, lane);
   return message;
 }

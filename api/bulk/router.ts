@@ -28,12 +28,12 @@ export function bulkRoutes(routes: Routes, deps: Services): void {
       operationId: 'bulkSend',
       summary: 'Make (and send) one document per item from a template, in the background; answers 202 with a bulk_id',
       description:
-        'Each item’s document is made through the same rule as POST /documents, a few at once (SVC_BULK_CONCURRENCY); follow it at GET /bulk/:id (the Location header). A malformed body is refused as a whole (400); an item the rule refuses (signers that do not fit the template’s roles …) is that item’s `error`. With the same Idempotency-Key a retry answers the same bulk and makes nothing again.',
+        'Each item’s document is made through the same rule as POST /documents, a few at once (SVC_BULK_CONCURRENCY); follow it at GET /bulk/:id (the Location header). A malformed body is refused as a whole (400); an item the rule refuses (signers that do not fit the template’s roles …) is that item’s `error`. With the same Idempotency-Key a retry answers the same bulk and makes nothing again. An account has at most SVC_BULK_TENANT_RUNNING bulk sends running at once: one more is refused (429 `rate_limited`, `details` naming `bulk_sends_running`, with Retry-After), and its items are made on a lane of their own, after other accounts’ interactive work.',
       needs: { scope: 'documents:write' },
       body: BulkCreateSchema,
       response: BulkAcceptedSchema,
       status: 202,
-      errors: ['not_found', 'service_unavailable'],
+      errors: ['not_found', 'rate_limited', 'service_unavailable'],
       resume: async (ctx, resume) => {
         const caller = callerOf(ctx);
         return accepted(ctx, await readBulk(deps.db, caller, (resume as BulkResume).bulkId, { limit: 1 }));

@@ -136,6 +136,8 @@ export function loadConfig(rawEnv: Env = process.env) {
       concurrency: e.SVC_WEBHOOK_CONCURRENCY,
     },
     bulkConcurrency: e.SVC_BULK_CONCURRENCY,
+    bulkTenantRunning: e.SVC_BULK_TENANT_RUNNING,
+    bulkWorkerSlots: e.SVC_BULK_WORKER_SLOTS,
     oauth: {
       fetchConcurrency: e.SVC_OAUTH_FETCH_CONCURRENCY,
       dnsServers: e.SVC_OAUTH_DNS_SERVERS,

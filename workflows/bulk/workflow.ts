@@ -12,6 +12,8 @@ import type { BulkWorkflowInput } from './shared';
  */
 export async function bulkSendWorkflow(input: BulkWorkflowInput): Promise<{ status: 'completed' | 'abandoned' }> {
   const acts = proxyActivities<BulkActivities>(activityOptions(input));
+  // Items on the bulk lane's task queue, so they queue behind each other, not ahead of other tenants' work.
+  const items = input.itemQueue ? proxyActivities<BulkActivities>({ ...activityOptions(input), taskQueue: input.itemQueue }) : acts;
   const id = input.bulkId;
   const view = new OperatorView('running', 'its row to be committed').answerStatusQuery();
   try {
@@ -29,7 +31,7 @@ export async function bulkSendWorkflow(input: BulkWorkflowInput): Promise<{ stat
       const index = next;
       next += 1;
       try {
-        await acts.makeBulkItem.executeWithOptions({ summary: `make item ${index} of ${id}` }, [id, index]);
+        await items.makeBulkItem.executeWithOptions({ summary: `make item ${index} of ${id}` }, [id, index]);
       } catch (error) {
         if (!(error instanceof ActivityFailure)) throw error;
         await acts.failBulkItem.executeWithOptions({ summary: `record that item ${index} of ${id} failed` }, [id, index]);

@@ -19,6 +19,8 @@ export interface DocumentWorkflowInput {
   applyAttempts: number;
   /** Attempts of every other activity. */
   activityAttempts: number;
+  /** `bulk`: a bulk send made it; its invitations are delivered on the bulk lane. Absent: the service's own. */
+  lane?: 'bulk';
   /** The document's expiry and reminder schedule (absent: it waits for neither; runs before patch `document-waits` had none). */
   waits?: {
     /** When the document expires unsigned (epoch ms). */

@@ -131,7 +131,10 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   /** Mails the signers whose turn it is now (after the send, and after each applied signature). */
   const invite = () =>
     beside('inviting signers', () =>
-      acts.inviteSigners.executeWithOptions({ summary: 'invite the signers whose turn it is' }, [input.documentId]),
+      acts.inviteSigners.executeWithOptions(
+        { summary: 'invite the signers whose turn it is' },
+        input.lane ? [input.documentId, input.lane] : [input.documentId],
+      ),
     );
   if (status === 'sent') await invite();
   // The document's expiry and reminder schedule: timers between applies. Runs from before this patch

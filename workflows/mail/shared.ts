@@ -11,4 +11,6 @@ export interface MailWorkflowInput {
   retryInitialMs: number;
   retryMaxMs: number;
   activityTimeoutMs: number;
+  /** The task queue its delivery runs on (the bulk lane's for bulk-sent invitations); absent: the workflow's own. */
+  deliverQueue?: string;
 }

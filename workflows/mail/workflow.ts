@@ -13,6 +13,7 @@ export async function mailWorkflow(input: MailWorkflowInput): Promise<{ status: 
   const mail = proxyActivities<MailActivities>({
     startToCloseTimeout: input.activityTimeoutMs,
     retry: { ...retry, maximumAttempts: input.attempts, nonRetryableErrorTypes: ['MailRefused'] },
+    ...(input.deliverQueue ? { taskQueue: input.deliverQueue } : {}),
   });
   const record = proxyActivities<MailActivities>({
     startToCloseTimeout: input.activityTimeoutMs,

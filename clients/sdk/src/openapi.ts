@@ -334,7 +334,7 @@ export type paths = {
         put?: never;
         /**
          * Make (and send) one document per item from a template, in the background; answers 202 with a bulk_id
-         * @description Each item’s document is made through the same rule as POST /documents, a few at once (SVC_BULK_CONCURRENCY); follow it at GET /bulk/:id (the Location header). A malformed body is refused as a whole (400); an item the rule refuses (signers that do not fit the template’s roles …) is that item’s `error`. With the same Idempotency-Key a retry answers the same bulk and makes nothing again.
+         * @description Each item’s document is made through the same rule as POST /documents, a few at once (SVC_BULK_CONCURRENCY); follow it at GET /bulk/:id (the Location header). A malformed body is refused as a whole (400); an item the rule refuses (signers that do not fit the template’s roles …) is that item’s `error`. With the same Idempotency-Key a retry answers the same bulk and makes nothing again. An account has at most SVC_BULK_TENANT_RUNNING bulk sends running at once: one more is refused (429 `rate_limited`, `details` naming `bulk_sends_running`, with Retry-After), and its items are made on a lane of their own, after other accounts’ interactive work.
          */
         post: operations["bulkSend"];
         delete?: never;

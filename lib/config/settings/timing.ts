@@ -215,4 +215,12 @@ export const TIMING_SETTINGS = {
     schema: int(1, 8, 64),
     doc: 'documents of one bulk send (POST /v1/documents/bulk) made and sent at once',
   },
+  SVC_BULK_TENANT_RUNNING: {
+    schema: int(1, 2, 100),
+    doc: 'bulk sends one tenant may have running at once (so at most this × `SVC_BULK_CONCURRENCY` of its items in the making); one more is refused 429 `rate_limited` with `Retry-After`',
+  },
+  SVC_BULK_WORKER_SLOTS: {
+    schema: int(1, 4, 256),
+    doc: 'bulk items and bulk-sent invitation mails one worker process runs at once, on the task queue `<TEMPORAL_TASK_QUEUE>-bulk` beside the interactive queue (whose slots they never take)',
+  },
 } satisfies Record<string, Setting>;

@@ -24,10 +24,17 @@ export interface PdfThreads {
   seal(bytes: Uint8Array, info: SealInfo, config: SealerConfig): Promise<Uint8Array>;
   /** Ends the threads; jobs not finished are rejected. */
   close(): Promise<void>;
+  /**
+   * The same threads for bulk work (a bulk send's items): its jobs wait while any other job waits, and
+   * take at most all threads but one, so another tenant's single document is sealed next, not after them.
+   */
+  forBulk(): PdfThreads;
 }
 
 interface Job {
   id: number;
+  /** Bulk work: served after every waiting interactive job, on all threads but one. */
+  bulk: boolean;
   request: JobRequest;
   resolve: (result: JobResult) => void;
   reject: (error: Error) => void;
@@ -73,6 +80,8 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
   const limits = resolveLimits(options.limits);
   const threads = new Set<Thread>();
   const queue: Job[] = [];
+  const bulkQueue: Job[] = [];
+  const bulkThreads = Math.max(1, size - 1);
   let nextId = 1;
   let closed = false;
 
@@ -114,20 +123,28 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     thread.worker.postMessage({ id: job.id, ...job.request } satisfies ThreadRequest, [job.request.pdf]);
   };
 
+  const bulkRunning = () => {
+    let running = 0;
+    for (const thread of threads) if (thread.job?.bulk) running += 1;
+    return running;
+  };
+  const waiting = () => queue.length > 0 || (bulkQueue.length > 0 && bulkRunning() < bulkThreads);
+  const take = () => (queue.length > 0 ? queue.shift()! : bulkQueue.shift()!);
+
   const pump = () => {
-    while (queue.length > 0 && !closed) {
+    while (waiting() && !closed) {
       let free: Thread | undefined;
       for (const thread of threads) if (!thread.job) free = thread;
       if (!free && threads.size < size) {
         try {
           free = spawn();
         } catch (error) {
-          queue.shift()!.reject(error as Error);
+          take().reject(error as Error);
           continue;
         }
       }
       if (!free) return;
-      start(free, queue.shift()!);
+      start(free, take());
     }
   };
 
@@ -173,10 +190,10 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     pump();
   };
 
-  const run = <K extends JobRequest['kind']>(request: Extract<JobRequest, { kind: K }>) => {
+  const run = <K extends JobRequest['kind']>(request: Extract<JobRequest, { kind: K }>, bulk: boolean) => {
     if (closed) return Promise.reject(new Error('The PDF threads are closed.'));
     return new Promise<Extract<JobResult, { kind: K }>>((resolve, reject) => {
-      queue.push({ id: nextId++, request, resolve: resolve as (result: JobResult) => void, reject });
+      (bulk ? bulkQueue : queue).push({ id: nextId++, bulk, request, resolve: resolve as (result: JobResult) => void, reject });
       pump();
     });
   };
@@ -191,29 +208,34 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
       ? bytes.buffer
       : copy(bytes);
 
-  return {
+  const close = async () => {
+    closed = true;
+    for (const job of [...queue.splice(0), ...bulkQueue.splice(0)]) job.reject(new Error('The PDF threads are closed.'));
+    const ending = [...threads].map((thread) => {
+      settle(thread)?.reject(new Error('The PDF threads are closed.'));
+      thread.worker.removeAllListeners('exit');
+      return thread.worker.terminate();
+    });
+    threads.clear();
+    await Promise.all(ending);
+  };
+
+  const lane = (bulk: boolean): PdfThreads => ({
     async intake(bytes) {
-      const result = await run({ kind: 'intake', pdf: copy(bytes) });
+      const result = await run({ kind: 'intake', pdf: copy(bytes) }, bulk);
       return { pdf: new Uint8Array(result.pdf), pages: result.pages, removed: result.removed as Removed[] };
     },
     async verify(bytes, anchors) {
-      return (await run({ kind: 'verify', pdf: move(bytes), anchors })).report;
+      return (await run({ kind: 'verify', pdf: move(bytes), anchors }, bulk)).report;
     },
     async seal(bytes, info, config) {
-      return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config })).pdf);
+      return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config }, bulk)).pdf);
     },
-    async close() {
-      closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('The PDF threads are closed.'));
-      const ending = [...threads].map((thread) => {
-        settle(thread)?.reject(new Error('The PDF threads are closed.'));
-        thread.worker.removeAllListeners('exit');
-        return thread.worker.terminate();
-      });
-      threads.clear();
-      await Promise.all(ending);
-    },
-  };
+    close,
+    forBulk: () => bulkLane,
+  });
+  const bulkLane = lane(true);
+  return lane(false);
 }
 
 // A seal waits for its timestamp authority as well (at most its timeout, SVC_TSA_TIMEOUT_MS).
