@@ -148,9 +148,12 @@ export async function startWorker(deps: Services): Promise<RunningWorker> {
     ...(traced ? { interceptors: traced.interceptors } : {}),
   });
   const both = [worker, bulk];
-  // One stopping (or failing) stops the other: neither lane runs alone.
-  const done = Promise.all(both.map((each) => each.run().finally(() => stopAll(both))))
-    .then(() => undefined)
+  // One stopping (or failing) stops the other: neither lane runs alone. The connection closes once both have drained.
+  const done = Promise.allSettled(both.map((each) => each.run().finally(() => stopAll(both))))
+    .then((ended) => {
+      const failed = ended.find((end) => end.status === 'rejected');
+      if (failed) throw failed.reason;
+    })
     .finally(() => connection.close());
   await ensureSearchAttributes(deps.temporal.connection, deps.temporal.namespace, deps.log);
   await startRelay(deps);
