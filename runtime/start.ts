@@ -10,6 +10,7 @@ import { describeBlobLocation } from '../lib/config/blob-url';
 import { type Config, loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
+import { bulkTaskQueue } from '../workflows/bulk/shared';
 import { startAdminSocket } from './admin-socket';
 import { livePid, lockDataDir } from './data-lock';
 import { type DevServer, DevServerError, startDevServer } from './dev-server';
@@ -153,7 +154,9 @@ async function run(config: Config, started: Started, stopFor: (reason: string) =
     `  API          ${config.publicUrl}/v1   (listening on ${http.url}; health ${config.publicUrl}/v1/health, OpenAPI ${config.publicUrl}/v1/openapi.json)`,
   );
   say(`  App          ${config.appUrl}`);
-  say(`  Temporal UI  ${temporalUi}   (namespace ${deps.temporal.namespace}, task queue ${deps.temporal.taskQueue})`);
+  say(
+    `  Temporal UI  ${temporalUi}   (namespace ${deps.temporal.namespace}, task queues ${deps.temporal.taskQueue} and ${bulkTaskQueue(deps.temporal.taskQueue)})`,
+  );
   say(`  Database     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${pgliteDirectory(config.dataDir)}`}`);
   say(`  Data         ${config.dataDir}`);
   say(`  Blobs        ${describeBlobLocation(config.blobs)}`);

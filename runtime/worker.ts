@@ -2,6 +2,7 @@
 import { loadConfig } from '../lib/config/config';
 import { startMetricsListener } from '../lib/metrics-server';
 import { startWorker } from '../worker/worker';
+import { bulkTaskQueue } from '../workflows/bulk/shared';
 import { fail, onShutdown, requireMigrated, requireProductionSettings } from './lifecycle';
 import { requireFreePorts } from './ports';
 import { closeServices, startServices } from './services';
@@ -20,6 +21,7 @@ async function main() {
     address: deps.temporal.address,
     namespace: deps.temporal.namespace,
     task_queue: deps.temporal.taskQueue,
+    bulk_task_queue: bulkTaskQueue(deps.temporal.taskQueue),
   });
   const metrics = await startMetricsListener(config.metrics, metricsPort, deps.log);
   onShutdown(async () => {
