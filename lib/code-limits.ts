@@ -14,6 +14,9 @@ export interface CodeLimitSettings {
   /** Code requests and checks per client address within `ipWindowMs`. */
   ipLimit: number;
   ipWindowMs: number;
+  /** Codes checked for one subject's budget (a sign-in address, a principal's mandate grants) within `subjectWindowMs`, from every address together. */
+  subjectLimit: number;
+  subjectWindowMs: number;
 }
 
 /**
@@ -30,6 +33,39 @@ export interface CodeLimits {
   consumeIssue(purpose: string, subject: string, client: string, perWindow: number, windowMs: number): Promise<void>;
   /** Counts one code request or check from a client address; 429 past the limit. */
   consumeIp(ip: string): Promise<void>;
+  /**
+   * Takes one check from the budget of codes checked for `budget` (whatever address they come from),
+   * before the code is compared, so concurrent checks cannot overrun it; throws the refusal past it.
+   */
+  takeCheck(purpose: string, budget: string): Promise<void>;
+  /** Gives a right code's check back: only wrong codes spend the budget. */
+  giveBackCheck(purpose: string, budget: string): Promise<void>;
+}
+
+/** Thrown by `takeCheck` once a subject's budget is spent: how long until codes are checked again. */
+export class CheckBudgetSpent extends Error {
+  constructor(readonly msBeforeNext: number) {
+    super('code check budget spent');
+  }
+}
+
+/** A 31-day month, the longest. */
+const MONTH_MS = 31 * 24 * 3600_000;
+
+/**
+ * The most codes one subject's budget lets be checked in any month: its windows are fixed (each starts
+ * with the first check after the last one ended and lasts `windowMs`), so at most ceil(month / window) + 1 touch a month.
+ */
+export function checksPerMonth(limit: number, windowMs: number): number {
+  return limit * (Math.ceil(MONTH_MS / windowMs) + 1);
+}
+
+/**
+ * The chance that guessing opens a subject within a month: each check of a code of `digits` random
+ * digits, after at most `tries - 1` wrong ones on that code, is right with probability 1/(10^digits − (tries − 1)).
+ */
+export function monthlyGuessBound(limit: number, windowMs: number, digits: number, tries: number): number {
+  return checksPerMonth(limit, windowMs) / (10 ** digits - (tries - 1));
 }
 
 /** Counters are shared by every API process: the table is in the project's database (DESIGN: reliability). */
@@ -73,6 +109,7 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
   // Holds the wait a client owes after its last wrong code (block() sets it).
   const waits = limiter('code-wait', 1, LONGEST_WAIT_MS);
   const perIp = limiter('code-ip', settings.ipLimit, settings.ipWindowMs);
+  const perSubject = limiter('code-subject', settings.subjectLimit, settings.subjectWindowMs);
 
   return {
     async waitFor(purpose, subject, client) {
@@ -113,6 +150,19 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
           retryAfter(outcome.msBeforeNext),
         );
       }
+    },
+
+    async takeCheck(purpose, budget) {
+      try {
+        await perSubject.consume(keyOf(purpose, budget));
+      } catch (outcome) {
+        if (!(outcome instanceof RateLimiterRes)) throw outcome;
+        throw new CheckBudgetSpent(outcome.msBeforeNext);
+      }
+    },
+
+    async giveBackCheck(purpose, budget) {
+      await perSubject.reward(keyOf(purpose, budget));
     },
   };
 }

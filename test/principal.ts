@@ -8,7 +8,7 @@ import { signaturePng } from './images';
 import type { Stack } from './stack';
 
 function codeIn(text: string | undefined): string {
-  const code = /\b(\d{6})\b/.exec(text ?? '')?.[1];
+  const code = /\b(\d{10}|\d{6})\b/.exec(text ?? '')?.[1];
   if (!code) throw new Error('no code in the mail');
   return code;
 }

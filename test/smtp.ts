@@ -63,10 +63,10 @@ export function parseMail(raw: string, envelope: { to: string[]; from: string })
   return { ...envelope, subject: decodeWords(header(head, 'Subject')), text, purpose: header(head, 'X-Svc-Purpose'), raw };
 }
 
-/** A 6-digit code in a mail (login, mandate grant). */
+/** The code in a mail: 10 digits (login, mandate grant) or 6 (sign link). */
 export function codeIn(mail: ReceivedMail): string {
-  const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
-  if (!code) throw new Error(`no 6-digit code in the mail "${mail.subject}"`);
+  const code = /\b(\d{10}|\d{6})\b/.exec(mail.text)?.[1];
+  if (!code) throw new Error(`no code in the mail "${mail.subject}"`);
   return code;
 }
 

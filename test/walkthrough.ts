@@ -160,10 +160,10 @@ export class ConsoleInbox {
     );
   }
 
-  /** The 6-digit code of the next such mail. */
+  /** The code (10 or 6 digits) of the next such mail. */
   async code(to: string, subject: RegExp): Promise<string> {
     const mail = await this.next(to, subject);
-    const code = /\b(\d{6})\b/.exec(mail.subject)?.[1] ?? /\b(\d{6})\b/.exec(mail.text)?.[1];
+    const code = /\b(\d{10}|\d{6})\b/.exec(mail.subject)?.[1] ?? /\b(\d{10}|\d{6})\b/.exec(mail.text)?.[1];
     assert.ok(code, `no code in the mail "${mail.subject}"`);
     return code;
   }

@@ -99,7 +99,10 @@ export const AUDIT_DATA = {
   'key.created': line({ api_key_id: ids.key, label: z.string() }),
   'key.revoked': line({ api_key_id: ids.key, label: z.string(), mandates_revoked: z.array(ids.mandate), via }),
   'login.code_sent': line({}),
-  'login.succeeded': line({ session_id: id('ses_') }),
+  'login.succeeded': line({
+    session_id: id('ses_'),
+    via: z.enum(['code', 'link']).optional().describe("the e-mailed code, or the one-use link of the code's mail"),
+  }),
   'mail.failed': line({
     mail_id: id('msg_'),
     purpose: z.string(),
@@ -119,6 +122,12 @@ export const AUDIT_DATA = {
     ...mandateTerms,
     consent_accepted_at: instant,
     credential_id: z.string().nullable().optional().describe('the jti of the mandate credential issued at the grant'),
+    confirmed_with: z
+      .enum(['code', 'link'])
+      .optional()
+      .describe(
+        "how the principal confirmed the grant: the e-mailed one-time code, or the one-use confirmation link of the code's mail, opened in the session that asked",
+      ),
   }),
   'mandate.revoked': line({
     mandate_id: ids.mandate,

@@ -7,8 +7,8 @@ import { assertErrorCode } from '../../test/http';
 import { AppClient } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
-const codeOf = (text: string | undefined) => /\b(\d{6})\b/.exec(text ?? '')?.[1] ?? '';
-const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000');
+const codeOf = (text: string | undefined) => /\b(\d{10}|\d{6})\b/.exec(text ?? '')?.[1] ?? '';
+const wrongFor = (code: string) => (code.startsWith('0') ? '1' : '0').repeat(code.length);
 
 /** A form post as the login page sends it, without a session. */
 function postForm(stack: Stack, path: string, fields: Record<string, string>): Promise<Response> {

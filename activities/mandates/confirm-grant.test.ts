@@ -29,7 +29,7 @@ describe('confirmGrant', () => {
       { apiKeyId: account.keyId, name: 'Raced', level: 'L1', mode: 'both', consentAccepted: true },
       actor,
     );
-    const code = /\b(\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
+    const code = /\b(\d{10}|\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
 
     const trx = await stack.deps.db.transaction();
     await trx('mandates').where({ id: pending.id }).forUpdate().first();

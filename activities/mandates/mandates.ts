@@ -11,7 +11,7 @@ import { page } from '../../lib/paging';
 import { SIGN_SCOPE } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
-import { issueCode, verifyCode } from '../codes/one-time-codes';
+import { issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 import { type CredentialDeps, issueCredential } from './credentials';
 import { revokeMandateIn, stopSection } from './stop';
@@ -66,7 +66,13 @@ async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId:
  * Step one of a grant: the principal chose the key, level, mode and expiry and accepted the
  * clickwrap. The mandate waits (status pending) for the code e-mailed now; only then is it active.
  */
-export async function startGrant(deps: MandateDeps, principal: Principal, input: GrantInput, actor: Actor): Promise<Mandate> {
+export async function startGrant(
+  deps: MandateDeps,
+  principal: Principal,
+  input: GrantInput,
+  actor: Actor,
+  sessionId?: string,
+): Promise<Mandate> {
   if (!input.consentAccepted)
     throw errors.invalidRequest('Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
   authorize(null, { flag: LEVEL_FLAG[input.level] }, deps.flags);
@@ -106,15 +112,38 @@ export async function startGrant(deps: MandateDeps, principal: Principal, input:
     });
     return created;
   });
-  await sendGrantCode(deps, principal, mandate, key);
+  await sendGrantCode(deps, principal, mandate, { key, sessionId });
   return mandate;
 }
 
-export async function sendGrantCode(deps: MandateDeps, principal: Principal, mandate: Mandate, key?: ApiKey): Promise<void> {
-  const apiKey = key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
+/**
+ * E-mails the grant's code, and with the app session that asked (`sessionId`) a one-use confirmation
+ * link that works only in that session: it still confirms once wrong codes have spent the principal's budget.
+ */
+export async function sendGrantCode(
+  deps: MandateDeps,
+  principal: Principal,
+  mandate: Mandate,
+  options: { key?: ApiKey; sessionId?: string } = {},
+): Promise<void> {
+  const apiKey = options.key ?? (await ApiKey.query(deps.db).findById(mandate.api_key_id))!;
   // Only the principal's session reaches this: the code is checked as the mandate's newest, with no challenge.
-  const { code } = await issueCode(deps, { purpose: 'mandate-grant', subject: mandate.id, client: 'session', ttlMs: deps.codeTtlMs });
+  const { code, link } = await issueCode(deps, {
+    purpose: 'mandate-grant',
+    subject: mandate.id,
+    client: 'session',
+    ttlMs: deps.codeTtlMs,
+    digits: LONG_CODE_DIGITS,
+    binding: options.sessionId,
+  });
   const stop = stopSection(deps.appUrl, deps.secret, mandate.id);
+  const linkLines = link
+    ? [
+        '',
+        'Or confirm with this link, in the app where you are signed in and asked for the code (it works once, even after too many wrong codes):',
+        `${deps.appUrl}/mandates/${mandate.id}/confirm?link=${encodeURIComponent(link)}`,
+      ]
+    : [];
   await sendNow(deps, {
     to: principal.email,
     subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
@@ -122,14 +151,18 @@ export async function sendGrantCode(deps: MandateDeps, principal: Principal, man
       `Your code is ${code}`,
       '',
       `Enter it in the app to grant the ${mandate.confirmation_level} mandate "${mandate.name}" to the API key "${apiKey.label}" (${apiKey.prefix}…).`,
-      'If you did not start this, do not enter the code; nothing is granted without it.',
+      ...linkLines,
+      'If you did not start this, do not enter the code or open the link; nothing is granted without one of them.',
       ...stop.lines,
     ].join('\n'),
     purpose: 'mandate-code',
     tenantId: principal.tenant_id,
-    secrets: [code, stop.secret],
+    secrets: [code, stop.secret, ...(link ? [link] : [])],
   });
 }
+
+/** How a grant is confirmed: the e-mailed code, or the mail's one-use link opened in the session that asked for it. */
+export type GrantConfirmation = { code: string } | { link: string; sessionId: string | undefined };
 
 /**
  * Step two: the e-mailed code makes the mandate active, attaches `documents:sign` to the key and
@@ -139,20 +172,37 @@ export async function confirmGrant(
   deps: MandateDeps,
   principal: Principal,
   mandateId: string,
-  code: string,
+  confirmation: string | GrantConfirmation,
   actor: Actor,
 ): Promise<Mandate> {
+  const confirm = typeof confirmation === 'string' ? { code: confirmation } : confirmation;
   const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
   if (!mandate) throw errors.notFound('No such mandate.');
   if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
-  await verifyCode(deps, {
-    purpose: 'mandate-grant',
-    subject: mandate.id,
-    code,
-    latest: true,
-    client: codeClient(actor.ip),
-    owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` },
-  });
+  if ('link' in confirm) {
+    const subject = await useCodeLink(deps.db, deps.secret, {
+      purpose: 'mandate-grant',
+      subject: mandate.id,
+      link: confirm.link,
+      binding: confirm.sessionId,
+    });
+    if (subject !== mandate.id) {
+      throw errors.invalidRequest(
+        'This confirmation link does not work: it was used already, has expired, is for another mandate, or was opened outside the app session that asked for the code. Ask for a new code.',
+      );
+    }
+  } else {
+    await verifyCode(deps, {
+      purpose: 'mandate-grant',
+      subject: mandate.id,
+      code: confirm.code,
+      latest: true,
+      client: codeClient(actor.ip),
+      owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` },
+      // A stolen session can start many grants: their wrong codes share the principal's one budget.
+      budget: principal.id,
+    });
+  }
   return deps.db.transaction(async (trx) => {
     // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
     const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
@@ -176,6 +226,7 @@ export async function confirmGrant(
         consent_version: mandate.consent_version,
         consent_accepted_at: mandate.consent_accepted_at.toISOString(),
         credential_id: active.credential_id,
+        confirmed_with: 'link' in confirm ? 'link' : 'code',
       },
     });
     return active;

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
-import { codeRefusal, decoyChallenge, issueCode, verifyCode } from '../codes/one-time-codes';
+import { codeRefusal, decoyChallenge, issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 
 export interface LoginDeps {
@@ -14,6 +14,8 @@ export interface LoginDeps {
   mailer: Mailer;
   codeLimits: CodeLimits;
   codeTtlMs: number;
+  /** SVC_APP_URL: the code mail's sign-in link points there. */
+  appUrl: string;
 }
 
 /** Login codes and their wrong-code budget belong to the address typed, so one without an account locks alike. */
@@ -22,9 +24,10 @@ const loginSubject = (email: string) => ({ purpose: 'login', subject: normalizeE
 /**
  * Sends a sign-in code when the e-mail belongs to a principal, and answers the code's challenge for
  * the page that asked (a decoy when there is no such principal, so the login form does not reveal who
- * has an account). Asking is counted per address and client alike either way.
+ * has an account). Asking is counted per address and client alike either way. The mail also carries
+ * a one-use link that signs in only where `binding` (the nonce of the asking browser's cookie) is.
  */
-export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor): Promise<string> {
+export async function requestLoginCode(deps: LoginDeps, email: string, actor: Actor, binding: string): Promise<string> {
   const client = codeClient(actor.ip);
   const principal = await Principal.query(deps.db)
     .whereRaw('lower(email) = ?', [normalizeEmail(email)])
@@ -33,14 +36,31 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     await deps.codeLimits.consumeIssue('login', normalizeEmail(email), client, 5, deps.codeTtlMs);
     return decoyChallenge(deps.secret);
   }
-  const { code, challenge } = await issueCode(deps, { ...loginSubject(email), client, ttlMs: deps.codeTtlMs });
+  const { code, challenge, link } = await issueCode(deps, {
+    ...loginSubject(email),
+    client,
+    ttlMs: deps.codeTtlMs,
+    digits: LONG_CODE_DIGITS,
+    binding,
+  });
+  const url = `${deps.appUrl}/login/link?token=${encodeURIComponent(link!)}`;
+  const minutes = Math.max(1, Math.round(deps.codeTtlMs / 60_000));
   await sendNow(deps, {
     to: principal.email,
     subject: `Your sign-in code: ${code}`,
-    text: `Your sign-in code is ${code}\n\nIt works once, for ${Math.max(1, Math.round(deps.codeTtlMs / 60_000))} minute(s), in the window that asked for it. If you did not try to sign in, ignore this message.`,
+    text: [
+      `Your sign-in code is ${code}`,
+      '',
+      `It works once, for ${minutes} minute(s), in the window that asked for it.`,
+      '',
+      'Or sign in with this link, in the same browser that asked for the code (it works once, even after too many wrong codes):',
+      url,
+      '',
+      'If you did not try to sign in, ignore this message.',
+    ].join('\n'),
     purpose: 'login-code',
     tenantId: principal.tenant_id,
-    secrets: [code],
+    secrets: [code, link!],
   });
   await recordObservation(deps.db, {
     tenantId: principal.tenant_id,
@@ -62,9 +82,31 @@ export async function signIn(
     .whereRaw('lower(email) = ?', [normalizeEmail(email)])
     .first();
   const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
-  await verifyCode(deps, { ...loginSubject(email), code, challenge, client: codeClient(actor.ip), owner });
+  // The budget is the typed address's, account or not, so its refusal tells nothing about who has one.
+  const budget = normalizeEmail(email);
+  await verifyCode(deps, { ...loginSubject(email), code, challenge, client: codeClient(actor.ip), owner, budget });
   if (!principal) throw codeRefusal('invalid');
-  const session = await deps.db.transaction(async (trx) => {
+  return { principal, session: await openSession(deps, principal, actor, 'code') };
+}
+
+/**
+ * Spends a sign-in link from a code mail, opened in the browser that asked for the code (`binding`:
+ * its cookie's nonce), and opens an app session; undefined for any link that does not work.
+ */
+export async function signInWithLink(
+  deps: LoginDeps & { sessionTtlMs: number },
+  input: { link: string; binding: string | undefined },
+  actor: Actor,
+): Promise<{ principal: Principal; session: AppSession } | undefined> {
+  const email = await useCodeLink(deps.db, deps.secret, { purpose: 'login', ...input });
+  if (!email) return undefined;
+  const principal = await Principal.query(deps.db).whereRaw('lower(email) = ?', [email]).first();
+  if (!principal) return undefined;
+  return { principal, session: await openSession(deps, principal, actor, 'link') };
+}
+
+async function openSession(deps: LoginDeps & { sessionTtlMs: number }, principal: Principal, actor: Actor, via: 'code' | 'link') {
+  return deps.db.transaction(async (trx) => {
     const opened = await AppSession.query(trx).insertAndFetch({
       id: newId('ses'),
       principal_id: principal.id,
@@ -76,11 +118,10 @@ export async function signIn(
       tenantId: principal.tenant_id,
       actor: { ...actor, type: 'principal', id: principal.id },
       action: 'login.succeeded',
-      data: { session_id: opened.id },
+      data: { session_id: opened.id, via },
     });
     return opened;
   });
-  return { principal, session };
 }
 
 /** The principal of a live session (not expired, not signed out). */

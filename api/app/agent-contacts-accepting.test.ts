@@ -40,7 +40,7 @@ describe('accepting', () => {
     const form = await (await visitor.get(login)).text();
     assert.ok(form.includes(`name="next" value="${target.replace(/&/g, '&amp;')}"`), form);
     const asked = await visitor.post(`${appPath()}/login`, { email: invitee.email, next: target });
-    const code = /\b(\d{6})\b/.exec((await latestMail(stack, invitee.email, 'login-code'))!.text)![1];
+    const code = /\b(\d{10}|\d{6})\b/.exec((await latestMail(stack, invitee.email, 'login-code'))!.text)![1];
     const verified = await visitor.post(`${appPath()}/login/verify`, {
       email: invitee.email,
       code,

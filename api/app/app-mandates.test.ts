@@ -37,11 +37,11 @@ describe('mandates', () => {
     const confirmPath = started.headers.get('location')!;
     assert.match(confirmPath, /\/app\/mandates\/mdt_[0-9A-Za-z]{20}\/confirm$/);
     const mandateId = confirmPath.split('/')[3];
-    assert.match(await (await app.get(confirmPath)).text(), /We e-mailed a 6-digit code/);
+    assert.match(await (await app.get(confirmPath)).text(), /We e-mailed a 10-digit code and a confirmation link/);
     assert.match((await page('/mandates')).html, /data-testid="mandate-status">pending</);
 
-    const code = /\b(\d{6})\b/.exec((await latestMail(stack, account.email, 'mandate-code'))!.text)![1];
-    const wrong = await app.post(confirmPath, { code: code === '000000' ? '111111' : '000000' }, confirmPath);
+    const code = /\b(\d{10}|\d{6})\b/.exec((await latestMail(stack, account.email, 'mandate-code'))!.text)![1];
+    const wrong = await app.post(confirmPath, { code: (code.startsWith('0') ? '1' : '0').repeat(code.length) }, confirmPath);
     assert.equal(wrong.status, 400);
     assert.match(notice(await wrong.text()), /That code is not right/);
     const granted = await app.post(confirmPath, { code }, confirmPath);
@@ -70,7 +70,7 @@ describe('mandates', () => {
     assert.match(notice(await (await app.get(resent.headers.get('location')!)).text()), /A new code is on its way/);
     const second = (await latestMail(stack, account.email, 'mandate-code'))!;
     assert.notEqual(second, first, 'a second mail');
-    const code = /\b(\d{6})\b/.exec(second.text)![1];
+    const code = /\b(\d{10}|\d{6})\b/.exec(second.text)![1];
     assert.equal((await app.post(confirmPath, { code }, confirmPath)).status, 302);
     const mandateId = confirmPath.split('/')[3];
 

@@ -17,7 +17,7 @@ before(async () => {
 after(() => stack?.close());
 
 const NAV = ['/', '/signature', '/keys', '/mandates', '/templates'];
-const codeOf = (text: string | undefined) => /\b(\d{6})\b/.exec(text ?? '')?.[1] ?? '';
+const codeOf = (text: string | undefined) => /\b(\d{10}|\d{6})\b/.exec(text ?? '')?.[1] ?? '';
 
 /** The stack as seen through an API process whose SVC_APP_URL is `appUrl` (only its path matters for routing). */
 async function viewWith(appUrl: string | undefined): Promise<Stack> {

@@ -1,8 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { requestLoginCode, signIn, signOut } from '../../activities/principals/sessions';
+import { requestLoginCode, signIn, signInWithLink, signOut } from '../../activities/principals/sessions';
 import type { Services } from '../../activities/services';
 import { errors, ServiceError } from '../../lib/errors';
+import { randomBase62 } from '../../lib/ids';
+import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 import { html, type SafeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
@@ -17,11 +19,14 @@ function emailForm(appPath: string, next: string, email = ''): SafeHtml {
 <button type="submit" data-testid="login-send">Send me a code</button></form>`;
 }
 
+/** The cookie that binds a code mail's sign-in link to the browser that asked for the code (HttpOnly: no script reads it). */
+const BINDING_COOKIE = 'svc_code_bind';
+
 function codeForm(appPath: string, next: string, email: string, challenge: string): SafeHtml {
-  return html`<p>If <strong>${email}</strong> has an account, a 6-digit code is on its way. Enter it here: it works in this window only.</p>
+  return html`<p>If <strong>${email}</strong> has an account, a 10-digit code and a sign-in link are on their way. Enter the code here (it works in this window only), or open the link in this browser.</p>
 <form method="post" action="${appPath}/login/verify" class="stack">
 <input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><input type="hidden" name="challenge" value="${challenge}">
-<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="login-code"></label>
+<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{10}" maxlength="10" required data-testid="login-code"></label>
 <button type="submit" data-testid="login-verify">Sign in</button></form>
 <form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><button type="submit" class="link">Send a new code</button></form>`;
 }
@@ -37,6 +42,25 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
   };
   const page = (ctx: Context, body: SafeHtml, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
     sendPage(ctx, renderPage({ title: 'Sign in', appPath, body, notice }), status);
+  const cookiePath = `${appPath}/login`;
+  const readBinding = (ctx: Context) =>
+    readSignedCookie<{ nonce: string; next: string; exp: number }>(ctx, deps.secret, BINDING_COOKIE, 'code-binding');
+  /**
+   * This browser's binding nonce (kept across its code requests, so each of its links works), set or
+   * refreshed whether or not the address has an account: the answer is the same either way.
+   */
+  const bindBrowser = (ctx: Context, next: string): string => {
+    const nonce = readBinding(ctx)?.nonce ?? randomBase62(32);
+    setSignedCookie(ctx, deps.secret, {
+      name: BINDING_COOKIE,
+      purpose: 'code-binding',
+      payload: { nonce, next },
+      ttlMs: deps.config.durations.oneTimeCodeMs,
+      path: cookiePath,
+      secure: secureCookies(ctx, deps.config),
+    });
+    return nonce;
+  };
 
   router.get(`${appPath}/login`, (ctx) => {
     if (appState(ctx).principal) return ctx.redirect(safeNext(ctx.query.next, appPath));
@@ -54,7 +78,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       next = safeNext(fields.next, appPath);
       if (!/^[^\s@]+@[^\s@]+$/.test(email))
         return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
-      challenge = await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }));
+      challenge = await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }), bindBrowser(ctx, next));
     } catch (error) {
       return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
     }
@@ -83,6 +107,29 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       ctx.set(error.headers);
       page(ctx, codeForm(appPath, next, email, challenge), { kind: 'error', text: error.message }, error.status);
     }
+  });
+
+  // The mail's link: it signs in only in the browser that asked for the code (its binding cookie), once.
+  router.get(`${appPath}/login/link`, async (ctx) => {
+    try {
+      await deps.codeLimits.consumeIp(ctx.ip);
+    } catch (error) {
+      return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, `${appPath}/`) });
+    }
+    const binding = readBinding(ctx);
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const signedIn = await signInWithLink(
+      { ...codes, sessionTtlMs: deps.config.durations.appSessionMs },
+      { link: token, binding: binding?.nonce },
+      actorFrom(ctx, { type: 'principal' }),
+    );
+    if (!signedIn) {
+      const text =
+        'This sign-in link does not work: it was used already, has expired, or was opened in another browser than the one that asked for the code. Ask for a new code here.';
+      return page(ctx, emailForm(appPath, safeNext(binding?.next, appPath)), { kind: 'error', text }, 400);
+    }
+    startAppSession(ctx, deps, signedIn.session.id);
+    ctx.redirect(safeNext(binding?.next, appPath));
   });
 
   router.post(`${appPath}/logout`, async (ctx) => {

@@ -137,7 +137,7 @@ describe('mandate credentials and their status list', () => {
       );
       assert.equal(started.status, 302);
       const confirmPath = started.headers.get('location')!;
-      const code = /\b(\d{6})\b/.exec((await latestMail(stack, account.email, 'mandate-code'))!.text)![1];
+      const code = /\b(\d{10}|\d{6})\b/.exec((await latestMail(stack, account.email, 'mandate-code'))!.text)![1];
       assert.equal((await app.post(confirmPath, { code }, confirmPath)).status, 302);
       return confirmPath.split('/').at(-2)!;
     };
@@ -274,7 +274,7 @@ describe('mandate credentials and their status list', () => {
           { apiKeyId: account.keyId, name: `Race ${n}`, level: 'L1', mode: 'both', consentAccepted: true },
           actor,
         );
-        const code = /\b(\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
+        const code = /\b(\d{10}|\d{6})\b/.exec((await latestMail(stack, principal.email, 'mandate-code'))!.text)![1];
         return { principal, started, code, actor };
       }),
     );

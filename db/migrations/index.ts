@@ -22,6 +22,7 @@ import * as bulkSends from './20261206000021_bulk_sends';
 import * as oauth from './20261207000022_oauth';
 import * as mandateCredentials from './20261208000023_mandate_credentials';
 import * as statusListRandomIndexes from './20261209000024_status_list_random_indexes';
+import * as codeLinks from './20261211000026_code_links';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261207000022_oauth', oauth],
   ['20261208000023_mandate_credentials', mandateCredentials],
   ['20261209000024_status_list_random_indexes', statusListRandomIndexes],
+  ['20261211000026_code_links', codeLinks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -49,5 +49,8 @@ export class OneTimeCode extends BaseModel {
   declare attempts: number;
   declare expires_at: Date;
   declare consumed_at: Date | null;
+  /** The keyed hash of the mail's one-use link token, and of what binds the link to the browser or session that asked. */
+  declare link_hash: string | null;
+  declare binding_hash: string | null;
   declare created_at: Date;
 }

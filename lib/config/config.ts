@@ -182,6 +182,8 @@ export function loadConfig(rawEnv: Env = process.env) {
       lockMs: e.SVC_CODE_LOCK_MS,
       ipLimit: e.SVC_CODE_IP_LIMIT,
       ipWindowMs: e.SVC_CODE_IP_WINDOW_MS,
+      subjectLimit: e.SVC_CODE_SUBJECT_LIMIT,
+      subjectWindowMs: e.SVC_CODE_SUBJECT_WINDOW_MS,
     },
     rateLimits: {
       perKey: e.SVC_RATE_LIMIT_PER_KEY,

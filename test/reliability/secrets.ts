@@ -64,7 +64,7 @@ export class MintedSecrets {
   /** A mail's one-time code and the token of every link in it. */
   addMail(mail: ReceivedMail): void {
     if (mail.purpose.endsWith('-code')) {
-      for (const code of mail.text.match(/\b\d{6}\b/g) ?? []) this.add(`one-time code (${mail.purpose})`, code);
+      for (const code of mail.text.match(/\b(?:\d{10}|\d{6})\b/g) ?? []) this.add(`one-time code (${mail.purpose})`, code);
     }
     for (const url of mail.text.match(/https?:\/\/[^\s"'<>)\]]+/g) ?? []) this.addUrl(`link in ${mail.purpose} mail`, url);
   }
@@ -84,10 +84,10 @@ export class MintedSecrets {
   }
 }
 
-/** A 6-digit code counts only standing alone (not inside a longer number or word); anything else is found as a substring. */
+/** A code (6 or 10 digits) counts only standing alone (not inside a longer number or word); anything else is found as a substring. */
 function positions(haystack: string, secret: Secret): number[] {
   const found: number[] = [];
-  if (/^\d{6}$/.test(secret.value)) {
+  if (/^(?:\d{10}|\d{6})$/.test(secret.value)) {
     const pattern = new RegExp(`(?<![0-9A-Za-z])${secret.value}(?![0-9A-Za-z])`, 'g');
     for (const match of haystack.matchAll(pattern)) found.push(match.index);
     return found;

@@ -71,6 +71,7 @@ export function codeDeps(deps: Services) {
     mailer: deps.mailer,
     codeLimits: deps.codeLimits,
     codeTtlMs: deps.config.durations.oneTimeCodeMs,
+    appUrl: deps.config.appUrl,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   CONSENT_TEXT,
   CONSENT_VERSION,
   confirmGrant,
+  type GrantConfirmation,
   mandateStatus,
   sendGrantCode,
   startGrant,
@@ -14,6 +15,7 @@ import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../.
 import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
 import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { appState } from '../session';
 import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
 import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandates';
 
@@ -117,18 +119,24 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
     );
   }
 
-  async function sendConfirm(ctx: Context, principal: Principal, csrf: string, mandate: Mandate, notice?: Notice, status = 200) {
+  /** `link`: the confirmation link of the code's mail, opened here: one button confirms with it. */
+  async function sendConfirm(ctx: Context, principal: Principal, csrf: string, mandate: Mandate, notice?: Notice, status = 200, link = '') {
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === mandate.api_key_id);
     const current = mandateStatus(mandate);
     const facts = html`<dl class="facts" data-testid="mandate-facts"><dt>Name</dt><dd>${mandate.name}</dd><dt>API key</dt><dd>${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code></dd>
 <dt>Level</dt><dd>${mandate.confirmation_level}: ${LEVEL_WORDS[mandate.confirmation_level]}</dd><dt>Covers</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>Expires</dt><dd>${when(mandate.expires_at, 'no expiry')}</dd><dt>Terms</dt><dd>${mandate.consent_version}, accepted ${when(mandate.consent_accepted_at)}</dd></dl>`;
     const minutes = Math.round(deps.config.durations.oneTimeCodeMs / 60_000);
+    const linkForm =
+      link &&
+      html`<form method="post" action="${appPath}/mandates/${mandate.id}/confirm" class="stack" data-testid="grant-link-form">${hiddenCsrf(csrf)}<input type="hidden" name="link" value="${link}">
+<p>You opened the confirmation link of the e-mail. Press the button to grant the mandate above.</p>
+<div><button type="submit" class="primary" data-testid="grant-link-confirm">Grant the mandate</button></div></form>`;
     const body =
       current === 'pending'
-        ? html`${facts}<p>We e-mailed a 6-digit code to <strong>${principal.email}</strong>. Enter it to grant the mandate; it works once, for ${minutes} minutes.</p>
+        ? html`${facts}${linkForm}<p>We e-mailed a 10-digit code and a confirmation link to <strong>${principal.email}</strong>. Enter the code to grant the mandate, or open the link while signed in here; each works once, for ${minutes} minutes.</p>
 <form method="post" action="${appPath}/mandates/${mandate.id}/confirm" class="stack" data-testid="grant-code-form">${hiddenCsrf(csrf)}
 <label for="grant-code">Code from the e-mail</label>
-<input id="grant-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required data-testid="grant-code">
+<input id="grant-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{10}" maxlength="10" required data-testid="grant-code">
 <div><button type="submit" class="primary" data-testid="grant-confirm">Grant the mandate</button></div></form>
 <form method="post" action="${appPath}/mandates/${mandate.id}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">Send a new code</button></form>`
         : html`${facts}<p>This mandate is <span class="badge ${current}">${current}</span>.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`;
@@ -193,6 +201,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
           principal,
           { apiKeyId: form.api_key_id, name: form.name, level, mode, expiresAt, consentAccepted: form.consent },
           principalActor(ctx, principal),
+          appState(ctx).sessionId,
         );
         ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm`);
       } catch (error) {
@@ -211,6 +220,8 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
         csrf,
         mandate,
         noticeFrom(ctx, { resent: 'A new code is on its way; the earlier one no longer works.' }),
+        200,
+        typeof ctx.query.link === 'string' ? ctx.query.link : '',
       );
     }),
   );
@@ -224,12 +235,15 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
         const { fields } = await postedForm(ctx, deps);
         if (fields.resend) {
           if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
-          await sendGrantCode(mandateDeps(deps), principal, mandate);
+          await sendGrantCode(mandateDeps(deps), principal, mandate, { sessionId: appState(ctx).sessionId });
           return ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm?done=resent`);
         }
-        const code = (fields.code ?? '').replace(/\s+/g, '');
-        if (!/^\d{6}$/.test(code)) throw errors.invalidRequest('Enter the 6 digits from the e-mail.');
-        await confirmGrant(mandateDeps(deps), principal, mandate.id, code, principalActor(ctx, principal));
+        const confirmation: GrantConfirmation = fields.link
+          ? { link: fields.link, sessionId: appState(ctx).sessionId }
+          : { code: (fields.code ?? '').replace(/\s+/g, '') };
+        if ('code' in confirmation && !/^\d{10}$/.test(confirmation.code))
+          throw errors.invalidRequest('Enter the 10 digits from the e-mail.');
+        await confirmGrant(mandateDeps(deps), principal, mandate.id, confirmation, principalActor(ctx, principal));
         ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
       } catch (error) {
         const refused = refusal(error);

@@ -2154,6 +2154,11 @@ export type components = {
             at: string;
             data: {
                 session_id: string;
+                /**
+                 * @description the e-mailed code, or the one-use link of the code's mail
+                 * @enum {string}
+                 */
+                via?: "code" | "link";
             };
         } | {
             /** @constant */
@@ -2233,6 +2238,11 @@ export type components = {
             at: string;
             data: {
                 api_key_id: string;
+                /**
+                 * @description how the principal confirmed the grant: the e-mailed one-time code, or the one-use confirmation link of the code's mail, opened in the session that asked
+                 * @enum {string}
+                 */
+                confirmed_with?: "code" | "link";
                 /** Format: date-time */
                 consent_accepted_at: string;
                 consent_version: string;

@@ -72,7 +72,7 @@ export const TIMING_SETTINGS = {
   },
   SVC_ONE_TIME_CODE_TTL_MS: {
     schema: int(1000, 10 * 60_000),
-    doc: 'lifetime of an e-mailed code (6 digits, 5 tries)',
+    doc: 'lifetime of an e-mailed code (10 digits for sign-in and mandate grants, 6 on sign links; 5 tries) and of the one-use link beside it',
   },
   SVC_SIGN_SESSION_TTL_MS: {
     schema: int(1000, 60 * 60_000),
@@ -121,6 +121,14 @@ export const TIMING_SETTINGS = {
   SVC_CODE_IP_WINDOW_MS: {
     schema: int(1000, 10 * 60_000),
     doc: 'the window of `SVC_CODE_IP_LIMIT`',
+  },
+  SVC_CODE_SUBJECT_LIMIT: {
+    schema: int(1, 10, 1000),
+    doc: "wrong sign-in codes for one e-mail address, or wrong mandate-grant codes of one principal, within `SVC_CODE_SUBJECT_WINDOW_MS`, from all addresses together; past it such codes are not checked (`429` with `Retry-After`) and the one-use link in the code's e-mail still works. With 10-digit codes the default bounds a month's guessing below one in a million (docs/security.md)",
+  },
+  SVC_CODE_SUBJECT_WINDOW_MS: {
+    schema: int(1000, 3600_000, 31 * 24 * 3600_000),
+    doc: 'the window of `SVC_CODE_SUBJECT_LIMIT`',
   },
   SVC_RATE_LIMIT_PER_KEY: {
     schema: int(0, 600),
