@@ -40,7 +40,7 @@ function writeDurations(times: FileTime[]): void {
     durations[phase][file] = Math.round(seconds * 10) / 10;
   }
   fs.mkdirSync(path.join(ROOT, 'tmp'), { recursive: true });
-  fs.writeFileSync(path.join(ROOT, 'tmp', 'test-durations.json'), `${JSON.stringify(durations, null, 1)}\n`);
+  fs.writeFileSync(path.join(ROOT, 'tmp', 'test-durations.json'), `${JSON.stringify(durations, null, 2)}\n`);
 }
 
 async function main(): Promise<number> {
