@@ -23,6 +23,9 @@ export const TRACING_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/tra
 
 let runtimeInstalled = false;
 
+/** What the Temporal SDK warns of that is this worker's design: the bulk lane's worker runs activities only. */
+const EXPECTED_WARNINGS = new Set(['No workflows registered, not polling for workflow tasks']);
+
 /**
  * Temporal's core (the SDK's Rust half) logs through our logger, as JSON like every other line: left
  * to itself it writes coloured text straight to stderr (its "gRPC call … retried 7 times" warnings
@@ -35,6 +38,7 @@ function installRuntime(deps: Services): void {
   const debug = deps.config.logLevel === 'debug';
   const at = (level: string, message: string, meta?: Record<string, unknown>) => {
     if (level === 'ERROR') log.error(message, meta);
+    else if (level === 'WARN' && EXPECTED_WARNINGS.has(message)) log.debug(message, meta);
     else if (level === 'WARN') log.warn(message, meta);
     else if (debug && level === 'INFO') log.debug(message, meta);
   };
