@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { authenticateKey, authenticateKeyId, type Caller } from '../../activities/accounts/accounts';
-import { resourcesOf, verifyAccessToken } from '../../activities/oauth/grants';
+import { resourcesOf } from '../../activities/oauth/common';
+import { verifyAccessToken } from '../../activities/oauth/tokens';
 import type { Services } from '../../activities/services';
 import { errors } from '../../lib/errors';
 import { constantTimeEqual } from '../../lib/ids';

@@ -1,46 +1,36 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { registerClient } from '../../activities/oauth/clients';
+import { CONSENTABLE_SCOPES, type OAuthDeps, resourcesOf } from '../../activities/oauth/common';
 import { DocumentFetcher } from '../../activities/oauth/document-fetcher';
 import { OAuthError } from '../../activities/oauth/errors';
 import {
   type AuthorizationRequest,
   approve,
-  CONSENTABLE_SCOPES,
   checkAuthorizationRequest,
   checkBeforeSignIn,
-  exchangeCode,
   mandatesOfClient,
-  type OAuthDeps,
   RedirectedError,
   redirectBack,
-  refreshTokens,
-  resourcesOf,
-  revokeToken,
 } from '../../activities/oauth/grants';
+import { exchangeCode, refreshTokens, revokeToken } from '../../activities/oauth/tokens';
 import type { Services } from '../../activities/services';
-import type { Mandate } from '../../db/models';
 import { codeClient } from '../../lib/code-limits';
 import { ServiceError } from '../../lib/errors';
 import { readForm } from '../app/forms';
-import { APP_CSP, errorPage, hiddenCsrf, renderPage, sendPage } from '../app/layout';
+import { APP_CSP, errorPage, renderPage, sendPage } from '../app/layout';
 import { requireLogin } from '../app/login';
-import { postedForm, principalActor, when } from '../app/pages/common';
-import { LEVEL_WORDS, MODE_WORDS } from '../app/pages/mandates';
+import { postedForm, principalActor } from '../app/pages/common';
 import { appState } from '../app/session';
 import { readJsonBody } from '../http/body';
 import { answerPreflight } from '../http/cors';
-import { html, joinHtml } from '../http/html';
+import { html } from '../http/html';
+import { consentPage, SHOWN_MANDATES } from './consent-page';
 
 /** Dynamic registrations one address may make per hour. */
 const REGISTRATIONS_PER_HOUR = 20;
 /** The token and registration requests are small: a larger body is refused unread. */
 const BODY_LIMIT = 16 * 1024;
-/** The authorization request's parameters, as the consent form carries them back. */
-const PARAMS = ['client_id', 'redirect_uri', 'response_type', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'scope'];
-
-/** The hidden field naming the mandates the consent page showed (ids, space-separated). */
-const SHOWN_MANDATES = 'mandates_shown';
 
 export function oauthDeps(deps: Services): OAuthDeps {
   const { oauth } = deps.config;
@@ -110,51 +100,6 @@ function single(fields: Record<string, unknown>): Record<string, string> {
     if (typeof value === 'string') out[name] = value;
   }
   return out;
-}
-
-/** Where the consent sends the browser back: a loopback redirect is a program on this computer, on that port. */
-function destination(redirectUri: string) {
-  const url = new URL(redirectUri);
-  if (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
-    return html`<code data-testid="redirect-host">${url.host}</code> (a program on this computer, listening on port <strong data-testid="redirect-port">${url.port || '80'}</strong>)`;
-  return html`<code data-testid="redirect-host">${url.host || url.protocol}</code>`;
-}
-
-/** The app's mandates in force, as the consent page must state them; or that it cannot sign. */
-function signingLine(appPath: string, mandates: Mandate[]) {
-  if (mandates.length === 0)
-    return html`<p class="hint" data-testid="consent-no-mandate">It will appear under API keys as a connected app, which you can revoke at any time. It cannot sign for you: only a mandate you grant it adds <code>documents:sign</code>.</p>`;
-  const items = mandates.map(
-    (mandate) =>
-      html`<li data-testid="consent-mandate" data-mandate-id="${mandate.id}"><strong>${mandate.confirmation_level}</strong> (${LEVEL_WORDS[mandate.confirmation_level]}), ${MODE_WORDS[mandate.mode]}, granted ${when(mandate.confirmed_at)}: <a href="${appPath}/mandates/${mandate.id}/revoke" class="danger-link" data-testid="consent-mandate-revoke">Revoke it</a></li>`,
-  );
-  return html`<div class="notice error" data-testid="consent-signing"><p><strong>This app can sign for you.</strong> It holds your mandate${mandates.length > 1 ? 's' : ''}:</p><ul>${joinHtml(items, '')}</ul>
-<p>Allowing this connection gives it <code>documents:sign</code> under ${mandates.length > 1 ? 'them' : 'it'}. If you did not start this connection yourself, deny it.</p></div>`;
-}
-
-function consentPage(appPath: string, csrf: string, request: AuthorizationRequest, params: Record<string, string>, mandates: Mandate[]) {
-  const hidden = [
-    ...PARAMS.filter((name) => params[name] !== undefined).map(
-      (name) => html`<input type="hidden" name="${name}" value="${params[name]}">`,
-    ),
-    ...(mandates.length
-      ? [html`<input type="hidden" name="${SHOWN_MANDATES}" value="${mandates.map((mandate) => mandate.id).join(' ')}">`]
-      : []),
-  ];
-  const scopes = joinHtml(
-    request.scopes.map((scope) => html`<li><code class="scope">${scope}</code></li>`),
-    '',
-  );
-  return html`<section class="card" data-testid="consent">
-<p><strong data-testid="client-name">${request.client.client_name}</strong> asks to act for you through this service.</p>
-<dl class="facts"><dt>Client</dt><dd><code data-testid="client-id">${request.client.id}</code></dd>
-<dt>Sends you back to</dt><dd>${destination(request.redirectUri)}</dd>
-<dt>For</dt><dd><code>${request.resource}</code></dd></dl>
-<p>It asks for:</p><ul data-testid="consent-scopes">${scopes}</ul>
-${signingLine(appPath, mandates)}
-<form method="post" action="${appPath}/oauth/authorize" class="actions">${hiddenCsrf(csrf)}${hidden}
-<button type="submit" name="decision" value="approve" class="primary" data-testid="consent-approve">Allow</button>
-<button type="submit" name="decision" value="deny" data-testid="consent-deny">Deny</button></form></section>`;
 }
 
 /**
