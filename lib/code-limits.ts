@@ -5,7 +5,7 @@ import { knexLimiterStore } from '../db/limiter-store';
 import { errors, retryAfter } from './errors';
 import { addressKey } from './request-limits';
 
-/** How e-mailed codes may be asked for and guessed, by subject and client address (README: SVC_CODE_*). */
+/** How e-mailed codes may be asked for and guessed, by subject and client address (docs/configuration.md: SVC_CODE_*). */
 export interface CodeLimitSettings {
   /** Wrong codes from one client for one subject within `lockMs` after which the subject's owner is told. */
   wrongLimit: number;

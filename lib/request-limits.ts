@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/connect';
 import type { Logger } from './log';
 
-/** The general request limits (README: SVC_RATE_LIMIT_*); a count of 0 turns that limit off. */
+/** The general request limits (docs/configuration.md: SVC_RATE_LIMIT_*); a count of 0 turns that limit off. */
 export interface RequestLimitSettings {
   /** Requests per window with one API key. */
   perKey: number;

@@ -11,7 +11,7 @@ export { ConfigError };
 
 /**
  * Every setting of the service, read once from the environment: the variables, their schemas,
- * defaults and meaning are declared once in settings.ts (the README's table is generated from it);
+ * defaults and meaning are declared once in settings.ts (docs/configuration.md's table is generated from it);
  * this is their shape for the code, `loadConfig`'s answer.
  */
 export type Config = ReturnType<typeof loadConfig>;

@@ -27,9 +27,9 @@ function sources(directory: string): string[] {
 }
 
 describe('settings: every environment variable declared once', () => {
-  it('the README environment table is the one generated from the settings (npm run docs:env writes it)', () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    assert.ok(withEnvironmentTable(readme) === readme, 'README.md differs from lib/config/settings.ts: run `npm run docs:env`');
+  it('the environment table of docs/configuration.md is the one generated from the settings (npm run docs:env writes it)', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    assert.ok(withEnvironmentTable(readme) === readme, 'docs/configuration.md differs from lib/config/settings.ts: run `npm run docs:env`');
     for (const name of Object.keys(SETTINGS)) assert.ok(readme.includes(`| \`${name}\` |`), `${name} has a row`);
   });
 

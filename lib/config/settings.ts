@@ -8,10 +8,10 @@ import { TIMING_SETTINGS } from './settings/timing';
  * Every environment variable the service reads, declared once: its schema (type, bounds, default),
  * what its default means when the schema's default does not say it (`shown`), and what it does
  * (`doc`). `loadConfig` (config.ts) parses the environment with these schemas and maps the result to
- * `Config`; the README's environment table is generated from this table (`npm run docs:env`) and
+ * `Config`; docs/configuration.md's environment table is generated from this table (`npm run docs:env`) and
  * checked against it by lib/config/settings.test.ts. Entries without a schema are read elsewhere
  * (feature flags: flags.ts; tracing's OTEL_SDK_DISABLED; the tools' cache) and listed for the table.
- * The order is the README's.
+ * The order is the table's in docs/configuration.md.
  */
 export const SETTINGS = { ...SERVICE_SETTINGS, ...TIMING_SETTINGS, ...OPERATION_SETTINGS };
 
@@ -36,7 +36,7 @@ export function shownDefault(setting: Setting): string {
 export const ENV_TABLE_START = '<!-- environment table: generated from lib/config/settings.ts by `npm run docs:env` -->';
 export const ENV_TABLE_END = '<!-- end of the environment table -->';
 
-/** The README's environment table, one row per variable. */
+/** The environment table of docs/configuration.md, one row per variable. */
 export function environmentTable(): string {
   const rows = Object.entries(SETTINGS as Record<string, Setting>).map(
     ([name, setting]) => `| \`${name}\` | ${shownDefault(setting)} | ${setting.doc} |`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bool, int, port, type Setting, url } from './kinds';
 
-/** Where the service runs, what it stores and how it seals: the README table’s first part, in its order. */
+/** Where the service runs, what it stores and how it seals: the configuration table’s first part (docs/configuration.md), in its order. */
 export const SERVICE_SETTINGS = {
   PORT: {
     schema: port.default(3000),
