@@ -3,7 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
-import type { Logger } from '../lib/log';
+import type { DbLog } from './log';
 import { guardTransactions, nameConnectionHolder } from './transaction-guard';
 
 export type Db = Knex;
@@ -16,7 +16,7 @@ export interface DbOptions {
   /** PGlite only: how long a query waits for the one connection (PGLITE_ACQUIRE_TIMEOUT_MS unless given). */
   acquireTimeoutMs?: number;
   /** Where knex's own warnings go (instead of the console). */
-  log?: Pick<Logger, 'warn' | 'error' | 'debug'>;
+  log?: DbLog;
 }
 
 function knexLog(log: DbOptions['log']): Knex.Config['log'] {

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { Logger } from '../lib/log';
 import type { Db } from './connect';
+import type { DbLog } from './log';
 
 export interface NoticeHandlers {
   /** A notice on the channel (sent by a transaction that committed, in any process). */
@@ -40,7 +40,7 @@ export class Notices {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { databaseUrl?: string; log?: Logger },
+    private readonly options: { databaseUrl?: string; log?: DbLog },
   ) {}
 
   /** Calls `handlers` on each notice on `channel` until the answer is called. */

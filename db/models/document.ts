@@ -1,5 +1,5 @@
-import type { Widget } from '../../lib/pdf/widgets';
 import { BaseModel } from './base';
+import type { Widget } from './widget';
 
 /** A document's states (DESIGN), declared once: the rules, the API schema and (through the OpenAPI document) the SDK and MCP read them. */
 export const DOCUMENT_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided', 'expired'] as const;

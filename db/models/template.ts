@@ -1,5 +1,5 @@
-import type { Widget } from '../../lib/pdf/widgets';
 import { BaseModel } from './base';
+import type { Widget } from './widget';
 
 export class Template extends BaseModel {
   static override tableName = 'templates';

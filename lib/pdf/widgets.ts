@@ -1,20 +1,6 @@
-export const WIDGET_TYPES = ['signature', 'initials', 'date', 'name', 'email', 'text', 'checkbox', 'dropdown'] as const;
-export type WidgetType = (typeof WIDGET_TYPES)[number];
+import { WIDGET_TYPES, type Widget, type WidgetType } from '../../db/models/widget';
 
-/** A field on a page. Coordinates are PDF points, origin at the TOP-LEFT of the page (y grows downwards), page is 1-based. */
-export interface Widget {
-  id: string;
-  type: WidgetType;
-  role: string;
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  required: boolean;
-  label?: string;
-  options?: string[];
-}
+export { WIDGET_TYPES, type Widget, type WidgetType };
 
 /** Widget types the stored appearance / signer identity fills by itself (SPEC: auto-filled types). */
 export const AUTO_FILLED: ReadonlySet<WidgetType> = new Set<WidgetType>(['signature', 'initials', 'date', 'name', 'email']);

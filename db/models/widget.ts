@@ -1,0 +1,19 @@
+// The stored shape of a field (the documents' and templates' `widgets` column): declared beside the
+// models that hold it, so db/ names it without reaching up into lib/pdf/, whose rules read it.
+export const WIDGET_TYPES = ['signature', 'initials', 'date', 'name', 'email', 'text', 'checkbox', 'dropdown'] as const;
+export type WidgetType = (typeof WIDGET_TYPES)[number];
+
+/** A field on a page. Coordinates are PDF points, origin at the TOP-LEFT of the page (y grows downwards), page is 1-based. */
+export interface Widget {
+  id: string;
+  type: WidgetType;
+  role: string;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: boolean;
+  label?: string;
+  options?: string[];
+}
