@@ -7,7 +7,7 @@ import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { type Logger, withoutLogContext } from './log';
-import type { Tracing, TracingSettings } from './tracing';
+import type { Tracing, TracingSettings } from './tracing-types';
 
 /** How long a stopping process waits for its last spans to reach an endpoint that does not answer. */
 const SHUTDOWN_WAIT_MS = 5000;
