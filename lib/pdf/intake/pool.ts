@@ -8,9 +8,9 @@ import type { SealerConfig } from '../sealer';
 import type { VerificationReport } from '../verify/report';
 import { formatDuration, type IntakeLimits, resolveLimits } from './limits';
 import type { NormalisedPdf } from './normalise';
+import type { JobRequest, JobResult, SerialisedError, ThreadData, ThreadReply, ThreadRequest } from './protocol';
 import { refuse } from './refuse';
 import type { Removed } from './strip';
-import type { JobRequest, JobResult, SerialisedError, ThreadReply, ThreadRequest } from './thread';
 
 export interface PdfThreads {
   /** Checks and normalises a PDF on a thread; rejects with PdfError('invalid_pdf') for a PDF refused. */
@@ -65,14 +65,6 @@ import(workerData.thread).catch((error) => {
   });
 });
 `;
-
-export interface ThreadData {
-  limits: IntakeLimits;
-  /** A nice value for the threads (a lane for strangers' work runs below the tenants'). */
-  nice?: number;
-  thread: string;
-  tsx: string;
-}
 
 export function createPdfThreads(options: { size?: number; limits?: Partial<IntakeLimits>; nice?: number } = {}): PdfThreads {
   const size = options.size ?? 2;

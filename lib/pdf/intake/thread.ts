@@ -5,32 +5,13 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PdfError } from '../errors';
-import type { SealInfo } from '../seal';
-import type { VerificationReport } from '../verify/report';
 import { verifyPdfBytes } from '../verify/verify';
 import { type IntakeLimits, inflateBudget } from './limits';
 import { normalisePdf } from './normalise';
-import type { ThreadData } from './pool';
+import type { JobRequest, JobResult, SerialisedError, ThreadData, ThreadReply, ThreadRequest } from './protocol';
 import { refuse } from './refuse';
 import { scanPdf } from './scan';
-import { type SealerConfig, sealerFor } from './sealing';
-
-export type JobRequest =
-  | { kind: 'intake'; pdf: ArrayBuffer }
-  | { kind: 'verify'; pdf: ArrayBuffer; anchors: Uint8Array[] }
-  | { kind: 'seal'; pdf: ArrayBuffer; info: SealInfo; sealer: SealerConfig };
-export type ThreadRequest = JobRequest & { id: number };
-
-export type JobResult =
-  | { kind: 'intake'; pdf: ArrayBuffer; pages: Array<{ width: number; height: number }>; removed: string[] }
-  | { kind: 'verify'; report: VerificationReport }
-  | { kind: 'seal'; pdf: ArrayBuffer };
-
-export type ThreadReply =
-  | { type: 'ready' }
-  | { type: 'done'; id: number; result: JobResult }
-  | { type: 'failed'; id: number; error: SerialisedError };
-export type SerialisedError = { pdfError: boolean; reason?: string; name: string; message: string; stack?: string };
+import { sealerFor } from './sealing';
 
 export function serialiseError(error: unknown): SerialisedError {
   const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
