@@ -14,7 +14,7 @@ import {
   signedRequest,
 } from './delivery';
 import { agentFor } from './pools';
-import type { RelayDeps } from './relay';
+import type { RelayDeps } from './relay-deps';
 import { type SigningKey, signingKey } from './signature';
 import type { Target } from './targets';
 

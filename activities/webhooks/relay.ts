@@ -1,24 +1,12 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/connect';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
-import type { Config } from '../../lib/config/config';
 import { newId } from '../../lib/ids';
-import type { Logger } from '../../lib/log';
 import { isContactEvent } from '../events/outbox';
-import type { Workflows } from '../workflows';
 import type { DeliveryContext } from './delivery';
 import { type FirstAttemptDeps, FirstAttempts, type Round } from './first-attempts';
 import { OutboxWakeUp } from './wake-up';
 
-export interface RelayDeps {
-  db: Db;
-  workflows: Workflows;
-  config: Config;
-  /** Where each round's timing line goes (debug). */
-  log?: Logger;
-  /** Cuts the rests between looks short when events commit; without it, each rest is the whole poll. */
-  wakeUp?: OutboxWakeUp;
-}
+export type { RelayDeps } from './relay-deps';
 
 export interface DeliveryTarget {
   kind: 'webhook' | 'inbox';
