@@ -10,7 +10,10 @@ import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
 import { codeDeps } from './pages/common';
-import { appState, checkForm, checkOrigin, endAppSession, MAX_NEXT, safeNext, startAppSession } from './session';
+import { appState, checkForm, checkOrigin, endAppSession, safeNext, startAppSession } from './session';
+
+// Where it always was for the pages that import it from here (OAuth's consent); it lives with the session.
+export { requireLogin } from './session';
 
 function emailForm(appPath: string, next: string, email = ''): SafeHtml {
   return html`<form method="post" action="${appPath}/login" class="stack">
@@ -139,12 +142,4 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
     endAppSession(ctx);
     ctx.redirect(`${appPath}/login`);
   });
-}
-
-/** Pages that need a signed-in principal send everyone else to sign in, then back. */
-export function requireLogin(ctx: Context, appPath: string): boolean {
-  if (appState(ctx).principal) return true;
-  // The way back is kept only when it fits in a header (safeNext refuses a longer one anyway).
-  ctx.redirect(ctx.originalUrl.length <= MAX_NEXT ? `${appPath}/login?next=${encodeURIComponent(ctx.originalUrl)}` : `${appPath}/login`);
-  return false;
 }

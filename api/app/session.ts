@@ -103,3 +103,11 @@ export function safeNext(next: unknown, appPath: string): string {
 
 /** A return path longer than this is dropped: it would make a Location header no client accepts. */
 export const MAX_NEXT = 2048;
+
+/** Pages that need a signed-in principal send everyone else to sign in, then back. */
+export function requireLogin(ctx: Context, appPath: string): boolean {
+  if (appState(ctx).principal) return true;
+  // The way back is kept only when it fits in a header (safeNext refuses a longer one anyway).
+  ctx.redirect(ctx.originalUrl.length <= MAX_NEXT ? `${appPath}/login?next=${encodeURIComponent(ctx.originalUrl)}` : `${appPath}/login`);
+  return false;
+}

@@ -8,8 +8,7 @@ import { type HtmlValue, html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { type Form, readForm } from '../forms';
 import { type PageOptions, renderPage, sendPage } from '../layout';
-import { requireLogin } from '../login';
-import { appState, checkForm } from '../session';
+import { appState, checkForm, requireLogin } from '../session';
 
 export type Notice = PageOptions['notice'];
 
