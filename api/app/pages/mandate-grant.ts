@@ -17,7 +17,7 @@ import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
 import { appState } from '../session';
 import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
-import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandates';
+import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandate-common';
 
 const TITLE = 'Grant a mandate';
 const MODES: MandateMode[] = ['outbound', 'inbound', 'both'];

@@ -3,29 +3,16 @@ import { keysOfPrincipal } from '../../../activities/accounts/accounts';
 import { mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../activities/mandates/mandates';
 import type { Services } from '../../../activities/services';
 import { DAILY_L2_CAP, l2AppliesToday } from '../../../activities/signing/cap';
-import type { Mandate, MandateMode, Principal } from '../../../db/models';
+import type { Mandate } from '../../../db/models';
 import { errors } from '../../../lib/errors';
 import { html, joinHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
 import { dataTable, pageHandler, postedForm, principalActor, revokedWords, when } from './common';
+import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandate-common';
 import { grantRoutes } from './mandate-grant';
 
-export const MODE_WORDS: Record<MandateMode, string> = {
-  outbound: 'documents you send',
-  inbound: 'documents sent to you',
-  both: 'documents you send and documents sent to you',
-};
-
-export const LEVEL_WORDS = {
-  L1: 'you confirm each signature in this app',
-  L2: `it signs without asking, and you get an e-mail each time (at most ${DAILY_L2_CAP} a day)`,
-} as const;
-
-export async function ownMandate(deps: Services, principal: Principal, id: string): Promise<Mandate> {
-  const mandate = (await mandatesOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === id);
-  if (!mandate) throw errors.notFound('No such mandate of yours.');
-  return mandate;
-}
+// Where they always were for the pages that import them from here (stop, OAuth's consent).
+export { LEVEL_WORDS, MODE_WORDS };
 
 /** The principal's mandates: list, grant (mandate-grant.ts), revoke. */
 export function mandateRoutes(router: Router, deps: Services, appPath: string): void {
