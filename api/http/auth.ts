@@ -6,7 +6,7 @@ import { verifyAccessToken } from '../../activities/oauth/tokens';
 import type { Services } from '../../activities/services';
 import { errors } from '../../lib/errors';
 import { constantTimeEqual } from '../../lib/ids';
-import type { ApiContext } from './route';
+import type { ApiContext } from './route-spec';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../lib/errors';
 import { exemptFromRateLimits } from './rate-limit';
-import type { RegisteredRoute } from './route';
+import type { RegisteredRoute } from './route-spec';
 
 /**
  * Every error code a route may answer: the ones its spec lists (what its rule can refuse) and the ones

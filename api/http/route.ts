@@ -2,10 +2,9 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Caller } from '../../activities/accounts/accounts';
-import type { Requirements } from '../../activities/accounts/authorize';
 import { authorize } from '../../activities/accounts/authorize';
 import type { Services } from '../../activities/services';
-import { type ErrorCode, errorBody, errors, ServiceError } from '../../lib/errors';
+import { errorBody, errors, ServiceError } from '../../lib/errors';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
 import {
@@ -20,57 +19,9 @@ import {
 import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 import { declaredErrors } from './route-errors';
+import type { AnyObject, ApiContext, RegisteredRoute, RouteSpec } from './route-spec';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
-type AnyObject = z.ZodObject<z.ZodRawShape>;
-
-/** One endpoint: what validates it, what documents it in OpenAPI, and who may call it. */
-export interface RouteSpec<
-  B extends z.ZodType | undefined = undefined,
-  Q extends AnyObject | undefined = undefined,
-  P extends AnyObject | undefined = undefined,
-  R extends z.ZodType | undefined = z.ZodType | undefined,
-  S extends StreamSpec | undefined = StreamSpec | undefined,
-> {
-  method: Method;
-  /** Path below /v1 in router syntax, e.g. `/documents/:id`. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  /** `key` (default) needs a Business+ API key; `none` is open (health, OpenAPI, public claim links). */
-  auth?: 'key' | 'none';
-  /**
-   * Plan, scope and flag, checked by the gate (activities/accounts/authorize.ts) before validation.
-   * Where the route's rule requires them itself, they are the rule's own exported requirements
-   * (`ACCEPT_OFFER_NEEDS` …), declared once and read here, by the gate, and by the OpenAPI document.
-   */
-  needs?: Requirements;
-  /** A JSON body, read and validated by the registry. */
-  body?: B;
-  /** Instead of `body`: the body is not read but handed to the handler as a stream (uploads). */
-  stream?: S;
-  query?: Q;
-  params?: P;
-  /** What the handler answers: its type is checked by tsc, and every response by the schema in tests. */
-  response?: R;
-  /** Success status (200 unless given). */
-  status?: number;
-  /**
-   * For an endpoint that may also answer 202 while its work goes on (same response schema, a
-   * `processing` status): what that answer means and how the caller learns the outcome (OpenAPI).
-   */
-  accepted?: string;
-  /** Error codes this endpoint can answer with, beyond the ones every endpoint has. */
-  errors?: ErrorCode[];
-  /**
-   * For an endpoint that may answer 202 (still processing): the handler leaves what it waits for in
-   * `ctx.state.resume`, and a retry with the same Idempotency-Key gets this instead of a second run:
-   * the answer the work has now (200 once done, 202 while it is not, or its refusal).
-   */
-  resume?: (ctx: ApiContext, resume: unknown) => Promise<unknown>;
-}
+export type { AnyObject, ApiContext, ApiState, Method, RegisteredRoute, RouteSpec } from './route-spec';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -82,16 +33,6 @@ export interface RouteInput<B, Q, P, S = undefined> {
   stream: S;
 }
 
-export type ApiContext = Context & { state: ApiState };
-
-export interface ApiState {
-  requestId: string;
-  /** What a 202 answer waits for, kept with its Idempotency-Key (RouteSpec.resume). */
-  resume?: unknown;
-  caller?: Caller;
-  rawBody?: Buffer;
-}
-
 /**
  * A handler answers the response body, sent with the route's status; one that answers another
  * success status (202 still processing, 503 unavailable) sets `ctx.status` first. With a response
@@ -101,11 +42,6 @@ export type Handler<B, Q, P, S = undefined, R = undefined, T = unknown> = (
   ctx: ApiContext,
   input: RouteInput<B, Q, P, S>,
 ) => Promise<CheckedResult<R, T>>;
-
-export interface RegisteredRoute {
-  spec: RouteSpec<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined>;
-  implemented: boolean;
-}
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, root?: string): z.infer<S> {
   const result = schema.safeParse(value);
