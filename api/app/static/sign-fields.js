@@ -4,7 +4,7 @@
 import { h } from './dom.js';
 import { answered, changed, fillsIn, labelOf, S, showError, ui } from './sign-context.js';
 import { openSignatureDialog } from './sign-dialogs.js';
-import { readableZoom, setZoom } from './sign-viewer.js';
+import { readableZoom, setZoom } from './sign-zoom.js';
 
 /** One widget over its page, placed in percentages of the page so it follows any width. */
 export function widgetElement(widget, pageWidth, pageHeight) {

@@ -8,7 +8,8 @@ import { renderVerify } from './sign-code.js';
 import { ApiError, answered, api, base, clearError, fillsIn, labelOf, resetUi, root, S, say, showError, ui, view } from './sign-context.js';
 import { openDeclineDialog, openSignatureDialog } from './sign-dialogs.js';
 import { focusWidget, nextField } from './sign-fields.js';
-import { renderPdf, setZoom, stepZoom, ZOOM_STEPS } from './sign-viewer.js';
+import { renderPdf } from './sign-viewer.js';
+import { setZoom, stepZoom, ZOOM_STEPS } from './sign-zoom.js';
 
 const POLL_MS = 1500;
 const BLOCKED_RECHECK_MS = 10_000;
