@@ -2,19 +2,21 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
 /**
  * Which top-level folders each layer may import (docs/architecture.md). A layer never imports one
- * above it; only entry points (runtime/) import the composition root. Workflows import activities
- * and infrastructure as types only (the workflow bundle must hold no I/O). The rules (activities/)
+ * above it (db/ is the lowest: lib/ uses its connection and models, db/ imports nothing of lib/);
+ * only entry points (runtime/) import the composition root. Workflows import activities and
+ * infrastructure as types only (the workflow bundle must hold no I/O). The rules (activities/)
  * and the API reach Temporal only through the `Workflows` port the rules declare
  * (activities/workflows.ts): from workflows/ they may take types of shared definitions, no values.
  */
 const ALLOWED: Record<string, string[]> = {
   lib: ['lib', 'db'],
-  db: ['db', 'lib'],
+  db: ['db'],
   activities: ['activities', 'lib', 'db'],
   workflows: ['workflows'],
   worker: ['worker', 'activities', 'workflows', 'lib', 'db'],
@@ -80,8 +82,108 @@ export function violations(): string[] {
   return found;
 }
 
+const LAYERS = Object.keys(ALLOWED);
+const BROWSER = path.join(ROOT, 'api', 'app', 'static');
+
+/** Every source file of the project: the layers' .ts (tests aside) and the browser's ES modules. */
+function allSources(): string[] {
+  const browser = fs.readdirSync(BROWSER).filter((name) => name.endsWith('.js'));
+  const layered = LAYERS.filter((layer) => fs.existsSync(path.join(ROOT, layer))).flatMap((layer) => sources(path.join(ROOT, layer)));
+  return [...layered, ...browser.map((name) => path.join(BROWSER, name))];
+}
+
+function resolveImport(from: string, specifier: string, known: Set<string>): string | undefined {
+  const base = path.resolve(path.dirname(from), specifier);
+  const candidates = [base, `${base}.ts`, base.replace(/\.js$/, '.ts'), path.join(base, 'index.ts')];
+  return candidates.find((candidate) => known.has(candidate));
+}
+
+/**
+ * The import graph: each relative import, static or dynamic, type-only ones included. A circle of
+ * type-only imports does nothing at run time, but it is still two modules that each need the other
+ * to be read: the shared piece belongs below both, so it counts.
+ */
+function importGraph(): Map<string, string[]> {
+  const files = allSources();
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+    const targets = importedFiles
+      .filter(({ fileName }) => fileName.startsWith('.'))
+      .map(({ fileName }) => resolveImport(file, fileName, known))
+      .filter((target): target is string => target !== undefined);
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Each import circle (a strongly connected group of files, Tarjan), printed as one path around it. */
+export function importCycles(): string[] {
+  const graph = importGraph();
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) as number);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || (graph.get(file) ?? []).includes(file)) groups.push(group);
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
+  return groups.map((group) => describeCycle(graph, new Set(group)));
+}
+
+/** One path from the group's first file back to itself, within the group (breadth-first, so short). */
+function describeCycle(graph: Map<string, string[]>, group: Set<string>): string {
+  const start = [...group].sort()[0];
+  const previous = new Map<string, string>();
+  const queue = [start];
+  let end: string | undefined;
+  while (queue.length > 0 && end === undefined) {
+    const file = queue.shift() as string;
+    for (const target of graph.get(file) ?? []) {
+      if (!group.has(target)) continue;
+      if (target === start) {
+        end = file;
+        break;
+      }
+      if (!previous.has(target)) {
+        previous.set(target, file);
+        queue.push(target);
+      }
+    }
+  }
+  const route = [start];
+  for (let file = end; file !== undefined && file !== start; file = previous.get(file)) route.splice(1, 0, file);
+  const names = [...route, start].map((file) => path.relative(ROOT, file));
+  const others = [...group].filter((file) => !route.includes(file)).map((file) => path.relative(ROOT, file));
+  return `${names.join(' -> ')}${others.length > 0 ? ` (also in this circle: ${others.sort().join(', ')})` : ''}`;
+}
+
 describe('layers', () => {
   it('no import crosses into a layer above it (surfaces → workflows → activities → lib/db; runtime/ wires them)', () => {
     assert.deepEqual(violations(), []);
+  });
+
+  it('no import circle among the source files (.ts and the browser modules; static, dynamic and type-only imports)', () => {
+    assert.deepEqual(importCycles(), []);
   });
 });
