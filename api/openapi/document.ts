@@ -188,6 +188,22 @@ function eventSchemas(): Record<string, JsonSchema> {
   );
 }
 
+/**
+ * How a webhook receiver knows a delivery is the service's (activities/webhooks/signature.ts). OpenAPI
+ * has no scheme for a signature, so it is the header a receiver checks, with what it holds spelled out.
+ */
+const WEBHOOK_SIGNATURE = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'webhook-signature',
+  description:
+    'Not a fixed key: each delivery is signed per Standard Webhooks (standardwebhooks.com). ' +
+    '`webhook-signature` is `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, ' +
+    "the key being the base64 after `whsec_` in the webhook's secret, one `v1,…` per secret in use during a " +
+    'rotation, separated by spaces; reject a `webhook-timestamp` more than 5 minutes away. Every delivery also carries ' +
+    '`X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (docs/webhooks.md).',
+};
+
 /** OpenAPI 3.1 `webhooks`: what the service POSTs to a webhook (and, for contact and offer events, an inbox_url). */
 function webhooks(): Record<string, unknown> {
   return Object.fromEntries(
@@ -202,6 +218,7 @@ function webhooks(): Record<string, unknown> {
             required: true,
             content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(event)}` } } },
           },
+          security: [{ webhookSignature: [] }],
           responses: { '200': { description: 'received' } },
         },
       },
@@ -234,7 +251,10 @@ export function buildOpenApi(routes: RegisteredRoute[], options: { serverUrl: st
     paths,
     webhooks: webhooks(),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_ followed by 32 characters.' },
+        webhookSignature: WEBHOOK_SIGNATURE,
+      },
       schemas: {
         Error: ERROR_SCHEMA,
         ...eventSchemas(),
