@@ -13,7 +13,7 @@ export type ApplyWaiter = { offerId: string } | { signRequestId: string };
  * business. Calls made from a request are bounded and answer 503 `service_unavailable` when Temporal
  * cannot be reached; the wake-ups of workflows that already ended are no-ops.
  */
-/** Bulk work runs on a lane of its own, after other tenants' interactive work (docs/decisions.md, fair share). */
+/** Bulk work runs on a lane of its own, after other tenants' interactive work (docs/decisions/0032-fair-bulk-work.md). */
 export type WorkLane = 'bulk';
 
 export interface Workflows {

@@ -84,7 +84,7 @@ interface Held {
  * The last tenth of the limit (at least 10) is counted on the row itself, request by request, so one
  * process refuses exactly at the limit. Across processes the limit holds to within one
  * reconciliation: each process may admit, from a view at most `syncMs` old, what it believes is left
- * before that last tenth (docs/decisions.md).
+ * before that last tenth (docs/decisions/0019-performance.md).
  */
 function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, windowMs: number, syncMs: number): Counter {
   const margin = Math.max(10, Math.ceil(limit / 10));

@@ -2,7 +2,7 @@
  * What a workflow the service starts carries for operators (docs/operations.md): its search
  * attributes (workflows/search-attributes.ts) and a one-line summary (Temporal user metadata). Ids,
  * kinds, states, deadlines and document names only: never an e-mail address, a token or a secret
- * (docs/decisions.md). Client side only, like workflows/client.ts.
+ * (docs/decisions/0022-declared-once.md). Client side only, like workflows/client.ts.
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import type { BulkSend, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';

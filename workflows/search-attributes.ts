@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * What an operator finds work by in the Temporal UI or CLI (docs/operations.md): ids, kinds, states
- * and deadlines only, never an e-mail address or a secret (docs/decisions.md). Set when the service
+ * and deadlines only, never an e-mail address or a secret (docs/decisions/0022-declared-once.md). Set when the service
  * starts a workflow (workflows/labels.ts) and kept current by the workflow (workflows/operator-view.ts).
  * Tenant and principal are lists: an offer belongs to both sides.
  */

@@ -50,7 +50,7 @@ function classifyIpv6(address: ipaddr.IPv6): Verdict {
 
 /**
  * Whether a webhook may reach the address: public unicast only, judged by ipaddr.js's ranges, an
- * IPv6 form that embeds an IPv4 address by that address (docs/decisions.md lists what is refused).
+ * IPv6 form that embeds an IPv4 address by that address (docs/decisions/0014-webhooks.md lists what is refused).
  */
 export function classifyAddress(address: string): Verdict {
   if (net.isIPv4(address)) return classifyIpv4(ipaddr.IPv4.parse(address));

@@ -16,7 +16,7 @@ type KeyDeps = Pick<Services, 'db' | 'keyUsage' | 'keyCache' | 'secret' | 'confi
 /**
  * The header the MCP surface's tools send on their loopback calls to this process's REST API, with
  * this per-process random value: only with it does the REST API take a token issued for /mcp, so an
- * MCP token is no REST token for anyone else (docs/decisions.md).
+ * MCP token is no REST token for anyone else (docs/decisions/0028-oauth-2-1-for-the-mcp.md).
  */
 export const LOOPBACK_HEADER = 'x-svc-mcp-loopback';
 export const LOOPBACK_SECRET = randomBytes(32).toString('base64url');

@@ -5,7 +5,7 @@ export type ImageKind = 'png' | 'jpeg';
 
 /**
  * Limits of a signature or initials image, read from its header before anything decodes it
- * (docs/decisions.md): pdf-lib expands every PNG to 8-bit RGBA, so 4 megapixels bound that to 16 MB.
+ * (docs/decisions/0010-documents-and-signing.md): pdf-lib expands every PNG to 8-bit RGBA, so 4 megapixels bound that to 16 MB.
  */
 export const MAX_IMAGE_PIXELS = 4_000_000;
 /** Pixel data the header promises (rows × samples × bytes per sample: 16-bit images count double). */
