@@ -75,9 +75,10 @@ describe('the client packages, as someone outside this repository meets them', (
       ['svc-mcp', 'svc', '@svc-agents/cli', 'svc-mcp'],
       'the scanner finds what the registry would be asked for, and not the prose',
     );
-    const docs = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => path.join('docs', file))].filter((file) =>
-      file.endsWith('.md'),
-    );
+    const docs = [
+      'README.md',
+      ...fs.readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((file) => path.join('docs', file)),
+    ].filter((file) => file.endsWith('.md'));
     const found = docs.flatMap((file) =>
       fetchedNames(codeOf(fs.readFileSync(path.join(ROOT, file), 'utf8')))
         .filter((name) => !names.includes(name))

@@ -27,7 +27,11 @@ function adminLines(file: string): string[] {
   return blocks.flatMap((block) => block.split('\n')).filter((line) => /^npm\b.*\badmin\b/.test(line));
 }
 
-const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((file) => `docs/${file}`)].filter((file) => file.endsWith('.md'));
+/** README.md and every markdown file under docs/ (docs/decisions/ included). */
+const DOCS = [
+  'README.md',
+  ...fs.readdirSync(path.join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((file) => `docs/${file}`),
+].filter((file) => file.endsWith('.md'));
 
 describe("the docs' npm run admin lines, run through npm as a user runs them", () => {
   let scratch: string;
