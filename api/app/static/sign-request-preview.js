@@ -2,12 +2,7 @@
 // drawn with pdf.js (as the sign page draws its pages), each field of theirs marked on them.
 
 import { h } from './dom.js';
-
-async function loadPdfjs() {
-  const pdfjs = await import('/static/pdfjs/pdf.min.mjs');
-  pdfjs.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
-  return pdfjs;
-}
+import { openPdf } from './pdf-open.js';
 
 const LABELS = { signature: 'Your signature', initials: 'Your initials', date: 'Date', name: 'Your name', email: 'Your e-mail' };
 
@@ -17,17 +12,9 @@ async function preview(container) {
   const pages = [...new Set(fields.map((field) => field.page))].sort((a, b) => a - b);
   if (!pages.length) return;
   try {
-    const pdfjs = await loadPdfjs();
     const response = await fetch(container.dataset.pdf, { credentials: 'same-origin' });
     if (!response.ok) throw new Error(`the PDF answered ${response.status}`);
-    const pdf = await pdfjs.getDocument({
-      data: new Uint8Array(await response.arrayBuffer()),
-      isEvalSupported: false,
-      standardFontDataUrl: '/static/pdfjs/standard_fonts/',
-      wasmUrl: '/static/pdfjs/wasm/',
-      cMapUrl: '/static/pdfjs/cmaps/',
-      cMapPacked: true,
-    }).promise;
+    const pdf = await openPdf(new Uint8Array(await response.arrayBuffer()));
     for (const number of pages) {
       if (number > pdf.numPages) continue;
       const page = await pdf.getPage(number);

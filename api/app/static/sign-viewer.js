@@ -2,41 +2,25 @@
 // the signer's fields laid over each page.
 
 import { h } from './dom.js';
+import { openPdf } from './pdf-open.js';
 import { ApiError, base, changed, S, say } from './sign-context.js';
 import { widgetElement } from './sign-fields.js';
 
 /** The most device pixels one page's canvas holds (a zoomed-in page on a 3x phone screen). */
 const MAX_CANVAS_PIXELS = 16_000_000;
-let pdfjsModule;
-async function loadPdfjs() {
-  if (!pdfjsModule) {
-    pdfjsModule = await import('/static/pdfjs/pdf.min.mjs');
-    pdfjsModule.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
-  }
-  return pdfjsModule;
-}
 
 export async function renderPdf(container) {
   S.viewer?.destroy();
   const viewer = createViewer();
   S.viewer = viewer;
   container.append(h('p', { class: 'hint loading', testid: 'pdf-loading' }, 'Loading the document…'));
-  const pdfjs = await loadPdfjs();
   const response = await fetch(`${base}/document.pdf`, { credentials: 'same-origin' });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
     throw new ApiError(response.status, body.error);
   }
   const data = new Uint8Array(await response.arrayBuffer());
-  // No eval under the page's CSP; pdf.js then interprets fonts instead of compiling them.
-  const pdf = await pdfjs.getDocument({
-    data,
-    isEvalSupported: false,
-    standardFontDataUrl: '/static/pdfjs/standard_fonts/',
-    wasmUrl: '/static/pdfjs/wasm/',
-    cMapUrl: '/static/pdfjs/cmaps/',
-    cMapPacked: true,
-  }).promise;
+  const pdf = await openPdf(data);
   if (viewer.destroyed) return pdf.destroy();
   viewer.pdf = pdf;
   container.replaceChildren();

@@ -3,6 +3,7 @@
 // widgets JSON (PDF points from the page's top-left) in the form's hidden field.
 
 import { h } from './dom.js';
+import { openPdf } from './pdf-open.js';
 
 const pagesEl = document.getElementById('editor-pages');
 const widgetsInput = document.getElementById('editor-widgets');
@@ -209,27 +210,10 @@ palette.addEventListener('pointerdown', (event) => {
   palette.addEventListener('pointercancel', () => ghost.remove(), { once: true });
 });
 
-let pdfjsModule;
-async function loadPdfjs() {
-  if (!pdfjsModule) {
-    pdfjsModule = await import('/static/pdfjs/pdf.min.mjs');
-    pdfjsModule.GlobalWorkerOptions.workerSrc = '/static/pdfjs/pdf.worker.min.mjs';
-  }
-  return pdfjsModule;
-}
-
 async function render(data) {
   pagesEl.replaceChildren(h('p', { class: 'hint' }, 'Loading the PDF…'));
-  const pdfjs = await loadPdfjs();
-  // The sign page's options: no eval under the page's CSP, the same fonts and maps.
-  const pdf = await pdfjs.getDocument({
-    data,
-    isEvalSupported: false,
-    standardFontDataUrl: '/static/pdfjs/standard_fonts/',
-    wasmUrl: '/static/pdfjs/wasm/',
-    cMapUrl: '/static/pdfjs/cmaps/',
-    cMapPacked: true,
-  }).promise;
+  // The sign page's pdf.js, opened with the same options.
+  const pdf = await openPdf(data);
   pagesEl.replaceChildren();
   pages = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
