@@ -21,6 +21,7 @@ import { bearerCaller, bearerChallenge } from './http/auth';
 import { readJsonBody } from './http/body';
 import { answerPreflight } from './http/cors';
 import { errorMiddleware } from './http/errors-middleware';
+import { requestLocale } from './http/locale';
 import { type McpCaller, mcpLoopbackCaller } from './http/mcp-caller';
 import { metricsEndpoint, observeRequest } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
@@ -181,6 +182,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
       .debug('request error after the response began', { path: ctx ? loggablePath(ctx.path) : undefined, error: error.message });
   });
   app.use(requestContext(deps));
+  app.use(requestLocale(deps.config));
   if (deps.tracing) app.use(traceRequests(deps.tracing));
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   // Without a token /metrics is not served on this listener at all (404): no middleware to pass through.

@@ -3,6 +3,7 @@ import { permits } from '../../activities/accounts/authorize';
 import type { Principal } from '../../db/models';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { ServiceError } from '../../lib/errors';
+import { htmlLang, type MessageKey, t } from '../../lib/i18n';
 import { html, type SafeHtml } from '../http/html';
 
 export const APP_CSP =
@@ -26,19 +27,19 @@ interface PageBase {
 export type PageOptions = PageBase & ({ principal?: undefined; flags?: FlagSnapshot } | { principal: Principal; flags: FlagSnapshot });
 
 /** An entry is shown when the gate lets its flag through (the same gate the page itself calls). */
-const NAV: Array<{ path: string; label: string; flag?: FlagName }> = [
-  { path: '/', label: 'Overview' },
-  { path: '/documents', label: 'Documents' },
-  { path: '/signature', label: 'Signature' },
-  { path: '/keys', label: 'API keys' },
-  { path: '/mandates', label: 'Mandates' },
-  { path: '/agent-contacts', label: 'Agent contacts', flag: 'agent_contacts' },
-  { path: '/templates', label: 'Templates' },
-  { path: '/verify', label: 'Verify a PDF' },
+const NAV: Array<{ path: string; label: MessageKey; flag?: FlagName }> = [
+  { path: '/', label: 'app.nav.overview' },
+  { path: '/documents', label: 'app.nav.documents' },
+  { path: '/signature', label: 'app.nav.signature' },
+  { path: '/keys', label: 'app.nav.keys' },
+  { path: '/mandates', label: 'app.nav.mandates' },
+  { path: '/agent-contacts', label: 'app.nav.agent_contacts', flag: 'agent_contacts' },
+  { path: '/templates', label: 'app.nav.templates' },
+  { path: '/verify', label: 'app.nav.verify' },
 ];
 
 /** What a visitor who is not signed in can open from any page: the public pages. */
-const PUBLIC_NAV = [{ path: '/verify', label: 'Verify a PDF' }];
+const PUBLIC_NAV: Array<{ path: string; label: MessageKey }> = [{ path: '/verify', label: 'app.nav.verify' }];
 
 function navEntries(flags: FlagSnapshot) {
   return NAV.filter(({ flag }) => !flag || permits(null, { flag }, flags));
@@ -48,17 +49,17 @@ function navEntries(flags: FlagSnapshot) {
 export function renderPage(options: PageOptions): SafeHtml {
   const base = options.appPath;
   const nav = options.principal
-    ? html`<nav aria-label="App">${navEntries(options.flags).map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}
-<form method="post" action="${base}/logout">${hiddenCsrf(options.csrf)}<button type="submit" class="link" data-testid="logout">Sign out</button></form></nav>
+    ? html`<nav aria-label="${t('app.nav.app')}">${navEntries(options.flags).map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${t(label)}</a>`)}
+<form method="post" action="${base}/logout">${hiddenCsrf(options.csrf)}<button type="submit" class="link" data-testid="logout">${t('app.nav.sign_out')}</button></form></nav>
 <p class="who">${options.principal.name} · ${options.principal.email}</p>`
-    : html`<nav aria-label="Public">${PUBLIC_NAV.map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${label}</a>`)}</nav>`;
+    : html`<nav aria-label="${t('app.nav.public')}">${PUBLIC_NAV.map(({ path, label }) => html`<a href="${base}${path}"${options.current === path && html` aria-current="page"`}>${t(label)}</a>`)}</nav>`;
   const notice = options.notice
     ? html`<p class="notice ${options.notice.kind}" role="${options.notice.kind === 'error' ? 'alert' : 'status'}" data-testid="notice">${options.notice.text}</p>`
     : '';
   const scripts = (options.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`);
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title} · Agents</title><link rel="stylesheet" href="/static/app.css"></head>
-<body><header class="app"><a class="brand" href="${base}/">Agents</a>${nav}</header>
+  return html`<!doctype html><html lang="${htmlLang()}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${t('common.page.title', { title: options.title })}</title><link rel="stylesheet" href="/static/app.css"></head>
+<body><header class="app"><a class="brand" href="${base}/">${t('common.brand')}</a>${nav}</header>
 <main class="app">${notice}<h1>${options.title}</h1>${options.body}</main>${scripts}</body></html>`;
 }
 
