@@ -4,6 +4,7 @@ import app from './en/app.json';
 import browser from './en/browser.json';
 import certificate from './en/certificate.json';
 import common from './en/common.json';
+import errors from './en/errors.json';
 import mail from './en/mail.json';
 import sign from './en/sign.json';
 
@@ -20,7 +21,7 @@ import sign from './en/sign.json';
  * nothing set it. `en-XA` is the pseudo-locale: each message is English wrapped in ⟦ ⟧, so a
  * string that did not come from the catalogue stands out (test/catalogue.ts checks pages with it).
  */
-const AREAS = { common, app, sign, browser, mail, certificate } as const;
+const AREAS = { common, app, sign, browser, mail, certificate, errors } as const;
 type Areas = typeof AREAS;
 type AreaKeys<Area extends keyof Areas> = Area extends string ? `${Area}.${Extract<keyof Areas[Area], string>}` : never;
 export type MessageKey = AreaKeys<keyof Areas>;
