@@ -45,7 +45,10 @@ export interface Workflows {
    * durably (handOverApply, which joins it when it was).
    */
   applyNow(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, deadline: number): Promise<ApplyOutcome | undefined>;
-  /** Resolves once the document's workflow settled the apply; rejects when it cannot say by `deadline` (epoch ms). */
+  /**
+   * Resolves once the document's workflow settled the apply (an update, sent once more when it was lost
+   * on the way); rejects when it cannot say by `deadline` (epoch ms). Never a poll of the database.
+   */
   applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
   /** The document left `sent` outside its workflow (a decline): the workflow stops waiting, showing `status`. */
   documentSettled(documentId: string, status: 'declined' | 'voided'): Promise<void>;

@@ -178,6 +178,54 @@ function describeCycle(graph: Map<string, string[]>, group: Set<string>): string
   return `${names.join(' -> ')}${others.length > 0 ? ` (also in this circle: ${others.sort().join(', ')})` : ''}`;
 }
 
+/** Where a request or a rule runs: nothing here waits on another workflow's progress by polling (docs/architecture.md). */
+const NO_POLLS = ['activities', 'api'];
+/** A helper that polls: a module named for it (lib/poll, test/wait …), or a function that polls (pollUntil, waitForApply …). */
+const POLL_MODULE = /(^|\/)(poll|polls|polling|wait|waits-for)(\.ts)?$/;
+const POLL_NAME = /\b(poll[A-Z]\w*|waitFor[A-Z]\w*)\b/g;
+/** What reads an apply's progress from the database, and what waits a while between two looks. */
+const APPLY_READ = /^(applyOutcome|Apply\.query)$/;
+const TIMER = /(^|\.)(setTimeout|setInterval|sleep|delay)$/;
+
+/** A loop (for, while, do) in `file` that reads an apply from the database and waits between reads: a poll. */
+function applyReadLoops(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const calls = (pattern: RegExp) => {
+    const inside = (node: ts.Node): boolean =>
+      (ts.isCallExpression(node) && pattern.test(node.expression.getText(source))) || ts.forEachChild(node, inside) === true;
+    return inside;
+  };
+  const readsApply = calls(APPLY_READ);
+  const waits = calls(TIMER);
+  const visit = (node: ts.Node): void => {
+    const loop = ts.isForStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node) || ts.isForOfStatement(node);
+    if (loop && readsApply(node) && waits(node)) {
+      found.push(`line ${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}: a loop reading an apply between waits`);
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Every poll of another workflow's progress in activities/ and api/ (tests aside): a poll helper imported or named, or a loop over an apply's row. */
+export function polls(): string[] {
+  const found: string[] = [];
+  for (const layer of NO_POLLS) {
+    for (const file of sources(path.join(ROOT, layer))) {
+      const text = fs.readFileSync(file, 'utf8');
+      const relative = path.relative(ROOT, file);
+      const { importedFiles } = ts.preProcessFile(text, true, true);
+      for (const { fileName } of importedFiles) if (POLL_MODULE.test(fileName)) found.push(`${relative} imports ${fileName}`);
+      for (const name of new Set([...text.matchAll(POLL_NAME)].map((match) => match[1]))) found.push(`${relative} names ${name}`);
+      for (const loop of applyReadLoops(file, text)) found.push(`${relative} ${loop}`);
+    }
+  }
+  return found;
+}
+
 describe('layers', () => {
   it('no import crosses into a layer above it (surfaces → workflows → activities → lib/db; runtime/ wires them)', () => {
     assert.deepEqual(violations(), []);
@@ -185,5 +233,9 @@ describe('layers', () => {
 
   it('no import circle among the source files (.ts and the browser modules; static, dynamic and type-only imports)', () => {
     assert.deepEqual(importCycles(), []);
+  });
+
+  it("no rule or API file polls another workflow's progress (no poll helper, no loop over an apply's row): it waits on the workflow", () => {
+    assert.deepEqual(polls(), []);
   });
 });

@@ -3,7 +3,13 @@
  * place that knows which workflow, id, signal or update carries each call. Client side only: the
  * workflow bundle (workflows/index.ts) never imports this file, and runtime/ wires it.
  */
-import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowNotFoundError, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+  type WorkflowStartOptions,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type { ApplyWaiter, Workflows, WorkLane } from '../activities/workflows';
 import type { Config } from '../lib/config/config';
 import { type TemporalDeps, temporalCall } from '../lib/temporal';
@@ -119,7 +125,17 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
 
     async applySettled(documentId, applyId, deadline) {
       const handle = workflow.getHandle(documentWorkflowId(documentId));
-      await temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
+      const settled = () =>
+        temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
+      try {
+        await settled();
+      } catch (error) {
+        // The update is idempotent (the workflow takes an apply once and answers every update for it):
+        // one lost on the way (Temporal restarted before it was durable, or refused it for a moment) is
+        // sent once more while time is left. Out of time, it is the caller's to read what was made.
+        if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() >= deadline) throw error;
+        await settled();
+      }
     },
 
     async documentSettled(documentId, status) {

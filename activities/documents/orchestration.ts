@@ -2,7 +2,6 @@ import type { Db } from '../../db/connect';
 import type { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
-import { pollUntil } from '../../lib/poll';
 import type { ApplyWaiter, Workflows } from '../workflows';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { rejectApply } from './apply-record';
@@ -38,10 +37,10 @@ export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waite
  * unreachable), or failed, the durable signal follows: the apply then runs when a worker is back (the
  * signal joins the update when that was taken after all), and when Temporal cannot take the signal
  * either the apply is rejected and the answer is 503, within one and a half call timeouts. After the
- * signal, an update on the same workflow answers the moment the apply commits, else the outcome is
- * read from the database, polled only for what is left of the wait; a still-pending outcome is the
- * 202 `processing` answer. The answer comes by the end of the wait whatever is slow (Temporal, the
- * database): the work goes on after it.
+ * signal, an update on the same workflow answers the moment the apply commits; when it cannot (out
+ * of time, Temporal unreachable, the workflow ended) the outcome is read from the database once,
+ * never polled: a still-pending outcome is the 202 `processing` answer. The answer comes by the end
+ * of the wait whatever is slow (Temporal, the database): the work goes on after it.
  */
 export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Config, 'durations'> }, apply: Apply): Promise<ApplyOutcome> {
   const { applyWaitMs, temporalCallMs } = deps.config.durations;
@@ -97,14 +96,14 @@ export async function awaitApply(deps: ApplyHandOverDeps, documentId: string, ap
   return byDeadline(settledOutcome(deps, documentId, applyId, deadline), deadline, applyId);
 }
 
+/**
+ * What the apply came to once the document's workflow answers the `applySettled` update (itself sent
+ * again when it was lost on the way: workflows/client.ts). When the workflow cannot say by the deadline
+ * (out of time, Temporal unreachable, the workflow ended) the database is read once: the outcome, or
+ * pending (the 202 answer). It is never polled: only the workflow's update waits for the apply.
+ */
 async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, applyId: string, deadline: number): Promise<ApplyOutcome> {
-  try {
-    await deps.workflows.applySettled(documentId, applyId, deadline);
-  } catch {
-    // Out of time, Temporal busy, or the workflow ended: the database has the answer (or it is still pending).
-    const left = deadline - Date.now();
-    if (left > 0) return waitForApply(deps.db, applyId, left);
-  }
+  await deps.workflows.applySettled(documentId, applyId, deadline).catch(() => undefined);
   return (await applyOutcome(deps.db, applyId))!;
 }
 
@@ -123,13 +122,4 @@ function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: stri
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
-/** Waits up to `timeoutMs` for an apply to be applied or rejected; pending when it is still in flight. */
-export async function waitForApply(db: Db, applyId: string, timeoutMs: number): Promise<ApplyOutcome> {
-  return pollUntil(
-    async () => (await applyOutcome(db, applyId))!,
-    (outcome) => outcome.status !== 'pending',
-    timeoutMs,
-  );
 }
