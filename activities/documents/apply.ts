@@ -1,21 +1,19 @@
 // Making an apply (steps 5–8 of SPEC's procedure): stamp and seal outside any transaction, then commit the
 // revision, audit lines and events under a row lock; the last signer's apply also certifies the completion.
-// Its checks are apply-check.ts, its rows apply-record.ts, its outcome as callers read it apply-outcome.ts.
-import type { Knex } from 'knex';
-import type { Db } from '../../db/connect';
-import { ApiKey, Apply, Document, DocumentRevision, DocumentSigner, Mandate, Principal } from '../../db/models';
+// Its checks are apply-check.ts, its rows apply-record.ts, its outcome as callers read it apply-outcome.ts,
+// who signs and what the signature records (audit line, event) apply-signed.ts.
+import { ApiKey, Apply, Document, DocumentRevision, DocumentSigner, Mandate } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { stampWidgets } from '../../lib/pdf/stamp';
-import { type AuditStatement, recordAudit } from '../audit/audit';
-import { emitEvent } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import { checkApplicable, checkMandateInForce, widgetsOf } from './apply-check';
 import type { ApplyDeps, Progress } from './apply-deps';
 import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectApply } from './apply-record';
+import { methodOf, recordSigned, type SigningIdentity, signedAuditEntry, signingIdentity } from './apply-signed';
 import { type Certified, certificateEntry, certificateSigner, certify, completionTrail, recordCompletion, sha256Hex } from './complete';
 import { signersOf } from './documents';
 import { completionEvidence, trailEntry } from './evidence';
@@ -33,30 +31,6 @@ function stageClock() {
       last = now;
     },
   };
-}
-
-/** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
-export interface SigningIdentity {
-  name: string;
-  email: string;
-  /** The principal's tenant for an apply by a principal; the document's for a browser signer. */
-  tenantId: string;
-}
-
-/**
- * An apply by a principal (under a mandate) carries the principal's registered name and e-mail,
- * never the name the agent typed for the signer row: that stays a label (SPEC Guarantee 1).
- */
-async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Promise<SigningIdentity> {
-  if (!apply.mandate_id) return { name: signer.name, email: signer.email, tenantId: signer.tenant_id };
-  const mandate = await Mandate.query(db).findById(apply.mandate_id);
-  const principal = mandate ? await Principal.query(db).findById(mandate.principal_id) : undefined;
-  if (!principal) throw errors.mandateInactive('The mandate of this apply no longer exists.');
-  return { name: principal.name, email: principal.email, tenantId: principal.tenant_id };
-}
-
-function methodOf(apply: Apply): string {
-  return apply.kind === 'mandate' ? `mandate:${apply.confirmation_level ?? 'l2'}` : `browser:${apply.input.appearance}`;
 }
 
 async function pause(ms: number, progress: Progress, log: ApplyDeps['log']): Promise<void> {
@@ -287,93 +261,4 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     }
   }
   throw new Error(`apply ${applyId}: the document kept changing; giving up for this attempt`);
-}
-
-/** The facts of a signature the audit line records: when, how, and the hashes before and after it. */
-interface SignedFacts {
-  signedAt: Date;
-  method: string;
-  preSignHash: string;
-  documentHash: string;
-  revision: number;
-}
-
-/** The audit line `document.signed` of an apply: written at its commit, and shown earlier in a completion's attached trail. */
-function signedAuditEntry({
-  signer,
-  apply,
-  identity,
-  signed,
-  agent,
-}: {
-  signer: DocumentSigner;
-  apply: Apply;
-  identity: SigningIdentity;
-  signed: SignedFacts;
-  agent: ApiKey | undefined;
-}): AuditStatement<'document.signed'> {
-  return {
-    actor: agent ? { type: 'agent', id: agent.id } : { type: 'signer', id: signer.id, ip: apply.ip, userAgent: apply.user_agent },
-    action: 'document.signed',
-    data: {
-      apply_id: apply.id,
-      signer_id: signer.id,
-      name: identity.name,
-      email: identity.email,
-      method: signed.method,
-      mandate_id: apply.mandate_id,
-      pre_sign_hash: signed.preSignHash,
-      document_hash: signed.documentHash,
-      revision: signed.revision,
-      consent_text: apply.input.consent_text,
-    },
-  };
-}
-
-async function recordSigned(
-  trx: Knex.Transaction,
-  {
-    document,
-    signer,
-    apply,
-    identity,
-    agent,
-    credential,
-  }: {
-    document: Document;
-    signer: DocumentSigner;
-    apply: Apply;
-    identity: SigningIdentity;
-    agent: ApiKey | undefined;
-    /** The mandate credential the signature was applied under (null in the browser). */
-    credential: string | null;
-  },
-): Promise<void> {
-  const entry = signedAuditEntry({
-    agent,
-    signer,
-    apply,
-    identity,
-    signed: {
-      signedAt: apply.applied_at!,
-      method: methodOf(apply),
-      preSignHash: apply.pre_sign_hash!,
-      documentHash: apply.document_hash!,
-      revision: apply.revision!,
-    },
-  });
-  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, ...entry });
-  const data = {
-    document_id: document.id,
-    signer_id: signer.id,
-    principal: { email: identity.email, name: identity.name },
-    agent: agent ? { api_key_id: agent.id, label: agent.label } : null,
-    mandate_id: apply.mandate_id,
-    mandate_credential: credential,
-    confirmation_level: apply.confirmation_level,
-    pre_sign_hash: apply.pre_sign_hash!,
-    document_hash: apply.document_hash!,
-  };
-  // The sender's webhooks hear of every apply; an inbound principal's own tenant hears of theirs.
-  for (const tenantId of new Set([document.tenant_id, identity.tenantId])) await emitEvent(trx, tenantId, 'document.signed', data);
 }
