@@ -1,5 +1,7 @@
 import type { Document } from '../../../db/models';
+import { formatMoment, htmlLang, t } from '../../../lib/i18n';
 import { html } from '../../http/html';
+import { tHtml } from '../messages';
 
 /** Whether a sign link's document ended unsigned by its sender's doing or its deadline: the link then shows only why. */
 export function endedUnsigned(document: Pick<Document, 'status'>): boolean {
@@ -13,16 +15,16 @@ export function endedUnsigned(document: Pick<Document, 'status'>): boolean {
 export function renderEndedSignPage(
   document: Pick<Document, 'name' | 'status' | 'voided_at' | 'void_reason' | 'expires_at' | 'expired_at'>,
 ): string {
-  const at = (date: Date | null) => (date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '');
+  const at = (date: Date | null) => (date ? formatMoment(date) : '');
   const body =
     document.status === 'voided'
-      ? html`<h1>This document was voided</h1>
-<p data-testid="ended">The sender voided “${document.name}” on ${at(document.voided_at)}, so it can no longer be signed.</p>
-<p>Their reason: <q data-testid="void-reason">${document.void_reason ?? ''}</q></p>`
-      : html`<h1>This document expired</h1>
-<p data-testid="ended">“${document.name}” expired unsigned on ${at(document.expires_at ?? document.expired_at)}, so it can no longer be signed.</p>
-<p>Ask the sender for a new one if you still mean to sign.</p>`;
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${document.status === 'voided' ? 'Voided' : 'Expired'}: ${document.name}</title>
+      ? html`<h1>${t('sign.ended.voided.heading')}</h1>
+<p data-testid="ended">${t('sign.ended.voided.text', { document: document.name, at: at(document.voided_at) })}</p>
+<p>${tHtml('sign.ended.voided.reason', { reason: html`<q data-testid="void-reason">${document.void_reason ?? ''}</q>` })}</p>`
+      : html`<h1>${t('sign.ended.expired.heading')}</h1>
+<p data-testid="ended">${t('sign.ended.expired.text', { document: document.name, at: at(document.expires_at ?? document.expired_at) })}</p>
+<p>${t('sign.ended.expired.ask')}</p>`;
+  return html`<!doctype html><html lang="${htmlLang()}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${t(document.status === 'voided' ? 'sign.ended.voided.title' : 'sign.ended.expired.title', { document: document.name })}</title>
 <link rel="stylesheet" href="/static/sign.css"></head><body><main class="notice" data-status="${document.status}">${body}</main></body></html>`.toString();
 }

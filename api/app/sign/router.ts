@@ -14,6 +14,7 @@ import {
 } from '../../../activities/signers/sign-link';
 import { signerStateOf } from '../../../activities/signers/state';
 import { errors, ServiceError } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { readJsonBody } from '../../http/body';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../../http/cookies';
 import { parseOrThrow } from '../../http/route';
@@ -46,7 +47,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
 
   async function resolveVerified(ctx: Context): Promise<SignerView> {
     const view = await resolve(ctx);
-    if (!verified(ctx, view)) throw errors.unauthorized('Confirm your e-mail address with the code we send you first.');
+    if (!verified(ctx, view)) throw errors.unauthorized(t('sign.error.confirm_first'));
     return view;
   }
 
@@ -95,7 +96,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     const view = await resolve(ctx);
     // Nothing is left to open at a voided or expired document's link: no code is mailed for it.
     if (endedUnsigned(view.document))
-      throw errors.expired(`This document was ${view.document.status}; it can no longer be opened to sign.`);
+      throw errors.expired(t(view.document.status === 'voided' ? 'sign.error.ended.voided' : 'sign.error.ended.expired'));
     const { sentTo, challenge } = await requestSignCode(codes, view, clientOf(ctx));
     ctx.body = { sent_to: sentTo, challenge };
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { t } from '../../../lib/i18n';
 
 const MAX_IMAGE_CHARS = 3_000_000;
 
@@ -6,7 +7,7 @@ const MAX_IMAGE_CHARS = 3_000_000;
 export const SignVerifySchema = z.strictObject({ code: z.string().trim().min(1).max(20), challenge: z.string().max(200).optional() });
 
 export const SignSubmitSchema = z.strictObject({
-  consent: z.literal(true, { error: 'You must agree to sign electronically.' }),
+  consent: z.literal(true, { error: () => t('sign.error.consent') }),
   signature: z.strictObject({
     method: z.enum(['drawn', 'typed', 'uploaded']),
     image: z.string().max(MAX_IMAGE_CHARS),
