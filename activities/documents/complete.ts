@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../db/models';
+import { hasMessage, t } from '../../lib/i18n';
 import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
 import { recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
@@ -14,9 +15,9 @@ import { pdfStep } from './pdf-errors';
 /** How a signer signed, in words for the certificate (never naming an agent or key). */
 export function describeMethod(method: string | null): string {
   const [kind, detail] = (method ?? '').split(':');
-  if (kind === 'mandate') return `Stored signature applied under the principal's mandate (${(detail ?? 'l2').toUpperCase()})`;
-  const how = { drawn: 'drawn', typed: 'typed', uploaded: 'uploaded image' }[detail as string] ?? 'signature';
-  return `Electronic signature in the browser (${how}), e-mail verified`;
+  if (kind === 'mandate') return t('certificate.method.mandate', { level: (detail ?? 'l2').toUpperCase() });
+  const how = `certificate.method.browser.${detail}`;
+  return t('certificate.method.browser', { how: t(hasMessage(how) ? how : 'certificate.method.browser.other') });
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -78,7 +79,7 @@ export async function certify(
     attachments: evidenceAttachments(input.evidence),
   });
   const { pdf: sealed, warnings } = await (await deps.sealer()).certify(unsealed, {
-    reason: 'Completed: every signer has signed',
+    reason: t('certificate.seal.reason'),
     signedAt: input.completedAt,
   });
   for (const warning of warnings) deps.log?.warn(`completion seal of ${input.document.id}: ${warning}`);

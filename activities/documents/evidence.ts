@@ -3,6 +3,7 @@
 // attached before the certification seal closes the file.
 import type { Db } from '../../db/connect';
 import { AuditEvent, type Document } from '../../db/models';
+import { t } from '../../lib/i18n';
 import type { Attachment } from '../../lib/pdf/certificate';
 import type { ReceiptIssuer } from '../../lib/receipts';
 import type { Actor, AuditAction } from '../audit/audit';
@@ -74,13 +75,13 @@ export function evidenceAttachments(evidence: CompletionEvidence): Attachment[] 
     {
       name: 'audit-trail.json',
       mimeType: 'application/json',
-      description: 'Audit trail of the document: every step of each signer, with time, address and method',
+      description: t('certificate.attachment.auditTrail'),
       bytes: evidence.auditTrail,
     },
     {
       name: 'receipt.jws',
       mimeType: 'application/jose',
-      description: 'Dual-attestation receipt (compact JWS, ES256), verifiable against the service’s /.well-known/jwks.json',
+      description: t('certificate.attachment.receipt'),
       bytes: Buffer.from(evidence.receiptJws),
     },
   ];

@@ -1,4 +1,6 @@
 import { AFRelationship, PageSizes, type PDFPage, rgb } from 'pdf-lib';
+import { t } from '../i18n';
+import { formatInstant } from '../i18n/instant';
 import { loadPdf } from './document';
 import { type LineStyle, TextFlow, wrap } from './flow';
 import { embedDejaVu, sizeToFit, truncateToFit } from './fonts';
@@ -32,8 +34,6 @@ export interface CertificateInput {
   attachments?: Attachment[];
 }
 
-const TITLE = 'Certificate of Completion';
-
 /** Lines only the service writes on the certificate (SPEC Guarantee 3): no name may carry them. */
 const RESERVED = [/signer\s*\(\s*via\s+authori[sz]ed\s+agent\s*\)/i, /mandate\s*:/i];
 
@@ -51,6 +51,8 @@ const RULE = rgb(0.75, 0.75, 0.75);
  * Appends a completion certificate page (more pages if the signers do not fit) and returns the
  * unsealed PDF. It names each signer, the principal, and never an agent or key as a party: an apply
  * under a mandate adds only the lines `Signer (via authorized agent)` and `Mandate : <id> (L1|L2)`.
+ * Its words come from the catalogue (`certificate.*`) in the current locale; those two lines are
+ * SPEC's and read the same in every language.
  */
 export async function appendCertificatePage(pdf: Uint8Array, input: CertificateInput): Promise<Uint8Array> {
   const doc = await loadPdf(pdf);
@@ -62,26 +64,25 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
   const heading: LineStyle = { font: bold, size: 11, leading: 20 };
 
   const flow = new TextFlow(doc, size, { top: margin, right: margin, bottom: margin + 16, left: margin }, (next) => {
-    const title = next.pages.length === 1 ? TITLE : `${TITLE} (continued)`;
+    const title = next.pages.length === 1 ? t('certificate.title') : t('certificate.title.continued');
     next.line(title, { font: bold, size: sizeToFit(bold, title, next.width, 18, 8) ?? 8, leading: 22 });
     next.space(6);
   });
-  flow.paragraph(
-    'This page records who signed the document and how. It was added when the last signer signed, and the file was then certified with a digital seal and timestamped: no change is permitted after it.',
-    small,
-  );
+  flow.paragraph(t('certificate.intro'), small);
 
   flow.space(8);
-  flow.line('Document', heading);
-  flow.paragraph(`Document: ${input.documentName}`, body);
-  flow.paragraph(`Document ID: ${input.documentId}`, body);
-  flow.line(`Original SHA-256: ${input.originalSha256}`, fitted(`Original SHA-256: ${input.originalSha256}`, body, flow.width));
-  flow.line(`Signed SHA-256: ${input.finalSha256}`, fitted(`Signed SHA-256: ${input.finalSha256}`, body, flow.width));
-  flow.line(`Completed: ${input.completedAt.toISOString()}`, body);
+  flow.line(t('certificate.document.heading'), heading);
+  flow.paragraph(t('certificate.document.name', { name: input.documentName }), body);
+  flow.paragraph(t('certificate.document.id', { id: input.documentId }), body);
+  const original = t('certificate.document.originalSha256', { sha256: input.originalSha256 });
+  flow.line(original, fitted(original, body, flow.width));
+  const signed = t('certificate.document.signedSha256', { sha256: input.finalSha256 });
+  flow.line(signed, fitted(signed, body, flow.width));
+  flow.line(t('certificate.document.completed', { at: formatInstant(input.completedAt) }), body);
 
   flow.space(8);
   flow.keep(80); // the heading does not end a page alone
-  flow.line('Signers', heading);
+  flow.line(t('certificate.signers.heading'), heading);
   const name: LineStyle = { font: bold, size: 10.5, leading: 16 };
   input.signers.forEach((signer, index) => {
     const parts = signerLines(signer).map(([text, style, field]) => ({
@@ -99,16 +100,14 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
   /** Each line of a signer's block: its text, style, and whether it holds what the signer typed. */
   function signerLines(signer: CertificateSigner): Array<[string, LineStyle, boolean]> {
     const lines: Array<[string, LineStyle, boolean]> = [
-      [`Name: ${signer.name}`, name, true],
-      [`E-mail: ${signer.email}`, body, true],
-      [`Signed: ${signer.signedAt.toISOString()}`, body, false],
-      [`Method: ${signer.method}`, body, false],
+      [t('certificate.signer.name', { name: signer.name }), name, true],
+      [t('certificate.signer.email', { email: signer.email }), body, true],
+      [t('certificate.signer.signed', { at: formatInstant(signer.signedAt) }), body, false],
+      [t('certificate.signer.method', { method: signer.method }), body, false],
     ];
     if (signer.viaAgent) {
-      lines.push(
-        ['Signer (via authorized agent)', body, false],
-        [`Mandate : ${signer.viaAgent.mandateId} (${signer.viaAgent.level})`, body, false],
-      );
+      const { mandateId, level } = signer.viaAgent;
+      lines.push([t('certificate.signer.viaAgent'), body, false], [t('certificate.signer.mandate', { mandateId, level }), body, false]);
     }
     return lines;
   }
@@ -117,13 +116,13 @@ export async function appendCertificatePage(pdf: Uint8Array, input: CertificateI
   if (attachments.length > 0) {
     flow.space(8);
     flow.keep(40);
-    flow.line('Attached to this file', heading);
-    flow.paragraph('The file carries these attachments, sealed with it: open them in your PDF reader’s attachments panel.', small);
-    for (const attachment of attachments) flow.paragraph(`${attachment.name}: ${attachment.description}`, body);
+    flow.line(t('certificate.attachments.heading'), heading);
+    flow.paragraph(t('certificate.attachments.intro'), small);
+    for (const { name, description } of attachments) flow.paragraph(t('certificate.attachments.item', { name, description }), body);
   }
 
   flow.pages.forEach((page, index) => {
-    const footer = `Certificate page ${index + 1} of ${flow.pages.length} · Document ID: ${input.documentId}`;
+    const footer = t('certificate.footer', { page: index + 1, pages: flow.pages.length, id: input.documentId });
     page.drawText(footer, { x: margin, y: margin * 0.6, size: 7, font: regular, color: GREY });
   });
   for (const attachment of attachments) {
