@@ -8,6 +8,7 @@ import type { Mailer } from '../../lib/mail';
 import { mac, verifyMac } from '../../lib/secrets/signed';
 import { recordObservation } from '../audit/audit';
 import { sendNow } from '../mail/send';
+import { codeLockedMail } from './mails';
 
 /** DESIGN: 6 digits (10 for sign-in and mandate grants), 10 minutes (an input), 5 tries, stored only as a keyed hash. */
 export const CODE_ATTEMPTS = 5;
@@ -234,13 +235,7 @@ async function tellOwner(deps: CodeDeps & { mailer: Mailer }, input: CodeSubject
   // The wait holds whether or not this mail gets out; a failed delivery is recorded by sendNow.
   await sendNow(deps, {
     to: owner.email,
-    subject: 'Many wrong codes were entered for your account',
-    text: [
-      `Many wrong codes were entered to ${owner.what}, from one address (${input.client}).`,
-      '',
-      'That address now has to wait longer and longer between tries. Your own codes are not affected: ask for a new code and it works as usual.',
-      'If this was not you, someone may be trying to get in: nothing was opened with a wrong code, and a code only works in the window that asked for it.',
-    ].join('\n'),
+    ...codeLockedMail({ what: owner.what, client: input.client }),
     purpose: 'code-locked',
     tenantId: owner.tenantId,
   }).catch(() => undefined);

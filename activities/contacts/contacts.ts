@@ -12,6 +12,7 @@ import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent, sealedLink } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { newInbox } from './inbox';
+import { contactInviteMail } from './mails';
 
 /** What every contact rule requires: agent contacts on (the contact routes read it too). */
 export const CONTACT_RULES_NEED = { flag: 'agent_contacts' } as const satisfies Requirements;
@@ -170,15 +171,7 @@ export async function inviteContact(
         deps,
         {
           to: email,
-          subject: `${me.name} invites you to connect your agents`,
-          text: [
-            `Hello ${input.name.trim()},`,
-            '',
-            `${me.name} (${me.email}) invites you to become agent contacts: your agents and theirs can then exchange offers to sign documents.`,
-            'Accepting signs nothing. Every signature still needs your mandate or your confirmation in the app.',
-            '',
-            `Review and accept (sign in to the app as ${email}): ${url}`,
-          ].join('\n'),
+          ...contactInviteMail({ inviteeName: input.name.trim(), inviterName: me.name, inviterEmail: me.email, to: email, acceptUrl: url }),
           purpose: 'contact-invite',
           tenantId: me.tenant_id,
           secrets: [contactAcceptToken(deps.secret, pairId)],

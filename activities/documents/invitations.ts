@@ -6,6 +6,7 @@ import { signersAllowedNow } from '../signers/turn';
 import type { WorkLane } from '../workflows';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
+import { inviteMail } from './mails';
 
 const inviteKey = (signerId: string) => `sign-invite:${signerId}`;
 
@@ -28,17 +29,14 @@ export async function inviteSigners(
       deps,
       {
         to: signer.email,
-        subject: `${owner.name} sent you "${document.name}" to sign`,
-        text: [
-          `Hello ${signer.name},`,
-          '',
-          `${owner.name} (${owner.email}) asks you to sign "${document.name}" as ${signer.role}.`,
-          '',
-          `Open the document: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`,
-          '',
-          'To protect you, the page asks for a code that we send to this address before you can read or sign.',
-          'If you did not expect this document, you can ignore this message or decline on the page.',
-        ].join('\n'),
+        ...inviteMail({
+          signerName: signer.name,
+          role: signer.role,
+          ownerName: owner.name,
+          ownerEmail: owner.email,
+          documentName: document.name,
+          signUrl: signUrl(deps.config.appUrl, deps.secret, signer.id),
+        }),
         purpose: 'sign-invite',
         tenantId: document.tenant_id,
         secrets: [signerToken(deps.secret, signer.id)],

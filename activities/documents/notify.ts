@@ -3,6 +3,7 @@ import { ApiKey, Apply, Document, DocumentSigner, Mandate, Principal } from '../
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { stopSection } from '../mandates/stop';
 import { documentDownloadUrl, signerToken, signUrl } from './links';
+import { appliedMail, completedMail, principalRejectedMail, rejectionReason, signerRejectedMail } from './mails';
 
 /**
  * SPEC apply step 9: after an L2 apply the principal is told by e-mail what was signed, by which
@@ -20,18 +21,20 @@ export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db; sec
   const stop = stopSection(deps.config.appUrl, deps.secret, mandate!.id);
   await queueMail(deps, {
     to: principal.email,
-    subject: `Your signature was applied to "${document!.name}"`,
-    text: [
-      `Hello ${principal.name},`,
-      '',
-      `Under your L2 mandate "${mandate!.name}" (${mandate!.id}), the API key "${key!.label}" (${key!.prefix}…) applied your stored signature to "${document!.name}" (${document!.id}) at ${apply.applied_at!.toISOString()}.`,
-      apply.input.reason ? `Its reason: ${apply.input.reason}` : '',
-      `Document SHA-256 before: ${apply.pre_sign_hash}`,
-      `Document SHA-256 after: ${apply.document_hash}`,
-      '',
-      'If you did not expect this, stop the agent: revoking the mandate stops further signatures at once.',
-      ...stop.lines,
-    ].join('\n'),
+    ...appliedMail({
+      principalName: principal.name,
+      mandateName: mandate!.name,
+      mandateId: mandate!.id,
+      keyLabel: key!.label,
+      keyPrefix: key!.prefix,
+      documentName: document!.name,
+      documentId: document!.id,
+      appliedAt: apply.applied_at!,
+      reason: apply.input.reason,
+      hashBefore: apply.pre_sign_hash,
+      hashAfter: apply.document_hash,
+      stopLines: stop.lines,
+    }),
     purpose: 'l2-notice',
     tenantId: principal.tenant_id,
     secrets: [stop.secret],
@@ -53,7 +56,7 @@ export async function notifyRejectedApply(deps: MailQueueDeps & { db: Db; secret
     Document.query(deps.db).findById(apply.document_id),
     DocumentSigner.query(deps.db).findById(apply.signer_id),
   ]);
-  const reason = `${apply.error_message ?? 'The signature could not be applied.'} (${apply.error_code ?? 'sign_failed'})`;
+  const why = rejectionReason(apply.error_message, apply.error_code);
   if (apply.mandate_id) {
     const mandate = (await Mandate.query(deps.db).findById(apply.mandate_id))!;
     const principal = (await Principal.query(deps.db).findById(mandate.principal_id))!;
@@ -61,16 +64,16 @@ export async function notifyRejectedApply(deps: MailQueueDeps & { db: Db; secret
     const stop = stopSection(deps.config.appUrl, deps.secret, mandate.id);
     await queueMail(deps, {
       to: principal.email,
-      subject: `Your signature could not be applied to "${document!.name}"`,
-      text: [
-        `Hello ${principal.name},`,
-        '',
-        `Your stored signature could not be applied to "${document!.name}" (${document!.id}) under your ${level} mandate "${mandate.name}" (${mandate.id}).`,
-        `Why: ${reason}`,
-        '',
-        'Nothing was signed. Your agent was told; it may ask again once the cause is fixed.',
-        ...stop.lines,
-      ].join('\n'),
+      ...principalRejectedMail({
+        principalName: principal.name,
+        documentName: document!.name,
+        documentId: document!.id,
+        level,
+        mandateName: mandate.name,
+        mandateId: mandate.id,
+        why,
+        stopLines: stop.lines,
+      }),
       purpose: 'apply-rejected',
       tenantId: principal.tenant_id,
       secrets: [stop.secret],
@@ -81,15 +84,12 @@ export async function notifyRejectedApply(deps: MailQueueDeps & { db: Db; secret
   }
   await queueMail(deps, {
     to: signer!.email,
-    subject: `Your signature on "${document!.name}" could not be applied`,
-    text: [
-      `Hello ${signer!.name},`,
-      '',
-      `Your signature on "${document!.name}" could not be applied, so the document is not signed by you yet.`,
-      `Why: ${reason}`,
-      '',
-      `You can sign again at your link: ${signUrl(deps.config.appUrl, deps.secret, signer!.id)}`,
-    ].join('\n'),
+    ...signerRejectedMail({
+      signerName: signer!.name,
+      documentName: document!.name,
+      why,
+      signUrl: signUrl(deps.config.appUrl, deps.secret, signer!.id),
+    }),
     purpose: 'apply-rejected',
     tenantId: document!.tenant_id,
     secrets: [signerToken(deps.secret, signer!.id)],
@@ -119,27 +119,23 @@ export async function mailCompletedCopies(deps: MailQueueDeps & { db: Db; secret
     ttlMs: durations.completionLinkMs,
   });
   const copyUntil = new Date(document.completed_at.getTime() + durations.completedCopyMs);
-  const who = signers.map((signer) => `- ${signer.signed_name ?? signer.name} <${signer.signed_email ?? signer.email}>`);
+  const who = signers.map((signer) => ({ name: signer.signed_name ?? signer.name, email: signer.signed_email ?? signer.email }));
   const recipients = new Map<string, { name: string; signer?: DocumentSigner }>();
   for (const signer of signers) recipients.set(signer.email.toLowerCase(), { name: signer.name, signer });
   if (owner && !recipients.has(owner.email.toLowerCase())) recipients.set(owner.email.toLowerCase(), { name: owner.name });
   for (const [email, { name, signer }] of recipients) {
     await queueMail(deps, {
       to: email,
-      subject: `Completed: "${document.name}" is signed by everyone`,
-      text: [
-        `Hello ${name},`,
-        '',
-        `"${document.name}" (${document.id}) was completed on ${document.completed_at.toISOString()}: every signer has signed.`,
-        ...who,
-        '',
-        `Download the completed PDF (valid until ${link.expires_at}; its last page is the certificate of completion):`,
-        link.url,
-        `SHA-256 of the completed PDF: ${document.current_sha256}`,
-        signer
-          ? `You can also download it from your sign link until ${copyUntil.toISOString().slice(0, 10)}: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`
-          : 'It also stays listed in the app, under your documents.',
-      ].join('\n'),
+      ...completedMail({
+        name,
+        documentName: document.name,
+        documentId: document.id,
+        completedAt: document.completed_at,
+        signers: who,
+        link: { url: link.url, expiresAt: link.expires_at },
+        sha256: document.current_sha256,
+        ...(signer ? { signLink: { url: signUrl(deps.config.appUrl, deps.secret, signer.id), until: copyUntil } } : {}),
+      }),
       purpose: 'document-completed',
       tenantId: document.tenant_id,
       secrets: [new URL(link.url).searchParams.get('token')!, ...(signer ? [signerToken(deps.secret, signer.id)] : [])],

@@ -9,6 +9,7 @@ import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { signersAllowedNow } from '../signers/turn';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
+import { reminderMail } from './mails';
 
 export type ReminderDeps = MailQueueDeps & { db: Db; secret: Buffer };
 
@@ -20,21 +21,19 @@ async function remind(deps: ReminderDeps, trx: Knex.Transaction, document: Docum
   const round = how.trigger === 'schedule' ? how.round : null;
   await signer.$query(trx).patch(round ? { last_reminded_at: now, reminder_round: round } : { last_reminded_at: now });
   const owner = (await Principal.query(trx).findById(document.owner_principal_id))!;
-  const until = document.expires_at ? ` before ${document.expires_at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
   await queueMail(
     deps,
     {
       to: signer.email,
-      subject: `Reminder: ${owner.name} is waiting for your signature on "${document.name}"`,
-      text: [
-        `Hello ${signer.name},`,
-        '',
-        `${owner.name} (${owner.email}) is still waiting for you to sign "${document.name}" as ${signer.role}${until}.`,
-        '',
-        `Open the document: ${signUrl(deps.config.appUrl, deps.secret, signer.id)}`,
-        '',
-        'If you do not mean to sign, you can decline on the page.',
-      ].join('\n'),
+      ...reminderMail({
+        signerName: signer.name,
+        role: signer.role,
+        ownerName: owner.name,
+        ownerEmail: owner.email,
+        documentName: document.name,
+        signUrl: signUrl(deps.config.appUrl, deps.secret, signer.id),
+        expiresAt: document.expires_at,
+      }),
       purpose: 'sign-reminder',
       tenantId: document.tenant_id,
       secrets: [signerToken(deps.secret, signer.id)],

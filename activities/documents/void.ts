@@ -13,6 +13,7 @@ import type { Workflows } from '../workflows';
 import { signersOf } from './documents';
 import { endOpenWork, wakeEndedWork } from './ending';
 import { invitationsOf } from './invitations';
+import { voidedMail } from './mails';
 
 export type VoidDeps = MailQueueDeps & { db: Db; workflows: Workflows };
 
@@ -106,15 +107,7 @@ async function mailVoided(deps: VoidDeps, trx: Knex.Transaction, document: Docum
       deps,
       {
         to: signer.email,
-        subject: `"${document.name}" was voided: no signature needed`,
-        text: [
-          `Hello ${signer.name},`,
-          '',
-          `The sender voided "${document.name}", so it can no longer be signed and your sign link no longer works.`,
-          `Their reason: ${document.void_reason}`,
-          '',
-          'There is nothing more for you to do.',
-        ].join('\n'),
+        ...voidedMail({ signerName: signer.name, documentName: document.name, reason: document.void_reason }),
         purpose: 'document-voided',
         tenantId: document.tenant_id,
         dedupeKey: `document-voided:${signer.id}`,

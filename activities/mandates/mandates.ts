@@ -11,6 +11,7 @@ import { page } from '../../lib/paging';
 import { SIGN_SCOPE } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
+import { grantCodeMail, lockedWhat } from '../codes/mails';
 import { issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 import { type CredentialDeps, issueCredential } from './credentials';
@@ -137,24 +138,17 @@ export async function sendGrantCode(
     binding: options.sessionId,
   });
   const stop = stopSection(deps.appUrl, deps.secret, mandate.id);
-  const linkLines = link
-    ? [
-        '',
-        'Or confirm with this link, in the app where you are signed in and asked for the code (it works once, even after too many wrong codes):',
-        `${deps.appUrl}/mandates/${mandate.id}/confirm?link=${encodeURIComponent(link)}`,
-      ]
-    : [];
   await sendNow(deps, {
     to: principal.email,
-    subject: `Your code to grant the mandate "${mandate.name}": ${code}`,
-    text: [
-      `Your code is ${code}`,
-      '',
-      `Enter it in the app to grant the ${mandate.confirmation_level} mandate "${mandate.name}" to the API key "${apiKey.label}" (${apiKey.prefix}…).`,
-      ...linkLines,
-      'If you did not start this, do not enter the code or open the link; nothing is granted without one of them.',
-      ...stop.lines,
-    ].join('\n'),
+    ...grantCodeMail({
+      code,
+      level: mandate.confirmation_level,
+      mandateName: mandate.name,
+      keyLabel: apiKey.label,
+      keyPrefix: apiKey.prefix,
+      ...(link ? { linkUrl: `${deps.appUrl}/mandates/${mandate.id}/confirm?link=${encodeURIComponent(link)}` } : {}),
+      stopLines: stop.lines,
+    }),
     purpose: 'mandate-code',
     tenantId: principal.tenant_id,
     secrets: [code, stop.secret, ...(link ? [link] : [])],
@@ -198,7 +192,7 @@ export async function confirmGrant(
       code: confirm.code,
       latest: true,
       client: codeClient(actor.ip),
-      owner: { email: principal.email, tenantId: principal.tenant_id, what: `grant the mandate "${mandate.name}"` },
+      owner: { email: principal.email, tenantId: principal.tenant_id, what: lockedWhat.grant(mandate.name) },
       // A stolen session can start many grants: their wrong codes share the principal's one budget.
       budget: principal.id,
     });

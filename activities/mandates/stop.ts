@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { ApiKey, Mandate, Principal, type RevokedVia } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
@@ -103,11 +104,7 @@ export function stopUrl(appUrl: string, secret: Buffer, mandateId: string): stri
  */
 export function stopSection(appUrl: string, secret: Buffer, mandateId: string): { lines: string[]; secret: string } {
   return {
-    lines: [
-      '',
-      `Stop this agent: ${stopUrl(appUrl, secret, mandateId)}`,
-      'No sign-in needed: the page lets you revoke this mandate, or the API key with every mandate it holds, at once.',
-    ],
+    lines: ['', t('mail.stop.link', { url: stopUrl(appUrl, secret, mandateId) }), t('mail.stop.noSignIn')],
     secret: stopToken(secret, mandateId),
   };
 }

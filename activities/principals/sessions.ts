@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
+import { codeMinutes, lockedWhat, loginCodeMail } from '../codes/mails';
 import { codeRefusal, decoyChallenge, issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 
@@ -44,20 +45,9 @@ export async function requestLoginCode(deps: LoginDeps, email: string, actor: Ac
     binding,
   });
   const url = `${deps.appUrl}/login/link?token=${encodeURIComponent(link!)}`;
-  const minutes = Math.max(1, Math.round(deps.codeTtlMs / 60_000));
   await sendNow(deps, {
     to: principal.email,
-    subject: `Your sign-in code: ${code}`,
-    text: [
-      `Your sign-in code is ${code}`,
-      '',
-      `It works once, for ${minutes} minute(s), in the window that asked for it.`,
-      '',
-      'Or sign in with this link, in the same browser that asked for the code (it works once, even after too many wrong codes):',
-      url,
-      '',
-      'If you did not try to sign in, ignore this message.',
-    ].join('\n'),
+    ...loginCodeMail({ code, minutes: codeMinutes(deps.codeTtlMs), linkUrl: url }),
     purpose: 'login-code',
     tenantId: principal.tenant_id,
     secrets: [code, link!],
@@ -81,7 +71,7 @@ export async function signIn(
   const principal = await Principal.query(deps.db)
     .whereRaw('lower(email) = ?', [normalizeEmail(email)])
     .first();
-  const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: 'sign in to the app' };
+  const owner = principal && { email: principal.email, tenantId: principal.tenant_id, what: lockedWhat.signIn() };
   // The budget is the typed address's, account or not, so its refusal tells nothing about who has one.
   const budget = normalizeEmail(email);
   await verifyCode(deps, { ...loginSubject(email), code, challenge, client: codeClient(actor.ip), owner, budget });

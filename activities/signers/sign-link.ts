@@ -5,6 +5,7 @@ import { codeClient } from '../../lib/code-limits';
 import { errors } from '../../lib/errors';
 import type { Mailer } from '../../lib/mail';
 import { type Actor, recordObservation } from '../audit/audit';
+import { codeMinutes, lockedWhat, signCodeMail } from '../codes/mails';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
 import { signersOf } from '../documents/documents';
 import { signerIdFromToken } from '../documents/links';
@@ -80,11 +81,9 @@ export async function requestSignCode(
     client: codeClient(client.ip),
     ttlMs: deps.codeTtlMs,
   });
-  const minutes = Math.max(1, Math.round(deps.codeTtlMs / 60_000));
   await sendNow(deps, {
     to: signer.email,
-    subject: `Your code to open "${document.name}": ${code}`,
-    text: `Your code is ${code}\n\nEnter it on the sign page that asked for it to open "${document.name}". It works once, for ${minutes} minute(s).\nIf you did not ask for it, ignore this message.`,
+    ...signCodeMail({ code, minutes: codeMinutes(deps.codeTtlMs), documentName: document.name }),
     purpose: 'sign-code',
     tenantId: document.tenant_id,
     secrets: [code],
@@ -113,7 +112,7 @@ export async function verifySignCode(
     code: input.code,
     challenge: input.challenge,
     client: codeClient(client.ip),
-    owner: { email: signer.email, tenantId: document.tenant_id, what: `open "${document.name}" at your sign link` },
+    owner: { email: signer.email, tenantId: document.tenant_id, what: lockedWhat.signLink(document.name) },
   });
   await recordObservation(deps.db, {
     tenantId: document.tenant_id,

@@ -9,6 +9,7 @@ import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
 import { stopSection } from '../mandates/stop';
 import { checkEscalationStillValid } from '../offers/offers';
+import { confirmationFailedMail, signRequestMail } from './mails';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
 
 /** What the sign-request workflow's activities work with: the signing rules and the mail queue. */
@@ -49,15 +50,7 @@ async function mailConfirmationFailed(deps: SignRequestDeps, request: SignReques
   ]);
   await queueMail(deps, {
     to: principal!.email,
-    subject: `Your signature could not be applied to "${document!.name}"`,
-    text: [
-      `Hello ${principal!.name},`,
-      '',
-      `You confirmed the request to sign "${document!.name}" (${document!.id}), but your signature could not be applied.`,
-      `Why: ${error.message} (${error.code})`,
-      '',
-      'Nothing was signed. Your agent was told; it may ask again once the cause is fixed.',
-    ].join('\n'),
+    ...confirmationFailedMail({ principalName: principal!.name, documentName: document!.name, documentId: document!.id, error }),
     purpose: 'apply-rejected',
     tenantId: principal!.tenant_id,
     dedupeKey: `sign-request-failed:${request.id}`,
@@ -146,17 +139,14 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
       const stop = stopSection(deps.config.appUrl, deps.secret, request.mandate_id);
       await queueMail(deps, {
         to: principal!.email,
-        subject: `Confirm your signature on "${document!.name}"`,
-        text: [
-          `Hello ${principal!.name},`,
-          '',
-          `Your agent asks you to confirm applying your signature to "${document!.name}".`,
-          `Its reason: ${request.reason}`,
-          '',
-          `Review and confirm or decline (sign in to the app first): ${confirmUrl(deps.config.appUrl, deps.secret, id)}`,
-          `The request expires at ${request.expires_at.toISOString()}. Nothing is signed unless you confirm.`,
-          ...stop.lines,
-        ].join('\n'),
+        ...signRequestMail({
+          principalName: principal!.name,
+          documentName: document!.name,
+          reason: request.reason,
+          confirmUrl: confirmUrl(deps.config.appUrl, deps.secret, id),
+          expiresAt: request.expires_at,
+          stopLines: stop.lines,
+        }),
         purpose: 'sign-request',
         tenantId: request.tenant_id,
         secrets: [signRequestToken(deps.secret, id), stop.secret],

@@ -9,6 +9,7 @@ import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { lockDriveFiles } from '../drive/drive';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
+import { transferOfferMail } from './mails';
 import { type ReleaseDeps, releaseIfReady } from './release';
 
 export interface TransferDeps extends ReleaseDeps, MailQueueDeps {
@@ -184,20 +185,14 @@ export async function offerTransfer(deps: TransferDeps, caller: Caller, id: stri
         deps,
         {
           to: recipient.email,
-          subject: `${sender.name} sent you files: ${transfer.name}`,
-          text: [
-            `Hello ${recipient.name},`,
-            '',
-            `${sender.name} (${sender.email}) sent you "${transfer.name}".`,
-            transfer.mode === 'share'
-              ? 'The files can be downloaded now.'
-              : transfer.mode === 'sign'
-                ? 'The files unlock once the linked document is signed by everyone.'
-                : 'The files unlock once every recipient has accepted them.',
-            '',
-            `Open your claim link: ${link}`,
-            'Keep this link to yourself: it is your access to the files.',
-          ].join('\n'),
+          ...transferOfferMail({
+            recipientName: recipient.name,
+            senderName: sender.name,
+            senderEmail: sender.email,
+            transferName: transfer.name,
+            mode: transfer.mode,
+            claimUrl: link,
+          }),
           purpose: 'transfer-offer',
           tenantId: transfer.tenant_id,
           secrets: [token],
