@@ -4,34 +4,13 @@
 // reaches in the newer revision whose content differs must be explained by one rule; an object that is
 // only reachable through a permitted addition (the appearance of a new signature, the DSS) is explained
 // by that addition, and everything the document itself displays must not have changed.
+// Its words (the levels) are change-levels.ts; what a changed object is, change-objects.ts.
+import { type ChangeLevel, maxLevel, type RevisionChanges } from './change-levels';
+import { describe, directRefs, refNum, signatureLevel, valuedFields } from './change-objects';
 import type { PdfDict, PdfValue } from './objects';
-import { invisible, type Layout, layoutOf, MARKUP, reachable, refsOf, trailerRefs } from './structure';
+import { type Layout, layoutOf, MARKUP, reachable, refsOf, trailerRefs } from './structure';
 import { get, nameOf, numberOf, sameValue } from './values';
 import { type DocumentState, StructureError } from './xref';
-
-/** How far a change goes, in the order of DocMDP's permissions (after pyHanko's ModificationLevel). */
-export type ChangeLevel = 'lta' | 'signing' | 'form_fill' | 'annotation' | 'other';
-export const LEVELS: ChangeLevel[] = ['lta', 'signing', 'form_fill', 'annotation', 'other'];
-
-export interface Change {
-  level: ChangeLevel;
-  what: string;
-}
-
-export interface RevisionChanges {
-  /** The revision (1-based) that made the changes. */
-  revision: number;
-  changes: Change[];
-  /** Full names of the form fields whose value it set. */
-  fields: string[];
-}
-
-/** The highest level of a list of changes, or undefined for none. */
-export function levelOf(changes: Change[]): ChangeLevel | undefined {
-  let best = -1;
-  for (const change of changes) best = Math.max(best, LEVELS.indexOf(change.level));
-  return best < 0 ? undefined : LEVELS[best];
-}
 
 /** The changes `after` made to `before` (consecutive revisions of one file). */
 export function compareRevisions(before: DocumentState, after: DocumentState, revision: number): RevisionChanges {
@@ -151,7 +130,7 @@ class Diff {
   }
 
   private explain(num: number, level: ChangeLevel): void {
-    this.explained.set(num, max(this.explained.get(num), level));
+    this.explained.set(num, maxLevel(this.explained.get(num), level));
   }
 
   private cut(parent: number, key: string): void {
@@ -200,9 +179,9 @@ class Diff {
         if (target !== undefined) this.roots.push({ num: target, level: 'lta', byTarget: false });
         if (key === 'DSS') this.add('lta', 'validation data (a DSS) was added');
       } else if (key === 'AcroForm' && after.v.get(key)?.t === 'dict') {
-        level = max(level, this.compareForm(before.v.get(key), after.v.get(key)));
+        level = maxLevel(level, this.compareForm(before.v.get(key), after.v.get(key)));
       } else if (key === 'AcroForm' && before.v.get(key) === undefined && after.v.get(key)?.t === 'ref') {
-        level = max(level, this.compareForm(undefined, b.resolve(after.v.get(key)), refNum(after.v.get(key))));
+        level = maxLevel(level, this.compareForm(undefined, b.resolve(after.v.get(key)), refNum(after.v.get(key))));
       } else this.add('other', `the document catalog's /${key} changed`);
     }
     this.explain(catalog, level);
@@ -214,7 +193,7 @@ class Diff {
     const keys = new Set([...(before?.t === 'dict' ? before.v.keys() : []), ...(after?.t === 'dict' ? after.v.keys() : [])]);
     for (const key of keys) {
       if (sameValue(get(before, key), get(after, key)) || key === 'Fields' || key === 'SigFlags') continue;
-      if (key === 'NeedAppearances' || key === 'DR' || key === 'DA') level = max(level, 'form_fill');
+      if (key === 'NeedAppearances' || key === 'DR' || key === 'DA') level = maxLevel(level, 'form_fill');
       else {
         this.add('other', `the form's /${key} changed`);
         level = 'other';
@@ -311,7 +290,7 @@ class Diff {
     const subtreeLevel = new Map<number, ChangeLevel>();
     for (const root of roots) {
       for (const num of reachable(b, [{ num: root.num, key: '' }], { cut: (_parent, _key, target) => core.has(target) })) {
-        subtreeLevel.set(num, max(subtreeLevel.get(num), root.level));
+        subtreeLevel.set(num, maxLevel(subtreeLevel.get(num), root.level));
       }
     }
     for (const num of pending) {
@@ -320,61 +299,4 @@ class Diff {
       else this.add('other', `${describe(b, lb, num)} ${this.isNew(num) ? 'was added' : 'changed'}`);
     }
   }
-}
-
-function max(a: ChangeLevel | undefined, b: ChangeLevel): ChangeLevel {
-  return a === undefined || LEVELS.indexOf(b) > LEVELS.indexOf(a) ? b : a;
-}
-
-function refNum(value: PdfValue | undefined): number | undefined {
-  return value?.t === 'ref' ? value.num : undefined;
-}
-
-/** A document timestamp that shows nothing is validation data; any other signature is signing. */
-function signatureLevel(state: DocumentState, field: PdfDict): ChangeLevel {
-  const value = state.resolve(field.v.get('V'));
-  const timestamp = nameOf(get(value, 'Type')) === 'DocTimeStamp' || nameOf(get(value, 'SubFilter')) === 'ETSI.RFC3161';
-  const widgets = refsOf(state, field.v.get('Kids')).map((num) => state.object(num)?.value);
-  const shows = (nameOf(field.v.get('Subtype')) === 'Widget' ? [field] : widgets).some((widget) => !invisible(widget));
-  return timestamp && !shows ? 'lta' : 'signing';
-}
-
-/** The fields whose value a revision set (a signature field's first value, or a fillable field's), by full name. */
-function valuedFields(a: DocumentState, la: Layout, lb: Layout, changed: Set<number>): Set<string> {
-  const names = new Set<string>();
-  for (const num of changed) {
-    const field = lb.fields.get(num);
-    if (!field || !la.fields.has(num) || field.widgetOnly) continue;
-    const before = a.object(num)?.value;
-    const readOnly = ((numberOf(get(before, 'Ff')) ?? 0) & 1) === 1;
-    if (sameValue(get(before, 'V'), field.dict.v.get('V')) || readOnly) continue;
-    if (field.type !== 'Sig' || get(before, 'V') === undefined) names.add(field.name);
-  }
-  return names;
-}
-
-function directRefs(value: PdfValue): number[] {
-  if (value.t === 'ref') return [value.num];
-  if (value.t === 'array') return value.v.flatMap(directRefs);
-  if (value.t === 'dict') return [...value.v.values()].flatMap(directRefs);
-  return [];
-}
-
-/** A changed object in words: a page, a page's content stream, or the kind of object it is. */
-function describe(state: DocumentState, layout: Layout, num: number): string {
-  const page = layout.pages.get(num);
-  if (page) return `page ${page}`;
-  const content = layout.contentOf.get(num);
-  if (content) return `a content stream of page ${content} (what the page shows)`;
-  if (layout.pageNodes.has(num)) return 'the page tree (pages added, removed or reordered)';
-  const field = layout.fields.get(num);
-  if (field) return `the form field "${field.name}"`;
-  let value: PdfValue | undefined;
-  try {
-    value = state.object(num)?.value;
-  } catch {
-    return `object ${num} (unreadable)`;
-  }
-  const type = nameOf(get(value, 'Type')) ?? nameOf(get(value, 'Subtype'));
-  return type ? `a /${type} object (${num})` : `object ${num}${value?.t === 'stream' ? ' (a stream)' : ''}`;
 }

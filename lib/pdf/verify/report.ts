@@ -1,7 +1,7 @@
 // What the verifier answers, as plain data (it crosses from the PDF thread to the API): a three-valued
 // verdict with its reasons, and for each signature the ETSI EN 319 102-1 indication and sub-indication
 // with everything it rests on.
-import type { ChangeLevel } from './changes';
+import type { ChangeLevel } from './change-levels';
 import type { SignatureKind } from './signatures';
 import type { RevocationStatus } from './trust';
 

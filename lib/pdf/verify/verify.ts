@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import { refuse } from '../intake/refuse';
-import { type Change, compareRevisions, LEVELS, type RevisionChanges } from './changes';
+import { type Change, LEVELS, type RevisionChanges } from './change-levels';
+import { compareRevisions } from './changes';
 import { checkSigner, checkToken, digestRanges, embeddedRevocation, signatureTimestampOf, signatureValueOf, type TokenCheck } from './cms';
 import { decodeStream } from './decode';
 import { isWhitespace } from './objects';
