@@ -1,27 +1,24 @@
-import { randomUUID } from 'node:crypto';
-import { type DownloadedFile, type Progress, saveFiles, type UploadSource, uploadAsset } from './files';
-import { type ClientOptions, Http, type RequestOptions, SvcError } from './http';
+// The Agents API for an agent (SvcClient): its calls by area; what they stand on is base.ts, the Drive
+// and transfer calls transfers.ts, the waits on an apply or a bulk send waits.ts.
+import { enc } from './base';
+import { type DownloadedFile, type Progress, saveFiles } from './files';
+import { FileCalls } from './transfers';
 import type {
   Body,
   Bulk,
   BulkAccepted,
   BulkCreate,
-  Claim,
   Contact,
   ContactWithSecret,
   Document,
   DocumentCreate,
   Download,
-  Downloads,
-  DriveFile,
   Flags,
   Item,
   Mandate,
   Me,
   Offer,
-  OfferedTransfer,
   Page,
-  PublicTransfer,
   Query,
   Reminded,
   Result,
@@ -30,37 +27,10 @@ import type {
   Template,
   TemplateCreate,
   TemplateUpdate,
-  Transfer,
-  TransferCreate,
   VerifyReport,
   WebhookCreated,
 } from './types';
-
-const enc = encodeURIComponent;
-
-/** How long signAsPrincipal and acceptOffer wait for a signature still being applied (202): 5 minutes. */
-export const DEFAULT_APPLY_WAIT_MS = 5 * 60_000;
-const APPLY_REPEAT_PAUSE_MS = 1000;
-
-/** How long waitForBulk waits by default: 30 minutes. */
-export const DEFAULT_BULK_WAIT_MS = 30 * 60_000;
-
-export interface BulkWait {
-  /** How long to wait in all (default 30 minutes). */
-  timeoutMs?: number;
-  /** Between looks (default 1 s). */
-  intervalMs?: number;
-  /** Each look at the bulk: its status and counts (total, created, failed, pending). */
-  onProgress?: (bulk: Bulk) => void;
-}
-
-export interface ApplyWait {
-  /**
-   * How long to wait, in milliseconds, for a signature the service still applies after its own
-   * wait (a 202 `processing` answer); then the `processing` answer is returned. 0 returns it at once.
-   */
-  waitMs?: number;
-}
+import { type ApplyWait, type BulkWait, untilApplied, untilBulkCompleted } from './waits';
 
 /**
  * The Agents API for an agent: one method per endpoint (SPEC's names where SPEC gives one), typed from
@@ -69,46 +39,7 @@ export interface ApplyWait {
  * attempts, so a retried call never applies twice. An API key is never intent to sign: the signing
  * calls work only inside a mandate the principal granted in the app.
  */
-export class SvcClient {
-  readonly http: Http;
-
-  constructor(options: ClientOptions) {
-    this.http = new Http(options);
-  }
-
-  private get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
-    return this.http.request<T>('GET', path, { query });
-  }
-
-  private post<T>(path: string, body?: unknown, options: Omit<RequestOptions, 'body'> = {}): Promise<T> {
-    return this.http.request<T>('POST', path, { ...options, body: body ?? {} });
-  }
-
-  /**
-   * A POST that applies a signature: while the service answers 202 (still being applied), the same
-   * call is repeated with its Idempotency-Key, which answers that apply's outcome instead of signing
-   * again; each repeat waits on the service's side, so this is no busy loop.
-   */
-  private async untilApplied<T>(path: string, body: unknown, { waitMs = DEFAULT_APPLY_WAIT_MS }: ApplyWait): Promise<T> {
-    const idempotencyKey = randomUUID();
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const answer = await this.http.send<T>('POST', path, { body, idempotencyKey });
-      if (answer.status !== 202 || Date.now() >= deadline) return answer.body;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(APPLY_REPEAT_PAUSE_MS, Math.max(0, deadline - Date.now()))));
-    }
-  }
-
-  /** Every item of a list, page after page (`limit` per page), as an async iterator. */
-  async *iterate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
-    let cursor: string | undefined;
-    do {
-      const page = await fetchPage(cursor);
-      yield* page.data;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
-  }
-
+export class SvcClient extends FileCalls {
   // Account
   me(): Promise<Me> {
     return this.get('/v1/me');
@@ -136,7 +67,7 @@ export class SvcClient {
    * `processing`) is waited for (see ApplyWait): the answer is `applied`, or the refusal is thrown.
    */
   signAsPrincipal(documentId: string, reason: string, wait: ApplyWait = {}): Promise<SignResult> {
-    return this.untilApplied(`/v1/documents/${enc(documentId)}/sign`, { reason }, wait);
+    return untilApplied(this.http, `/v1/documents/${enc(documentId)}/sign`, { reason }, wait);
   }
   /** L1: asks the principal to confirm in the app; answers the confirm_url it is e-mailed. */
   requestSign(documentId: string, reason: string): Promise<SignRequest> {
@@ -208,25 +139,8 @@ export class SvcClient {
    * Polls a bulk send until it is `completed` (every item made or refused), calling `onProgress` with
    * each look, and answers it with all its items; throws a `timeout` SvcError after `timeoutMs`.
    */
-  async waitForBulk(id: string, options: BulkWait = {}): Promise<Bulk> {
-    const { timeoutMs = DEFAULT_BULK_WAIT_MS, intervalMs = 1000, onProgress } = options;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const bulk = await this.bulk(id, { limit: 1 });
-      onProgress?.(bulk);
-      if (bulk.status === 'completed') break;
-      if (Date.now() >= deadline) throw new SvcError('timeout', `Bulk send ${id} is still running after ${timeoutMs} ms.`, 0);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
-    }
-    const items: Bulk['items'] = [];
-    let cursor: string | undefined;
-    let last: Bulk;
-    do {
-      last = await this.bulk(id, { limit: 500, cursor });
-      items.push(...last.items);
-      cursor = last.next_cursor ?? undefined;
-    } while (cursor);
-    return { ...last, items, next_cursor: null };
+  waitForBulk(id: string, options: BulkWait = {}): Promise<Bulk> {
+    return untilBulkCompleted(id, (query) => this.bulk(id, query), options);
   }
   /** The document's audit trail, oldest first: who did what, when, from where (GET /documents/:id/audit). */
   getDocumentAudit(id: string, query: Query<'getDocumentAudit'> = {}): Promise<Page<Item<'getDocumentAudit'>>> {
@@ -305,7 +219,7 @@ export class SvcClient {
    * signature is still being applied) or escalates to the principal.
    */
   acceptOffer(id: string, wait: ApplyWait = {}): Promise<Offer> {
-    return this.untilApplied(`/v1/offers/${enc(id)}/accept`, {}, wait);
+    return untilApplied(this.http, `/v1/offers/${enc(id)}/accept`, {}, wait);
   }
   declineOffer(id: string): Promise<Offer> {
     return this.post(`/v1/offers/${enc(id)}/decline`);
@@ -332,76 +246,6 @@ export class SvcClient {
   }
   listWebhookDeliveries(id: string, query: Query<'listWebhookDeliveries'> = {}): Promise<Page<Item<'listWebhookDeliveries'>>> {
     return this.get(`/v1/webhooks/${enc(id)}/deliveries`, query);
-  }
-
-  // Drive
-  /** Uploads a file (a path, bytes or a stream) to the principal's Drive, streamed; answers its drive_file_id. */
-  uploadAsset(source: UploadSource): Promise<DriveFile> {
-    return uploadAsset(this.http, source, randomUUID());
-  }
-  listDrive(query: Query<'listDrive'> = {}): Promise<Page<Item<'listDrive'>>> {
-    return this.get('/v1/drive', query);
-  }
-  iterateDrive(query: Omit<Query<'listDrive'>, 'cursor'> = {}) {
-    return this.iterate((cursor) => this.listDrive({ ...query, cursor }));
-  }
-  getDriveFile(id: string): Promise<DriveFile> {
-    return this.get(`/v1/drive/${enc(id)}`);
-  }
-  deleteDriveFile(id: string): Promise<Result<'deleteDriveFile'>> {
-    return this.http.request('DELETE', `/v1/drive/${enc(id)}`);
-  }
-
-  // Transfers
-  createTransfer(body: TransferCreate): Promise<Transfer> {
-    return this.post('/v1/transfers', body);
-  }
-  listTransfers(query: Query<'listTransfers'> = {}): Promise<Page<Item<'listTransfers'>>> {
-    return this.get('/v1/transfers', query);
-  }
-  iterateTransfers(query: Omit<Query<'listTransfers'>, 'cursor'> = {}) {
-    return this.iterate((cursor) => this.listTransfers({ ...query, cursor }));
-  }
-  getTransfer(id: string): Promise<Transfer> {
-    return this.get(`/v1/transfers/${enc(id)}`);
-  }
-  /** Mints the claim links; each raw token is answered once, here. `confirm` must be true. */
-  offerTransfer(id: string, confirm: true): Promise<OfferedTransfer> {
-    return this.post(`/v1/transfers/${enc(id)}/offer`, { confirm });
-  }
-  claimTransfer(token: string): Promise<Claim> {
-    return this.post('/v1/transfers/claim', { token });
-  }
-  acceptTransfer(token: string): Promise<Claim> {
-    return this.post('/v1/transfers/accept', { token });
-  }
-  mintTransferDownloads(id: string): Promise<Downloads> {
-    return this.post(`/v1/transfers/${enc(id)}/downloads`);
-  }
-  cancelTransfer(id: string): Promise<Transfer> {
-    return this.post(`/v1/transfers/${enc(id)}/cancel`);
-  }
-  getPublicTransfer(token: string): Promise<PublicTransfer> {
-    return this.http.request('GET', `/v1/public/transfers/${enc(token)}`, { anonymous: true });
-  }
-  acceptPublicTransfer(token: string): Promise<PublicTransfer> {
-    return this.http.request('POST', `/v1/public/transfers/${enc(token)}/accept`, { anonymous: true, body: {} });
-  }
-  mintPublicTransferDownloads(token: string): Promise<Downloads> {
-    return this.http.request('POST', `/v1/public/transfers/${enc(token)}/downloads`, { anonymous: true, body: {} });
-  }
-  /**
-   * Downloads every file of a released package into `directory` (a claim token, or `{transfer_id}`
-   * for the sender or a bound recipient), writing each as it streams and checking its SHA-256.
-   */
-  async downloadTransfer(
-    target: string | { transfer_id: string },
-    directory: string,
-    onProgress?: (file: { name: string; size: number }, done: number) => void,
-  ): Promise<DownloadedFile[]> {
-    const links =
-      typeof target === 'string' ? await this.mintPublicTransferDownloads(target) : await this.mintTransferDownloads(target.transfer_id);
-    return saveFiles(this.http, links.files, directory, onProgress);
   }
 
   // Verify
