@@ -169,29 +169,35 @@ export function batches(phase: Phase, files: string[], target: number, weights =
   return jobs;
 }
 
+/** The TypeScript projects the typecheck runs: the service, and the browser's scripts (checkJs, api/app/static/tsconfig.json). */
+const TYPECHECKED = ['tsconfig.json', 'api/app/static/tsconfig.json'];
+
 /**
- * `tsc --noEmit` over the whole project (npm run typecheck): one test that passes or fails. It runs
- * beside the first batches; its output is printed when it ends.
+ * `tsc --noEmit` over the whole project and over the browser's scripts (npm run typecheck): one test
+ * that passes or fails. It runs beside the first batches; its output is printed when it ends.
  */
-export function typecheck(): Promise<{ code: number; passed: number; failed: number; seconds: number }> {
+export async function typecheck(): Promise<{ code: number; passed: number; failed: number; seconds: number }> {
   const started = Date.now();
+  const runs = await Promise.all(TYPECHECKED.map((project) => tsc(project)));
+  const ok = runs.every((run) => run.ok);
+  const seconds = (Date.now() - started) / 1000;
+  process.stdout.write(
+    `\n=== typecheck: tsc --noEmit -p ${TYPECHECKED.join(', -p ')} (npm run typecheck) (${seconds.toFixed(1)} s)\n${runs.map((run) => run.output).join('')}` +
+      (ok ? '✔ the TypeScript compiler finds no error\n' : '✖ the TypeScript compiler finds errors (above)\n'),
+  );
+  return { code: ok ? 0 : 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1, seconds };
+}
+
+function tsc(project: string): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--pretty', 'false'], {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '--pretty', 'false', '-p', project], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
-    child.on('close', (exitCode) => {
-      const ok = exitCode === 0;
-      const seconds = (Date.now() - started) / 1000;
-      process.stdout.write(
-        `\n=== typecheck: tsc --noEmit (npm run typecheck) (${seconds.toFixed(1)} s)\n${Buffer.concat(output).toString('utf8')}` +
-          (ok ? '✔ the TypeScript compiler finds no error\n' : '✖ the TypeScript compiler finds errors (above)\n'),
-      );
-      resolve({ code: ok ? 0 : 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1, seconds });
-    });
+    child.on('close', (exitCode) => resolve({ ok: exitCode === 0, output: Buffer.concat(output).toString('utf8') }));
   });
 }
 

@@ -2,23 +2,16 @@ import type { Db } from '../../db/connect';
 import { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { autoFilledText } from '../../lib/pdf/stamp';
-import { AUTO_FILLED, unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
+import { AUTO_FILLED, unfilledWidgets } from '../../lib/pdf/widgets';
 import { widgetsOf } from '../documents/apply-check';
 import { applyState } from '../documents/apply-outcome';
 import { CONSENT_TEXT, completedCopyUntil } from './sign';
 import type { SignerView } from './sign-link';
 import { maySignNow, waitingFor } from './turn';
+import type { SignState, SignStateWidget } from './wire';
 
-/** A widget as the sign page shows it: what the service fills itself, with what, and what the signer still must. */
-export interface StateWidget extends Widget {
-  mine: boolean;
-  /** Filled by the service (the signature and initials images, the date, name and e-mail), never by a value. */
-  auto_filled: boolean;
-  /** The text the service stamps on this signer's auto-filled widget (null for images and others' widgets). */
-  text: string | null;
-  /** Required of this signer and unfilled while no value is given: the page lists it until the signer answers. */
-  unfilled: boolean;
-}
+/** A widget as the sign page shows it (declared with the page's other wire types, activities/signers/wire.ts). */
+export type StateWidget = SignStateWidget;
 
 /**
  * What the sign page needs to show and sign, so that it holds no rule: whether the signer may sign
@@ -66,7 +59,7 @@ export function signerState(view: SignerView, options: { lastApply?: Apply; copy
     can_sign: document.status === 'sent' && maySignNow(document, signers, signer),
     blocked_reason: before.length > 0 ? `Waiting for ${before.map((s) => s.name).join(', ')} to sign first.` : null,
     consent_text: CONSENT_TEXT,
-  };
+  } satisfies SignState;
 }
 
 export type SignerState = ReturnType<typeof signerState>;

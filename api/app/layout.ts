@@ -5,6 +5,7 @@ import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { ServiceError } from '../../lib/errors';
 import { htmlLang, type MessageKey, t } from '../../lib/i18n';
 import { html, type SafeHtml } from '../http/html';
+import { browserMessages } from './messages';
 
 export const APP_CSP =
   "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
@@ -58,7 +59,7 @@ export function renderPage(options: PageOptions): SafeHtml {
     : '';
   const scripts = (options.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`);
   return html`<!doctype html><html lang="${htmlLang()}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t('common.page.title', { title: options.title })}</title><link rel="stylesheet" href="/static/app.css"></head>
+<title>${t('common.page.title', { title: options.title })}</title><link rel="stylesheet" href="/static/app.css">${browserMessages('browser.')}</head>
 <body><header class="app"><a class="brand" href="${base}/">${t('common.brand')}</a>${nav}</header>
 <main class="app">${notice}<h1>${options.title}</h1>${options.body}</main>${scripts}</body></html>`;
 }

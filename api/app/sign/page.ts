@@ -1,5 +1,6 @@
 import { htmlLang, t } from '../../../lib/i18n';
 import { html } from '../../http/html';
+import { browserMessages } from '../messages';
 
 export interface SignPageOptions {
   token: string;
@@ -34,7 +35,7 @@ export function sentBy(senderName: string, tenantName?: string | null): string {
 export function renderSignPage(options: SignPageOptions): string {
   const head = html`<!doctype html><html lang="${htmlLang()}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1, minimum-scale=1, maximum-scale=5, user-scalable=yes">
 <title>${options.invalid ? t('sign.invalid.title') : t('sign.page.title', { document: options.documentName ?? '' })}</title>
-<link rel="stylesheet" href="/static/sign.css"></head><body>`;
+<link rel="stylesheet" href="/static/sign.css">${browserMessages('browser.')}</head><body>`;
   if (options.invalid) {
     return html`${head}<main class="notice landing"><div class="shell"><h1>${t('sign.invalid.heading')}</h1><p>${t('sign.invalid.text')}</p></div></main></body></html>`.toString();
   }

@@ -13,6 +13,7 @@ import {
   verifySignCode,
 } from '../../../activities/signers/sign-link';
 import { signerStateOf } from '../../../activities/signers/state';
+import type { SignCodeAnswer, SignDeclineAnswer, SignSubmitAnswer, SignVerifyAnswer } from '../../../activities/signers/wire';
 import { errors, ServiceError } from '../../../lib/errors';
 import { t } from '../../../lib/i18n';
 import { readJsonBody } from '../../http/body';
@@ -98,7 +99,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     if (endedUnsigned(view.document))
       throw errors.expired(t(view.document.status === 'voided' ? 'sign.error.ended.voided' : 'sign.error.ended.expired'));
     const { sentTo, challenge } = await requestSignCode(codes, view, clientOf(ctx));
-    ctx.body = { sent_to: sentTo, challenge };
+    ctx.body = { sent_to: sentTo, challenge } satisfies SignCodeAnswer;
   });
 
   router.post(`${base}/verify`, async (ctx) => {
@@ -114,7 +115,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
       path: `${appPath}/sign/`,
       secure: secureCookies(ctx, deps.config),
     });
-    ctx.body = { verified: true };
+    ctx.body = { verified: true } satisfies SignVerifyAnswer;
   });
 
   router.get(`${base}/state`, async (ctx) => {
@@ -139,7 +140,7 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
       status: outcome.status === 'pending' ? 'processing' : 'signed',
       document_status: documentStatusAfter(outcome),
       document_hash: outcome.document_hash ?? null,
-    };
+    } satisfies SignSubmitAnswer;
   });
 
   router.post(`${base}/decline`, async (ctx) => {
@@ -147,6 +148,6 @@ export function signRoutes(router: Router, deps: Services, appPath: string): voi
     // A body is required (the page always sends one): an empty post declines nothing.
     const { reason } = parseOrThrow(SignDeclineSchema, await readJsonBody(ctx, 16 * 1024, { required: true }));
     const { documentStatus } = await declineAtLink(deps, view, reason, clientOf(ctx));
-    ctx.body = { status: 'declined', document_status: documentStatus };
+    ctx.body = { status: 'declined', document_status: documentStatus } satisfies SignDeclineAnswer;
   });
 }

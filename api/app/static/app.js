@@ -1,5 +1,6 @@
 // Small enhancements of the app's server-rendered pages; every form also works without them.
 
+import { t } from './messages.js';
 import { createSignaturePad } from './signature-pad.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg'];
@@ -8,11 +9,11 @@ const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 /** The signature page: a drawing pad whose PNG is posted in the form's hidden field. */
 function drawForm() {
   const section = document.getElementById('draw-section');
-  const form = document.getElementById('draw-form');
+  const form = /** @type {HTMLFormElement | null} */ (document.getElementById('draw-form'));
   if (!section || !form) return;
   const problem = form.querySelector('[data-testid="draw-problem"]');
   const pad = createSignaturePad({
-    label: 'Drawing area for your signature. Without a mouse or touch screen, upload an image instead.',
+    label: t('browser.app.pad.label'),
     onChange: () => (problem.textContent = ''),
   });
   pad.canvas.setAttribute('aria-describedby', 'draw-help');
@@ -22,17 +23,17 @@ function drawForm() {
     const png = pad.toPng();
     if (!png) {
       event.preventDefault();
-      problem.textContent = 'Draw your signature in the box first.';
+      problem.textContent = t('browser.app.draw.empty');
       return;
     }
-    form.elements.drawn.value = png;
+    /** @type {HTMLInputElement} */ (form.elements.namedItem('drawn')).value = png;
   });
   section.hidden = false;
 }
 
 /** The upload form says at once when a file cannot be a signature; the server checks again. */
 function uploadCheck() {
-  const input = document.getElementById('signature-file');
+  const input = /** @type {HTMLInputElement | null} */ (document.getElementById('signature-file'));
   const problem = document.querySelector('[data-testid="upload-problem"]');
   if (!input || !problem) return;
   input.addEventListener('change', () => {
@@ -41,9 +42,9 @@ function uploadCheck() {
     const file = input.files?.[0];
     if (!file) return;
     let message = '';
-    if (file.type && !IMAGE_TYPES.includes(file.type)) message = `“${file.name}” is not a PNG or JPEG image. Choose a .png or .jpg file.`;
+    if (file.type && !IMAGE_TYPES.includes(file.type)) message = t('browser.image.not_image', { name: file.name });
     else if (file.size > MAX_IMAGE_BYTES)
-      message = `“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`;
+      message = t('browser.image.too_big', { name: file.name, size: (file.size / 1024 / 1024).toFixed(1) });
     if (!message) return;
     problem.textContent = message;
     input.setAttribute('aria-invalid', 'true');
@@ -53,7 +54,7 @@ function uploadCheck() {
 
 /** "Copy" next to a value shown once (a new API key). */
 function copyButtons() {
-  for (const button of document.querySelectorAll('[data-copy]')) {
+  for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-copy]'))) {
     const source = document.getElementById(button.dataset.copy);
     const status = document.querySelector('[data-copy-status]');
     if (!source || !navigator.clipboard) continue;
@@ -61,9 +62,9 @@ function copyButtons() {
     button.addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(source.textContent.trim());
-        if (status) status.textContent = 'Copied. Keep it somewhere safe.';
+        if (status) status.textContent = t('browser.app.copy.done');
       } catch {
-        if (status) status.textContent = 'Copying did not work here; select the key and copy it yourself.';
+        if (status) status.textContent = t('browser.app.copy.failed');
       }
     });
   }

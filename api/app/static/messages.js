@@ -44,3 +44,29 @@ export function tn(key, count, params = {}) {
   const chosen = `${key}.${form}` in catalogue() ? `${key}.${form}` : `${key}.other`;
   return t(chosen, { count: new Intl.NumberFormat(document.documentElement.lang || 'en').format(count), ...params });
 }
+
+/**
+ * The message `key` with elements in it: each `{name}` whose parameter is a Node is that node, the
+ * rest is text as t() makes it; the parts go to append() or h(), so the sentence's word order stays
+ * the catalogue's.
+ * @param {string} key
+ * @param {Record<string, string | number | Node>} params
+ * @returns {(string | Node)[]}
+ */
+export function tParts(key, params) {
+  /** @type {Record<string, string | number>} */
+  const text = {};
+  /** @type {Node[]} */
+  const markup = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string' || typeof value === 'number') text[name] = value;
+    else {
+      text[name] = `\u0001${markup.length}\u0001`;
+      markup.push(value);
+    }
+  }
+  return t(key, text)
+    .split('\u0001')
+    .map((part, index) => (index % 2 === 1 ? markup[Number(part)] : part))
+    .filter((part) => part !== '');
+}

@@ -1,6 +1,7 @@
 // Step 1 of the sign page: the 6-digit code e-mailed to the signer, before anything is shown.
 
 import { h } from './dom.js';
+import { t, tParts } from './messages.js';
 import { api, clearError, root, say, showError, view } from './sign-context.js';
 
 /** The code form; `onVerified` opens the document once the code is confirmed. */
@@ -17,8 +18,12 @@ export function renderVerify(onVerified) {
     'aria-describedby': 'code-help',
     testid: 'code-input',
   });
-  const confirm = h('button', { type: 'submit', class: 'primary', testid: 'verify' }, 'Confirm');
-  const resend = h('button', { type: 'button', class: 'link', testid: 'resend-code', onclick: () => send(resend) }, 'Send a new code');
+  const confirm = h('button', { type: 'submit', class: 'primary', testid: 'verify' }, t('browser.sign.code.confirm'));
+  const resend = h(
+    'button',
+    { type: 'button', class: 'link', testid: 'resend-code', onclick: () => send(resend) },
+    t('browser.sign.code.resend'),
+  );
   const form = h(
     'form',
     {
@@ -30,12 +35,16 @@ export function renderVerify(onVerified) {
         verify();
       },
     },
-    h('label', { for: 'code' }, 'Code from the e-mail'),
-    h('p', { id: 'code-help', class: 'hint' }, '6 digits. It works once and for a few minutes.'),
+    h('label', { for: 'code' }, t('browser.sign.code.label')),
+    h('p', { id: 'code-help', class: 'hint' }, t('browser.sign.code.help')),
     h('div', { class: 'row' }, input, confirm),
     resend,
   );
-  const sendButton = h('button', { type: 'button', class: 'primary', testid: 'send-code', onclick: () => send(sendButton) }, 'Send code');
+  const sendButton = h(
+    'button',
+    { type: 'button', class: 'primary', testid: 'send-code', onclick: () => send(sendButton) },
+    t('browser.sign.code.send'),
+  );
 
   // The code works only with the challenge of the request that sent it: this page's.
   let challenge;
@@ -44,9 +53,10 @@ export function renderVerify(onVerified) {
     clearError();
     button.disabled = true;
     try {
+      /** @type {{ body: import('../../../activities/signers/wire').SignCodeAnswer }} */
       const { body } = await api('POST', '/code');
       challenge = body.challenge;
-      say(`We sent a code to ${body.sent_to}. It can take a minute to arrive.`);
+      say(t('browser.sign.code.sent', { email: body.sent_to }));
       sendButton.hidden = true;
       form.hidden = false;
       input.value = '';
@@ -63,7 +73,7 @@ export function renderVerify(onVerified) {
     const code = input.value.replace(/\s+/g, '');
     if (!/^\d{6}$/.test(code)) {
       input.setAttribute('aria-invalid', 'true');
-      showError('Enter the 6 digits from the e-mail.');
+      showError(t('browser.sign.code.malformed'));
       input.focus();
       return;
     }
@@ -71,7 +81,7 @@ export function renderVerify(onVerified) {
     try {
       await api('POST', '/verify', { code, challenge });
       root.dataset.verified = 'true';
-      say('Thank you, your e-mail address is confirmed.');
+      say(t('browser.sign.code.confirmed'));
       await onVerified();
     } catch (error) {
       input.setAttribute('aria-invalid', 'true');
@@ -88,8 +98,8 @@ export function renderVerify(onVerified) {
     h(
       'section',
       { class: 'verify', 'aria-labelledby': 'verify-title' },
-      h('h2', { id: 'verify-title' }, 'Confirm it is you'),
-      h('p', null, 'To open this document, we e-mail a 6-digit code to ', h('strong', null, email), '.'),
+      h('h2', { id: 'verify-title' }, t('browser.sign.code.title')),
+      h('p', null, tParts('browser.sign.code.intro', { email: h('strong', null, email) })),
       sendButton,
       form,
     ),

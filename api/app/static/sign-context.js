@@ -2,13 +2,25 @@
 // sign link, and the alert and status regions. The rules (who may sign, what is stamped where, which
 // fields are required) come from the server's state; the page only shows them.
 
+/** @typedef {import('../../../activities/signers/wire').SignState} SignState */
+/** @typedef {import('../../../activities/signers/wire').SignStateWidget} SignStateWidget */
+/** @typedef {import('../../../activities/signers/wire').WireError} WireError */
+/** @typedef {{ method: 'drawn' | 'typed' | 'uploaded', image: string }} Signature */
+/** @typedef {import('./sign-viewer.js').Viewer} Viewer */
+
+import { t } from './messages.js';
+
 export const root = document.getElementById('sign');
 export const base = root.dataset.base;
 export const view = document.getElementById('view');
 const alertBox = root.querySelector('[data-testid="alert"]');
 const statusBox = root.querySelector('[data-testid="status"]');
 
-/** What the signer has done so far (values holds answers only: a blank one is none); kept across re-renders of the state. */
+/**
+ * What the signer has done so far (values holds answers only: a blank one is none); kept across re-renders of the state.
+ * @type {{ state: SignState | null, signature: Signature | null, initials: string | null, values: Record<string, string | boolean>,
+ *   consent: boolean, busy: boolean, viewer: Viewer | null, recheck: ReturnType<typeof setTimeout> | 0, zoom: number }}
+ */
 export const S = {
   state: null,
   signature: null,
@@ -20,7 +32,10 @@ export const S = {
   recheck: 0,
   zoom: 1,
 };
-/** Elements refresh() updates in place, so typing never loses focus. */
+/**
+ * Elements refresh() updates in place, so typing never loses focus.
+ * @type {{ widgets: Record<string, HTMLElement>, [element: string]: any }}
+ */
 export const ui = { widgets: {} };
 
 /** Forgets the elements of the previous render (ui is shared, so it is emptied, not replaced). */
@@ -33,14 +48,25 @@ export function resetUi(fresh) {
 export const changed = () => root.dispatchEvent(new Event('sign:change'));
 
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {WireError | undefined} error
+   */
   constructor(status, error) {
-    super(error?.message ?? `The service answered ${status}. Try again in a moment.`);
+    super(error?.message ?? t('browser.sign.error.status', { status }));
     this.status = status;
     this.code = error?.code;
     this.details = error?.details ?? [];
   }
 }
 
+/**
+ * A call to the sign link's API; the callers say which answer they read (activities/signers/wire.ts).
+ * @param {'GET' | 'POST'} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<{ status: number, body: any }>}
+ */
 export async function api(method, path, body) {
   let response;
   try {
@@ -51,7 +77,7 @@ export async function api(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, { code: 'network', message: 'The service cannot be reached. Check your connection and try again.' });
+    throw new ApiError(0, { code: 'network', message: t('browser.sign.error.network') });
   }
   const text = await response.text();
   let json = {};
@@ -69,10 +95,16 @@ export function showError(error) {
   if (!(error instanceof ApiError)) console.error(error);
 }
 
+/** The sign page's state: what is shown and what the signer may do. @returns {Promise<SignState>} */
+export const fetchState = async () => (await api('GET', '/state')).body;
+
 export const clearError = () => (alertBox.textContent = '');
 export const say = (text) => (statusBox.textContent = text);
-export const labelOf = (widget) => widget.label || widget.type[0].toUpperCase() + widget.type.slice(1);
+/** @param {SignStateWidget} widget */
+export const labelOf = (widget) => widget.label || t(`browser.sign.widget.${widget.type}`);
 
 /** A field the signer fills with a value (the server fills the others: auto_filled). */
+/** @param {SignStateWidget} widget */
 export const fillsIn = (widget) => widget.mine && !widget.auto_filled;
+/** @param {SignStateWidget} widget */
 export const answered = (widget) => S.values[widget.id] !== undefined;

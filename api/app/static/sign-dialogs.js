@@ -2,6 +2,7 @@
 // Upload tabs. The drawing pad itself is signature-pad.js, shared with the app.
 
 import { h } from './dom.js';
+import { t } from './messages.js';
 import { api, changed, clearError, S, say } from './sign-context.js';
 import { createSignaturePad, INK, trimmedPng } from './signature-pad.js';
 
@@ -21,15 +22,24 @@ function modal(titleText, testid, ...content) {
 export function openDeclineDialog(onDeclined) {
   const reason = h('textarea', { id: 'decline-reason', rows: '3', maxlength: '1000', testid: 'decline-reason' });
   const problem = h('p', { class: 'dialog-alert', role: 'alert', testid: 'dialog-alert' });
-  const confirm = h('button', { type: 'button', class: 'danger', testid: 'decline-confirm', onclick: decline }, 'Decline');
+  const confirm = h(
+    'button',
+    { type: 'button', class: 'danger', testid: 'decline-confirm', onclick: decline },
+    t('browser.sign.decline.confirm'),
+  );
   const dialog = modal(
-    'Decline to sign?',
+    t('browser.sign.decline.title'),
     'decline-dialog',
-    h('p', null, 'The sender is told that you declined, and nobody can sign this document afterwards.'),
-    h('label', { for: 'decline-reason' }, 'Reason (optional)'),
+    h('p', null, t('browser.sign.decline.text')),
+    h('label', { for: 'decline-reason' }, t('browser.sign.decline.reason')),
     reason,
     problem,
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'), confirm),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', onclick: () => dialog.close() }, t('browser.sign.dialog.cancel')),
+      confirm,
+    ),
   );
   reason.focus();
 
@@ -74,19 +84,23 @@ export function openSignatureDialog(kind) {
   const panels = tabs.map((tab) =>
     h('div', { role: 'tabpanel', id: `panel-${tab.id}`, 'aria-labelledby': `tab-${tab.id}`, class: 'tabpanel' }, tab.content),
   );
-  const tablist = h('div', { role: 'tablist', 'aria-label': 'How to make it', class: 'tabs', onkeydown: arrows }, tabButtons);
+  const tablist = h(
+    'div',
+    { role: 'tablist', 'aria-label': t('browser.sign.signature.tabs'), class: 'tabs', onkeydown: arrows },
+    tabButtons,
+  );
   const apply = h(
     'button',
     { type: 'button', class: 'primary', testid: 'signature-apply', onclick: use },
-    signature ? 'Use this signature' : 'Use these initials',
+    t(signature ? 'browser.sign.signature.use' : 'browser.sign.initials.use'),
   );
   const dialog = modal(
-    signature ? 'Add your signature' : 'Add your initials',
+    t(signature ? 'browser.sign.signature.title' : 'browser.sign.initials.title'),
     'signature-dialog',
     tablist,
     panels,
     problem,
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'), apply),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => dialog.close() }, t('browser.sign.dialog.cancel')), apply),
   );
   select(0);
 
@@ -120,7 +134,7 @@ export function openSignatureDialog(kind) {
       if (signature) S.signature = { method: tabs[active].method, image };
       else S.initials = image;
       dialog.close();
-      say(signature ? 'Signature added.' : 'Initials added.');
+      say(t(signature ? 'browser.sign.signature.added' : 'browser.sign.initials.added'));
       changed();
     } finally {
       apply.disabled = false;
@@ -128,22 +142,29 @@ export function openSignatureDialog(kind) {
   }
 }
 
+/**
+ * @typedef {{ id: string, label: string, method: 'drawn' | 'typed' | 'uploaded', empty: string, content: unknown,
+ *   shown?: () => unknown, result: () => Promise<string | null> }} Tab
+ */
+
+/** @returns {Tab} */
 function drawTab(signature) {
-  const pad = createSignaturePad({ label: 'Drawing area. To sign with the keyboard, use the Type tab.', testid: 'draw-canvas' });
+  const pad = createSignaturePad({ label: t('browser.sign.draw.label'), testid: 'draw-canvas' });
   return {
     id: 'draw',
-    label: 'Draw',
+    label: t('browser.sign.draw.tab'),
     method: 'drawn',
-    empty: signature ? 'Draw your signature in the box first.' : 'Draw your initials in the box first.',
+    empty: t(signature ? 'browser.sign.draw.empty_signature' : 'browser.sign.draw.empty_initials'),
     content: [
-      h('p', { class: 'hint' }, 'Draw with your mouse, finger or pen.'),
+      h('p', { class: 'hint' }, t('browser.sign.draw.hint')),
       pad.canvas,
-      h('button', { type: 'button', class: 'link', testid: 'draw-clear', onclick: pad.clear }, 'Clear'),
+      h('button', { type: 'button', class: 'link', testid: 'draw-clear', onclick: pad.clear }, t('browser.sign.draw.clear')),
     ],
     result: async () => pad.toPng(),
   };
 }
 
+/** @returns {Tab} */
 function typeTab(text) {
   const input = h('input', {
     id: 'typed-name',
@@ -180,18 +201,24 @@ function typeTab(text) {
 
   return {
     id: 'type',
-    label: 'Type',
+    label: t('browser.sign.type.tab'),
     method: 'typed',
-    empty: 'Type your name first.',
-    content: [h('label', { for: 'typed-name' }, 'Your name as you sign it'), input, h('p', { class: 'hint' }, 'Preview'), canvas],
+    empty: t('browser.sign.type.empty'),
+    content: [
+      h('label', { for: 'typed-name' }, t('browser.sign.type.label')),
+      input,
+      h('p', { class: 'hint' }, t('browser.sign.type.preview')),
+      canvas,
+    ],
     shown: () => draw(),
     result: async () => ((await draw()) ? trimmedPng(canvas) : null),
   };
 }
 
+/** @returns {Tab} */
 function uploadTab(problem) {
   const input = h('input', { id: 'upload-input', type: 'file', accept: UPLOAD_TYPES.join(','), testid: 'upload-input', onchange: pick });
-  const preview = h('img', { class: 'upload-preview', alt: 'The chosen image', hidden: true, testid: 'upload-preview' });
+  const preview = h('img', { class: 'upload-preview', alt: t('browser.sign.upload.alt'), hidden: true, testid: 'upload-preview' });
   let dataUrl = null;
 
   async function pick() {
@@ -204,9 +231,9 @@ function uploadTab(problem) {
       problem.textContent = message;
       input.value = '';
     };
-    if (!UPLOAD_TYPES.includes(file.type)) return refuse(`“${file.name}” is not a PNG or JPEG image. Choose a .png or .jpg file.`);
+    if (!UPLOAD_TYPES.includes(file.type)) return refuse(t('browser.image.not_image', { name: file.name }));
     if (file.size > MAX_UPLOAD_BYTES)
-      return refuse(`“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest image you can use is 2 MB.`);
+      return refuse(t('browser.image.too_big', { name: file.name, size: (file.size / 1024 / 1024).toFixed(1) }));
     const url = await new Promise((resolve, reject) => {
       const reader = new FileReader();
       reader.onload = () => resolve(reader.result);
@@ -221,7 +248,7 @@ function uploadTab(problem) {
         () => true,
         () => false,
       ));
-    if (!readable) return refuse(`“${file.name}” could not be read as an image.`);
+    if (!readable) return refuse(t('browser.image.unreadable', { name: file.name }));
     dataUrl = url;
     preview.src = url;
     preview.hidden = false;
@@ -229,10 +256,10 @@ function uploadTab(problem) {
 
   return {
     id: 'upload',
-    label: 'Upload',
+    label: t('browser.sign.upload.tab'),
     method: 'uploaded',
-    empty: 'Choose a PNG or JPEG image first.',
-    content: [h('label', { for: 'upload-input' }, 'An image of your signature: PNG or JPEG, up to 2 MB'), input, preview],
+    empty: t('browser.sign.upload.empty'),
+    content: [h('label', { for: 'upload-input' }, t('browser.sign.upload.label')), input, preview],
     result: async () => dataUrl,
   };
 }

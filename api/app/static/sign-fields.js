@@ -2,11 +2,19 @@
 // for this signer, read-only labels for everyone else's, and moving between them.
 
 import { h } from './dom.js';
+import { t } from './messages.js';
 import { answered, changed, fillsIn, labelOf, S, showError, ui } from './sign-context.js';
 import { openSignatureDialog } from './sign-dialogs.js';
 import { readableZoom, setZoom } from './sign-zoom.js';
 
-/** One widget over its page, placed in percentages of the page so it follows any width. */
+/** @typedef {import('./sign-context.js').SignStateWidget} SignStateWidget */
+
+/**
+ * One widget over its page, placed in percentages of the page so it follows any width.
+ * @param {SignStateWidget} widget
+ * @param {number} pageWidth
+ * @param {number} pageHeight
+ */
 export function widgetElement(widget, pageWidth, pageHeight) {
   const { state } = S;
   const owner = state.signers.find((signer) => signer.role === widget.role);
@@ -31,12 +39,17 @@ export function widgetElement(widget, pageWidth, pageHeight) {
   return el;
 }
 
+/** @param {SignStateWidget} widget */
 function readOnlyWidget(widget) {
   // The server says what it stamps on the signer's own name, e-mail, date and initials.
-  const text = widget.mine && widget.text ? widget.text : `${labelOf(widget)}${widget.mine ? '' : ` · ${widget.role}`}`;
-  return h('div', { testid: `widget-${widget.id}`, title: widget.mine ? labelOf(widget) : `${labelOf(widget)} for ${widget.role}` }, text);
+  const label = labelOf(widget);
+  const text =
+    widget.mine && widget.text ? widget.text : widget.mine ? label : t('browser.sign.field.theirs', { label, role: widget.role });
+  const title = widget.mine ? label : t('browser.sign.field.theirs_title', { label, role: widget.role });
+  return h('div', { testid: `widget-${widget.id}`, title }, text);
 }
 
+/** @param {SignStateWidget} widget */
 function editableWidget(widget) {
   const label = labelOf(widget);
   const remember = (value) => {
@@ -52,7 +65,7 @@ function editableWidget(widget) {
     case 'initials':
       control = h('button', {
         type: 'button',
-        'aria-label': `${label}: ${widget.type === 'signature' ? 'add your signature' : 'your initials'}`,
+        'aria-label': t(widget.type === 'signature' ? 'browser.sign.field.signature' : 'browser.sign.field.initials', { label }),
         onclick: () => openSignatureDialog(widget.type),
       });
       break;
@@ -82,7 +95,7 @@ function editableWidget(widget) {
       control = h(
         'select',
         { 'aria-label': label, required: widget.required, onchange: () => remember(control.value || undefined) },
-        h('option', { value: '' }, `${label}…`),
+        h('option', { value: '' }, t('browser.sign.field.choose', { label })),
         (widget.options ?? []).map((option) => h('option', { value: option }, option)),
       );
       control.value = S.values[widget.id] ?? '';
@@ -105,7 +118,7 @@ export const phoneView = () => window.matchMedia('(max-width: 600px)').matches;
  */
 export async function focusWidget(id) {
   const control = ui.widgets[id];
-  if (!control) return showError('The document is still loading; try again in a moment.');
+  if (!control) return showError(t('browser.sign.error.loading'));
   const widget = S.state.widgets.find((candidate) => candidate.id === id);
   if (phoneView() && widget) {
     const readable = await readableZoom(widget.page);

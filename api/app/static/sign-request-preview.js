@@ -2,11 +2,17 @@
 // drawn with pdf.js (as the sign page draws its pages), each field of theirs marked on them.
 
 import { h } from './dom.js';
+import { t } from './messages.js';
 import { openPdf } from './pdf-open.js';
 
-const LABELS = { signature: 'Your signature', initials: 'Your initials', date: 'Date', name: 'Your name', email: 'Your e-mail' };
+/**
+ * A field of the principal's as api/app/sign-request.ts writes it in data-fields.
+ * @typedef {Pick<import('../../../db/models/widget').Widget, 'page' | 'x' | 'y' | 'width' | 'height' | 'type'>} PreviewField
+ */
 
+/** @param {HTMLElement} container */
 async function preview(container) {
+  /** @type {PreviewField[]} */
   const fields = JSON.parse(container.dataset.fields || '[]');
   const status = container.querySelector('[data-preview-status]');
   const pages = [...new Set(fields.map((field) => field.page))].sort((a, b) => a - b);
@@ -25,7 +31,7 @@ async function preview(container) {
           const mark = h(
             'div',
             { class: `preview-mark ${field.type}`, testid: 'preview-mark', 'data-type': field.type },
-            LABELS[field.type] ?? field.type,
+            t(`browser.preview.field.${field.type}`),
           );
           // Widgets are in PDF points, origin top-left: placed as shares of the page, so they follow its size.
           mark.style.left = `${(field.x / width) * 100}%`;
@@ -39,7 +45,7 @@ async function preview(container) {
         'figure',
         { class: 'preview-page', testid: `preview-page-${number}` },
         h('div', { class: 'preview-sheet' }, canvas, marks),
-        h('figcaption', {}, `Page ${number} of ${pdf.numPages}`),
+        h('figcaption', {}, t('browser.page_of', { number, count: pdf.numPages })),
       );
       container.append(figure);
       const sheet = figure.firstChild;
@@ -55,9 +61,9 @@ async function preview(container) {
     container.dataset.rendered = 'true';
   } catch (error) {
     console.error('preview', error);
-    status.textContent = 'The preview could not be drawn here; open the PDF to see the page.';
+    status.textContent = t('browser.preview.failed');
   }
 }
 
-const container = document.querySelector('[data-testid="l1-preview"]');
+const container = /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="l1-preview"]'));
 if (container) preview(container);

@@ -2,18 +2,32 @@
 // the signer's fields laid over each page.
 
 import { h } from './dom.js';
+import { t, tn } from './messages.js';
 import { openPdf } from './pdf-open.js';
 import { ApiError, base, changed, S, say } from './sign-context.js';
 import { widgetElement } from './sign-fields.js';
 
+/** @typedef {import('/static/pdfjs/pdf.min.mjs').PDFDocumentProxy} PDFDocumentProxy */
+/** @typedef {import('/static/pdfjs/pdf.min.mjs').PDFPageProxy} PDFPageProxy */
+/**
+ * One page of the viewer: its pdf.js page, size in points, element and canvas, and (once asked) its text size.
+ * @typedef {{ number: number, page: PDFPageProxy, width: number, height: number, el: HTMLElement, canvas: HTMLCanvasElement,
+ *   renderedWidth: number, near?: boolean, textPt?: number }} PageSlot
+ */
+/**
+ * @typedef {{ destroyed: boolean, pdf: PDFDocumentProxy | null, pages: Map<number, PageSlot>,
+ *   add?: (slot: PageSlot) => void, destroy?: () => void }} Viewer
+ */
+
 /** The most device pixels one page's canvas holds (a zoomed-in page on a 3x phone screen). */
 const MAX_CANVAS_PIXELS = 16_000_000;
 
+/** @param {HTMLElement} container */
 export async function renderPdf(container) {
   S.viewer?.destroy();
   const viewer = createViewer();
   S.viewer = viewer;
-  container.append(h('p', { class: 'hint loading', testid: 'pdf-loading' }, 'Loading the document…'));
+  container.append(h('p', { class: 'hint loading', testid: 'pdf-loading' }, t('browser.sign.loading')));
   const response = await fetch(`${base}/document.pdf`, { credentials: 'same-origin' });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
@@ -36,7 +50,7 @@ export async function renderPdf(container) {
     const canvas = h('canvas', { 'aria-hidden': 'true' });
     const el = h(
       'div',
-      { class: 'page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `page-${number}` },
+      { class: 'page', role: 'group', 'aria-label': t('browser.page_of', { number, count: pdf.numPages }), testid: `page-${number}` },
       canvas,
       overlay,
     );
@@ -45,14 +59,17 @@ export async function renderPdf(container) {
     viewer.add({ number, page, width, height, el, canvas, renderedWidth: 0 });
   }
   changed();
-  if (S.state.can_sign) say(`The document has ${pdf.numPages} page${pdf.numPages === 1 ? '' : 's'}. Your fields are highlighted.`);
+  if (S.state.can_sign) say(tn('browser.sign.loaded', pdf.numPages));
 }
 
-/** Renders pages near the viewport one at a time, so a long document never blocks the page. */
+/** Renders pages near the viewport one at a time, so a long document never blocks the page. @returns {Viewer} */
 function createViewer() {
+  /** @type {Set<PageSlot>} */
   const queue = new Set();
+  /** @type {Map<Element, PageSlot>} */
   const slots = new Map();
   let running = false;
+  /** @type {Viewer} */
   const viewer = { destroyed: false, pdf: null, pages: new Map() };
 
   const visible = new IntersectionObserver(
@@ -71,7 +88,7 @@ function createViewer() {
       const slot = slots.get(entry.target);
       const cssWidth = entry.target.clientWidth;
       // Widget text scales with the page: scale = CSS width / width in points.
-      entry.target.style.setProperty('--scale', String(cssWidth / slot.width));
+      slot.el.style.setProperty('--scale', String(cssWidth / slot.width));
       if (slot.renderedWidth && Math.abs(cssWidth - slot.renderedWidth) / slot.renderedWidth > 0.15) queue.add(slot);
     }
     pump();

@@ -1,7 +1,8 @@
 // The phone view's zoom: its steps, the zoom the signer sets, and the zoom at which a page's text is
 // readable (the fields guide the signer there). Apart from the viewer, which draws at whatever zoom is set.
 
-import { changed, S } from './sign-context.js';
+import { t } from './messages.js';
+import { changed, S, ui } from './sign-context.js';
 
 /** Zoom levels of the phone view, as multiples of fit-to-width. */
 export const ZOOM_STEPS = [1, 1.25, 1.5, 2, 2.5, 3, 4];
@@ -13,7 +14,7 @@ const READABLE_PX = 12;
  * keeping the point at the middle of the window where it was. The canvases are drawn again at the new
  * size by the viewer's ResizeObserver.
  */
-export function setZoom(zoom, container = document.querySelector('.pages')) {
+export function setZoom(zoom, container = /** @type {HTMLElement | null} */ (document.querySelector('.pages'))) {
   if (!container) return;
   const level = Math.min(ZOOM_STEPS.at(-1), Math.max(ZOOM_STEPS[0], zoom));
   const before = container.getBoundingClientRect();
@@ -26,6 +27,17 @@ export function setZoom(zoom, container = document.querySelector('.pages')) {
   container.scrollLeft = fx * container.scrollWidth - container.clientWidth / 2;
   if (after.height !== before.height) window.scrollBy(0, after.top + fy * after.height - window.innerHeight / 2);
   changed();
+}
+
+/** The phone bar's zoom buttons show the zoom set, and stop at the ends. */
+export function refreshZoom() {
+  if (!ui.zoomFit) return;
+  const zoom = S.zoom ?? 1;
+  const percent = Math.round(zoom * 100);
+  ui.zoomFit.textContent = t('browser.sign.zoom.level', { percent });
+  ui.zoomFit.setAttribute('aria-label', t('browser.sign.zoom.fit', { percent }));
+  ui.zoomOut.disabled = zoom <= ZOOM_STEPS[0];
+  ui.zoomIn.disabled = zoom >= ZOOM_STEPS.at(-1);
 }
 
 /** The next zoom step up (+1) or down (-1) from the current one. */
@@ -47,6 +59,7 @@ export async function readableZoom(number, container = document.querySelector('.
     try {
       const content = await slot.page.getTextContent();
       for (const item of content.items) {
+        if (!('str' in item)) continue; // a marked-content tag, no text
         const chars = item.str?.trim().length ?? 0;
         const size = Math.round((item.height ?? 0) * 2) / 2;
         if (chars > 0 && size > 0) sizes.set(size, (sizes.get(size) ?? 0) + chars);

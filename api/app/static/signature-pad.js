@@ -2,14 +2,16 @@
 // Shared by the sign page (its signature dialog) and the app's signature page.
 
 import { h } from './dom.js';
+import { t } from './messages.js';
 
 export const INK = '#1b2a6b';
 
 /**
  * A canvas to draw on with mouse, finger or pen. `toPng()` answers a PNG data URL of the ink only,
  * or null while nothing is drawn.
+ * @param {{ width?: number, height?: number, label?: string, testid?: string, onChange?: () => void }} [options]
  */
-export function createSignaturePad({ width = 1000, height = 300, label = 'Drawing area', testid = 'draw-canvas', onChange } = {}) {
+export function createSignaturePad({ width = 1000, height = 300, label = t('browser.pad.label'), testid = 'draw-canvas', onChange } = {}) {
   const canvas = h('canvas', { class: 'pad', width: String(width), height: String(height), role: 'img', 'aria-label': label, testid });
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
   let inked = false;

@@ -3,16 +3,17 @@
 // widgets JSON (PDF points from the page's top-left) in the form's hidden field.
 
 import { h } from './dom.js';
+import { t, tn } from './messages.js';
 import { openPdf } from './pdf-open.js';
 
 const pagesEl = document.getElementById('editor-pages');
-const widgetsInput = document.getElementById('editor-widgets');
-const rolesInput = document.getElementById('editor-roles');
-const roleSelect = document.getElementById('editor-role');
-const kindSelect = document.getElementById('editor-kind');
-const palette = document.querySelector('[data-testid="palette-field"]');
+const widgetsInput = /** @type {HTMLInputElement} */ (document.getElementById('editor-widgets'));
+const rolesInput = /** @type {HTMLInputElement} */ (document.getElementById('editor-roles'));
+const roleSelect = /** @type {HTMLSelectElement} */ (document.getElementById('editor-role'));
+const kindSelect = /** @type {HTMLSelectElement} */ (document.getElementById('editor-kind'));
+const palette = /** @type {HTMLElement} */ (document.querySelector('[data-testid="palette-field"]'));
 const counter = document.getElementById('editor-count');
-const pdfInput = document.getElementById('editor-pdf');
+const pdfInput = /** @type {HTMLInputElement | null} */ (document.getElementById('editor-pdf'));
 
 /** A new field's size in PDF points, by kind. */
 const SIZES = {
@@ -27,6 +28,10 @@ const SIZES = {
 };
 const MIN = 8;
 
+/** @typedef {import('../../../db/models/widget').Widget} Widget */
+/** @typedef {{ number: number, width: number, height: number, el: HTMLElement, overlay: HTMLElement }} Page */
+
+/** The template's fields, as the form posts them (activities/templates/schema.ts checks them). @type {Widget[]} */
 let widgets = [];
 try {
   widgets = JSON.parse(widgetsInput.value || '[]');
@@ -34,7 +39,7 @@ try {
 } catch {
   widgets = [];
 }
-/** The pages drawn: { number, width, height (points), el, overlay }. */
+/** The pages drawn: { number, width, height (points), el, overlay }. @type {Page[]} */
 let pages = [];
 
 const round = (value) => Math.round(value * 10) / 10;
@@ -59,7 +64,7 @@ function refreshRoles() {
 
 function sync() {
   widgetsInput.value = JSON.stringify(widgets);
-  counter.textContent = `${widgets.length} field${widgets.length === 1 ? '' : 's'} placed`;
+  counter.textContent = tn('browser.editor.count', widgets.length);
 }
 
 function newId(role, type) {
@@ -71,6 +76,11 @@ function newId(role, type) {
 }
 
 /** The field's box on its page, in percent of the page, so it follows the page's drawn size. */
+/**
+ * @param {HTMLElement} el
+ * @param {Widget} widget
+ * @param {Page} page
+ */
 function place(el, widget, page) {
   el.style.left = `${(widget.x / page.width) * 100}%`;
   el.style.top = `${(widget.y / page.height) * 100}%`;
@@ -78,9 +88,18 @@ function place(el, widget, page) {
   el.style.height = `${(widget.height / page.height) * 100}%`;
 }
 
+/**
+ * @param {Widget} widget
+ * @param {Page} page
+ */
 function fieldElement(widget, page) {
   const roleIndex = Math.max(0, roles().indexOf(widget.role)) % 6;
-  const remove = h('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${widget.id}`, testid: 'field-remove' }, '×');
+  const remove = h(
+    'button',
+    { type: 'button', class: 'remove', 'aria-label': t('browser.editor.field.remove', { id: widget.id }), testid: 'field-remove' },
+    '×',
+  );
+  const kind = t(`browser.editor.kind.${widget.type}`);
   const handle = h('span', { class: 'handle', 'aria-hidden': 'true', testid: 'field-resize' });
   const el = h(
     'div',
@@ -92,9 +111,9 @@ function fieldElement(widget, page) {
       title: widget.id,
       tabindex: '0',
       role: 'group',
-      'aria-label': `${widget.role}: ${widget.type} on page ${widget.page}; arrow keys move it, with Alt resize it, Delete removes it`,
+      'aria-label': t('browser.editor.field.aria', { role: widget.role, kind, page: widget.page }),
     },
-    h('span', { class: 'label' }, `${widget.role}: ${widget.type}`),
+    h('span', { class: 'label' }, t('browser.editor.field.label', { role: widget.role, kind })),
     remove,
     handle,
   );
@@ -170,9 +189,13 @@ function pageAt(x, y) {
 palette.addEventListener('pointerdown', (event) => {
   if (event.button !== 0) return;
   event.preventDefault();
-  const type = kindSelect.value;
+  const type = /** @type {Widget['type']} */ (kindSelect.value);
   const role = roleSelect.value;
-  const ghost = h('div', { class: 'drag-ghost', 'aria-hidden': 'true' }, `${role}: ${type}`);
+  const ghost = h(
+    'div',
+    { class: 'drag-ghost', 'aria-hidden': 'true' },
+    t('browser.editor.field.label', { role, kind: t(`browser.editor.kind.${type}`) }),
+  );
   const follow = (moved) => {
     ghost.style.left = `${moved.clientX}px`;
     ghost.style.top = `${moved.clientY}px`;
@@ -190,6 +213,7 @@ palette.addEventListener('pointerdown', (event) => {
     const [width, height] = SIZES[type] ?? [120, 20];
     const w = Math.min(width, page.width);
     const hgt = Math.min(height, page.height);
+    /** @type {Widget} */
     const widget = {
       id: newId(role, type),
       type,
@@ -211,7 +235,7 @@ palette.addEventListener('pointerdown', (event) => {
 });
 
 async function render(data) {
-  pagesEl.replaceChildren(h('p', { class: 'hint' }, 'Loading the PDF…'));
+  pagesEl.replaceChildren(h('p', { class: 'hint' }, t('browser.editor.loading')));
   // The sign page's pdf.js, opened with the same options.
   const pdf = await openPdf(data);
   pagesEl.replaceChildren();
@@ -223,7 +247,12 @@ async function render(data) {
     const overlay = h('div', { class: 'editor-overlay' });
     const el = h(
       'div',
-      { class: 'editor-page', role: 'group', 'aria-label': `Page ${number} of ${pdf.numPages}`, testid: `editor-page-${number}` },
+      {
+        class: 'editor-page',
+        role: 'group',
+        'aria-label': t('browser.page_of', { number, count: pdf.numPages }),
+        testid: `editor-page-${number}`,
+      },
       canvas,
       overlay,
     );
@@ -249,7 +278,7 @@ async function render(data) {
 }
 
 function failed(error) {
-  pagesEl.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, `The PDF could not be shown: ${error.message}`));
+  pagesEl.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, t('browser.editor.failed', { reason: error.message })));
 }
 
 rolesInput.addEventListener('input', refreshRoles);

@@ -1,8 +1,10 @@
 // The verify page: a PDF can be dropped on the form as well as picked; the form works without this.
 
+import { t } from './messages.js';
+
 function dropZone() {
-  const zone = document.querySelector('[data-drop-zone]');
-  const input = zone?.querySelector('input[type="file"]');
+  const zone = /** @type {HTMLElement | null} */ (document.querySelector('[data-drop-zone]'));
+  const input = /** @type {HTMLInputElement | null} */ (zone?.querySelector('input[type="file"]'));
   const hint = zone?.querySelector('[data-drop-hint]');
   const problem = document.querySelector('[data-testid="verify-problem"]');
   if (!zone || !input || !hint || !problem) return;
@@ -15,12 +17,16 @@ function dropZone() {
     const file = input.files?.[0];
     if (!file) return;
     if (limit && file.size > limit) {
-      problem.textContent = `“${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; the largest PDF this page takes is ${Math.round(limit / 1024 / 1024)} MB.`;
+      problem.textContent = t('browser.verify.too_big', {
+        name: file.name,
+        size: (file.size / 1024 / 1024).toFixed(1),
+        limit: Math.round(limit / 1024 / 1024),
+      });
       input.setAttribute('aria-invalid', 'true');
       input.value = '';
       return;
     }
-    hint.textContent = `Chosen: ${file.name}`;
+    hint.textContent = t('browser.verify.chosen', { name: file.name });
   };
 
   const over = (event) => {
@@ -30,14 +36,15 @@ function dropZone() {
   zone.addEventListener('dragenter', over);
   zone.addEventListener('dragover', over);
   zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
-  zone.addEventListener('drop', (event) => {
+  zone.addEventListener('drop', (/** @type {DragEvent} */ event) => {
     event.preventDefault();
     zone.classList.remove('dragging');
     const files = event.dataTransfer?.files;
     if (!files || files.length === 0) return;
     input.files = files;
     check();
-    if (input.files?.length) zone.closest('form')?.querySelector('button[type="submit"]')?.focus();
+    const submit = /** @type {HTMLElement | null | undefined} */ (zone.closest('form')?.querySelector('button[type="submit"]'));
+    if (input.files?.length) submit?.focus();
   });
   input.addEventListener('change', check);
 }
