@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import type net from 'node:net';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -25,6 +27,21 @@ describe('/static', () => {
     const response = await fetch(`${base}/static/app.css`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/css/);
+  });
+
+  it('serves every stylesheet a page links and each part it imports (app.css and sign.css are @imports of their parts)', async () => {
+    const directory = path.join(path.dirname(new URL(import.meta.url).pathname), 'static');
+    const imported = new Set<string>();
+    for (const sheet of ['app.css', 'sign.css', 'template-editor.css']) {
+      const text = fs.readFileSync(path.join(directory, sheet), 'utf8');
+      for (const match of text.matchAll(/@import url\("(\/static\/[^"]+)"\)/g)) imported.add(match[1]);
+    }
+    assert.ok(imported.size > 2, [...imported].join(', '));
+    for (const url of imported) {
+      const response = await fetch(`${base}${url}`);
+      assert.equal(response.status, 200, url);
+      assert.match(response.headers.get('content-type') ?? '', /text\/css/, url);
+    }
   });
 
   it('answers 404 for folders named after Object.prototype’s members (a 500 before)', async () => {
