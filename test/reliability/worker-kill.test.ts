@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { writeEvent } from '../../activities/events/outbox';
-import { createTemplate } from '../../activities/templates/templates';
-import { Apply, AuditEvent, Delivery, DocumentRevision, Event, type Template, Transfer } from '../../db/models';
-import { buildSampleNda } from '../../lib/pdf/samples';
-import { downloadPdf } from '../../test/documents';
+import { Apply, Delivery, Event, type Template, Transfer } from '../../db/models';
 import type { Account } from '../../test/factories';
-import { zipOf } from '../../test/files';
 import { call, type Reply } from '../../test/http';
 import { pdfsig } from '../../test/pdf-tools';
 import { mandatedAccount } from '../../test/principal';
@@ -15,6 +11,7 @@ import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { relayWorkflowId } from '../../workflows/webhook/shared';
 import { figure, inParallel, reliabilitySeed, seededRandom, sleep, WorkerProcess } from './processes';
+import { l2Template, sentDocuments, signedOnce, unlockPackages } from './signing-load';
 
 const SCENARIO = 'worker SIGKILL';
 const DOCUMENTS = 10;
@@ -68,14 +65,7 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     worker = new WorkerProcess({ ...stack.env, LOG_LEVEL: 'warn' });
     ({ account: author } = await mandatedAccount(stack, { name: 'Ada Author', label: 'author agent' }));
     ({ account: counterpart } = await mandatedAccount(stack, { name: 'Ben Buyer', label: 'buyer agent' }));
-    // The NDA without its required text field: both roles are then filled by the stored appearance alone (L2).
-    const sample = await buildSampleNda();
-    template = await createTemplate(stack.deps, {
-      tenantId: author.tenantId,
-      pdf: sample.pdf,
-      definition: { name: 'Reliability NDA', roles: sample.roles, widgets: sample.widgets.filter((w) => w.id !== 'receiving-title') },
-      createdBy: 'test',
-    });
+    template = await l2Template(stack, author);
     for (const account of [author, counterpart]) {
       const hook = await call(stack.url, 'POST', '/v1/webhooks', { key: account.key, body: { url: receiver.url } });
       assert.equal(hook.status, 201, hook.text);
@@ -92,51 +82,19 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     worker.start();
     await worker.polling(stack.url);
 
-    // Ten documents from the author, each to be signed by both principals' agents (L2): twenty applies.
-    const documents: string[] = [];
-    for (let index = 0; index < DOCUMENTS; index += 1) {
-      const created = await call(stack.url, 'POST', '/v1/documents', {
-        key: author.key,
-        body: {
-          template_id: template.id,
-          name: `Reliability NDA ${index + 1}`,
-          signers: [
-            { name: 'Ada Author', email: author.email },
-            { name: 'Ben Buyer', email: counterpart.email },
-          ],
-          send: true,
-        },
-      });
-      assert.equal(created.status, 201, created.text);
-      documents.push(created.body.document_id);
-    }
-    // Three sign-to-unlock packages, each on its own document: released when both have signed.
-    const transfers: string[] = [];
-    for (let index = 0; index < TRANSFERS; index += 1) {
-      const upload = await call(stack.url, 'POST', `/v1/assets?filename=pack-${index}.zip`, {
-        key: author.key,
-        raw: zipOf([[`note-${index}.txt`, `package ${index} of seed ${seed}`]]),
-        headers: { 'content-type': 'application/zip' },
-      });
-      assert.equal(upload.status, 201, upload.text);
-      const created = await call(stack.url, 'POST', '/v1/transfers', {
-        key: author.key,
-        body: {
-          name: `Unlock pack ${index + 1}`,
-          drive_file_ids: [upload.body.drive_file_id],
-          recipients: [{ email: `unlock-${index}-${seed}@example.test`, name: 'Una Unlock' }],
-          document_id: documents[index],
-        },
-      });
-      assert.equal(created.status, 201, created.text);
-      const offered = await call(stack.url, 'POST', `/v1/transfers/${created.body.transfer_id}/offer`, {
-        key: author.key,
-        body: { confirm: true },
-      });
-      assert.equal(offered.status, 200, offered.text);
-      assert.equal(offered.body.can_release, false);
-      transfers.push(created.body.transfer_id);
-    }
+    // Ten documents from the author, each to be signed by both principals' agents (L2): twenty applies;
+    // three sign-to-unlock packages, each on its own document: released when both have signed.
+    const documents = await sentDocuments(
+      stack,
+      template,
+      author,
+      [
+        { name: 'Ada Author', email: author.email },
+        { name: 'Ben Buyer', email: counterpart.email },
+      ],
+      DOCUMENTS,
+    );
+    const transfers = await unlockPackages(stack, author, documents.slice(0, TRANSFERS), seed);
 
     // The stream: each apply starts at a random moment of the window, with its own Idempotency-Key.
     const applies = documents.flatMap((documentId) =>
@@ -247,49 +205,7 @@ describe('reliability: the worker killed (SIGKILL) during applies, webhook deliv
     });
     const settledMs = Date.now() - settleStarted;
 
-    // Applies: one applied row per signer, nothing rejected, one revision per apply, one audit line each.
-    const rows = await Apply.query(stack.deps.db).whereIn('document_id', documents);
-    assert.equal(rows.length, DOCUMENTS * 2, 'one apply per signer: no call started a second one');
-    assert.ok(
-      rows.every((row) => row.status === 'applied'),
-      'every apply applied',
-    );
-    assert.equal(new Set(rows.map((row) => row.signer_id)).size, DOCUMENTS * 2);
-    const pdfs: Buffer[] = [];
-    for (const documentId of documents) {
-      const revisions = await DocumentRevision.query(stack.deps.db).where({ document_id: documentId }).orderBy('revision');
-      assert.deepEqual(
-        revisions.map((revision) => revision.kind),
-        ['original', 'apply', 'apply', 'completion'],
-        `${documentId}: one signed revision per signer, then the certificate`,
-      );
-      const applyIds = rows.filter((row) => row.document_id === documentId).map((row) => row.id);
-      assert.deepEqual(
-        revisions
-          .filter((r) => r.kind === 'apply')
-          .map((r) => r.apply_id)
-          .sort(),
-        applyIds.sort(),
-      );
-      const audit = await AuditEvent.query(stack.deps.db).where({ document_id: documentId });
-      assert.equal(audit.filter((line) => line.action === 'document.signed').length, 2, `${documentId}: two signatures in the audit trail`);
-      assert.equal(audit.filter((line) => line.action === 'document.completed').length, 1, `${documentId}: completed once`);
-      const events = await Event.query(stack.deps.db).whereRaw(`data->>'document_id' = ?`, [documentId]);
-      // document.signed goes to the sender's tenant for each apply, and to the counterpart's for theirs.
-      const signed = events
-        .filter((event) => event.event === 'document.signed')
-        .map((event) => `${event.tenant_id} ${event.data.signer_id}`);
-      assert.equal(signed.length, 3, `${documentId}: document.signed for each apply, to each tenant concerned`);
-      assert.equal(new Set(signed).size, 3, `${documentId}: no document.signed twice`);
-      const completed = events.filter((event) => event.event === 'document.completed').map((event) => event.tenant_id);
-      assert.deepEqual(
-        completed.sort(),
-        [author.tenantId, counterpart.tenantId].sort(),
-        `${documentId}: document.completed once to each tenant`,
-      );
-      for (const revision of revisions.slice(1)) pdfs.push(await stack.deps.blobs.get(revision.sealed_sha256));
-      pdfs.push(await downloadPdf(stack, author.key, documentId));
-    }
+    const pdfs = await signedOnce(stack, documents, author, counterpart);
     for (const pdf of pdfs) {
       const { valid, report } = await pdfsig(pdf);
       assert.ok(valid, report);
