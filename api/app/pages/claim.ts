@@ -6,61 +6,60 @@ import { acceptTransfer, bindBySession, publicClaim, publicDownloads } from '../
 import type { TransferDeps, TransferView } from '../../../activities/transfers/transfers';
 import { Document, type TransferRecipient } from '../../../db/models';
 import { errors } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { readForm } from '../forms';
 import { APP_CSP, hiddenCsrf, renderPage, sendPage } from '../layout';
+import { tHtml } from '../messages';
 import { appState, checkOrigin, MAX_NEXT } from '../session';
 import { dataTable, type Notice, noticeFrom, postedForm, principalActor, refusal, when } from './common';
 
 /** The one page every token that opens nothing gets: never existed, cancelled, malformed alike. */
-const INVALID = 'This link is not valid (or the transfer was cancelled)';
+const INVALID = () => t('sign.claim.invalid.title');
 
-const NOTICES = {
-  accepted: 'You accepted the files. Accepting signed nothing.',
-  bound:
-    'The package is in your account now: it is listed with the transfers you received, and your agents can download it with your API key.',
-};
+/** The notices after a redirect, in the request's locale. */
+const notices = () => ({ accepted: t('sign.claim.notice.accepted'), bound: t('sign.claim.notice.bound') });
 
 /** A size as people read it (1024-based), the exact count of bytes beside it. */
 export function humanSize(bytes: number): string {
-  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  if (bytes < 1024) return t('sign.size.bytes', { count: bytes, bytes: String(bytes) });
+  const units = ['KB', 'MB', 'GB', 'TB'] as const;
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit += 1;
   }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+  return t(`sign.size.${units[unit]}`, { value: value < 10 ? value.toFixed(1) : String(Math.round(value)) });
 }
 
 /** What unlocks the files, in plain words. */
 function modeWords(view: TransferView, document: Document | undefined): SafeHtml {
   switch (view.transfer.mode) {
     case 'share':
-      return html`Shared with you: the files can be downloaded as soon as they are sent.`;
+      return html`${t('sign.claim.mode.share')}`;
     case 'sign':
-      return html`The files unlock when the document${document ? html` “${document.name}”` : ''} is signed by everyone.`;
+      return html`${document ? t('sign.claim.mode.sign_named', { document: document.name }) : t('sign.claim.mode.sign')}`;
     case 'accept':
-      return html`The files unlock when every recipient has accepted them.`;
+      return html`${t('sign.claim.mode.accept')}`;
   }
 }
 
 /** Where the package stands: ready, blocked for good (with why), or waiting (and for what). */
 function stateWords(view: TransferView): SafeHtml {
   const { transfer, recipients } = view;
-  if (transfer.status === 'released') return html`<span class="badge active">Ready to download</span>`;
+  if (transfer.status === 'released') return html`<span class="badge active">${t('sign.claim.state.ready')}</span>`;
   if (transfer.blocked_reason)
-    return html`<span class="badge revoked">Blocked</span> ${transfer.blocked_reason} The sender can tell you what happens next.`;
+    return html`<span class="badge revoked">${t('sign.claim.state.blocked')}</span> ${transfer.blocked_reason} ${t('sign.claim.state.blocked_next')}`;
   const accepted = recipients.filter((recipient) => recipient.accepted_at).length;
   const why =
     transfer.mode === 'accept'
-      ? `${accepted} of ${recipients.length} recipients have accepted.`
+      ? t('sign.claim.state.waiting_accept', { accepted, total: recipients.length })
       : transfer.mode === 'sign'
-        ? 'Not every signer has signed the document yet.'
-        : 'The files are not released yet.';
-  return html`<span class="badge pending">Waiting</span> ${why}`;
+        ? t('sign.claim.state.waiting_sign')
+        : t('sign.claim.state.waiting_share');
+  return html`<span class="badge pending">${t('sign.claim.state.waiting')}</span> ${why}`;
 }
 
 /**
@@ -93,8 +92,8 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
   }
 
   function invalid(ctx: Context): void {
-    const body = html`<p data-testid="claim-invalid">Ask the sender for a new link. A claim link stops working when its transfer is cancelled.</p>`;
-    send(ctx, page(ctx, INVALID, body), 404);
+    const body = html`<p data-testid="claim-invalid">${t('sign.claim.invalid.text')}</p>`;
+    send(ctx, page(ctx, INVALID(), body), 404);
   }
 
   function actions(ctx: Context, view: TransferView, recipient: TransferRecipient): SafeHtml {
@@ -104,20 +103,23 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
     const accept =
       transfer.mode === 'accept' &&
       (recipient.accepted_at
-        ? html`<p data-testid="claim-you-accepted">You accepted ${when(recipient.accepted_at)}.</p>`
+        ? html`<p data-testid="claim-you-accepted">${tHtml('sign.claim.you_accepted', { at: when(recipient.accepted_at) })}</p>`
         : transfer.status === 'offered' &&
-          html`<p>Accepting tells the sender you want these files; it signs nothing.</p>
-<form method="post" action="${link}/accept"><button type="submit" class="primary" data-testid="claim-accept">Accept the files</button></form>`);
+          html`<p>${t('sign.claim.accept.hint')}</p>
+<form method="post" action="${link}/accept"><button type="submit" class="primary" data-testid="claim-accept">${t('sign.claim.accept.button')}</button></form>`);
     const mine = principal && normalizeEmail(principal.email) === normalizeEmail(recipient.email);
     const account = recipient.bound_principal_id
-      ? html`<p class="hint" data-testid="claim-bound">${principal?.id === recipient.bound_principal_id ? 'This package is in your account.' : `This package was added to the account of ${recipient.email}.`}</p>`
+      ? html`<p class="hint" data-testid="claim-bound">${principal?.id === recipient.bound_principal_id ? t('sign.claim.bound.yours') : t('sign.claim.bound.other', { email: recipient.email })}</p>`
       : mine
-        ? html`<form method="post" action="${link}/bind">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="claim-bind">Add to my account</button></form>
-<p class="hint">Your agents can then list it and download its files with your API key.</p>`
+        ? html`<form method="post" action="${link}/bind">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="claim-bind">${t('sign.claim.bind.button')}</button></form>
+<p class="hint">${t('sign.claim.bind.hint')}</p>`
         : principal
-          ? html`<p class="hint" data-testid="claim-other-account">You are signed in as ${principal.email}; only an account with ${recipient.email} can add this package to itself.</p>`
+          ? html`<p class="hint" data-testid="claim-other-account">${t('sign.claim.other_account', { email: principal.email, recipient: recipient.email })}</p>`
           : link.length + 20 <= MAX_NEXT &&
-            html`<p class="hint">Have an account with ${recipient.email}? <a href="${appPath}/login?next=${encodeURIComponent(link)}" data-testid="claim-sign-in">Sign in</a> to add this package to it.</p>`;
+            html`<p class="hint">${tHtml('sign.claim.sign_in', {
+              email: recipient.email,
+              link: html`<a href="${appPath}/login?next=${encodeURIComponent(link)}" data-testid="claim-sign-in">${t('sign.claim.sign_in.link')}</a>`,
+            })}</p>`;
     return html`${accept}${account}`;
   }
 
@@ -125,16 +127,16 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
     const released = view.transfer.status === 'released';
     return dataTable(
       'claim-files',
-      ['File', 'Kind', 'Size', 'SHA-256', ''],
+      [t('sign.claim.files.file'), t('sign.claim.files.kind'), t('sign.claim.files.size'), t('sign.claim.files.sha256'), ''],
       view.files.map((file, index) => ({
         attrs: { 'data-testid': 'claim-file' },
         cells: [
           file.name,
           file.kind,
-          html`<span title="${String(file.size)} bytes">${humanSize(Number(file.size))}</span>`,
+          html`<span title="${t('sign.size.exact', { bytes: String(file.size) })}">${humanSize(Number(file.size))}</span>`,
           html`<code class="hash">${file.sha256}</code>`,
           released &&
-            html`<form method="post" action="${pathOf(ctx)}/download/${index}"><button type="submit" class="primary" data-testid="claim-download">Download</button></form>`,
+            html`<form method="post" action="${pathOf(ctx)}/download/${index}"><button type="submit" class="primary" data-testid="claim-download">${t('sign.claim.files.download')}</button></form>`,
         ],
       })),
     );
@@ -153,18 +155,14 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
     const { transfer, sender } = view;
     const document = transfer.document_id ? await Document.query(deps.db).findById(transfer.document_id) : undefined;
     const body = html`<dl class="facts" data-testid="claim">
-<dt>From</dt><dd data-testid="claim-from">${sender.name} (${sender.email})</dd>
-<dt>For</dt><dd data-testid="claim-for">${recipient.name} (${recipient.email})</dd>
-<dt>Unlocks</dt><dd data-testid="claim-mode">${modeWords(view, document)}</dd>
-${transfer.mode === 'accept' && html`<dt>Accepted</dt><dd data-testid="claim-accepted">${view.recipients.filter((r) => r.accepted_at).length} of ${view.recipients.length} recipients</dd>`}
-<dt>Status</dt><dd data-testid="claim-state">${stateWords(view)}</dd></dl>
+<dt>${t('sign.claim.facts.from')}</dt><dd data-testid="claim-from">${sender.name} (${sender.email})</dd>
+<dt>${t('sign.claim.facts.for')}</dt><dd data-testid="claim-for">${recipient.name} (${recipient.email})</dd>
+<dt>${t('sign.claim.facts.unlocks')}</dt><dd data-testid="claim-mode">${modeWords(view, document)}</dd>
+${transfer.mode === 'accept' && html`<dt>${t('sign.claim.facts.accepted')}</dt><dd data-testid="claim-accepted">${t('sign.claim.facts.accepted_count', { accepted: view.recipients.filter((r) => r.accepted_at).length, total: view.recipients.length })}</dd>`}
+<dt>${t('sign.claim.facts.status')}</dt><dd data-testid="claim-state">${stateWords(view)}</dd></dl>
 ${actions(ctx, view, recipient)}
-<section aria-labelledby="files-title"><h2 id="files-title">Files</h2>${files(ctx, view)}
-<p class="hint">${
-      transfer.status === 'released'
-        ? 'Each Download makes a fresh link that works for a few minutes; check the SHA-256 of what you receive.'
-        : 'Download buttons appear here once the files unlock.'
-    } Keep this link to yourself: it is your access to the files.</p></section>`;
+<section aria-labelledby="files-title"><h2 id="files-title">${t('sign.claim.files.heading')}</h2>${files(ctx, view)}
+<p class="hint">${transfer.status === 'released' ? t('sign.claim.files.hint_released') : t('sign.claim.files.hint_waiting')} ${t('sign.claim.files.keep')}</p></section>`;
     send(ctx, page(ctx, transfer.name, body, notice), status);
   }
 
@@ -183,13 +181,13 @@ ${actions(ctx, view, recipient)}
 
   /** A guest's form has no session to bind a token to: it must come from this app's own pages. */
   async function guestForm(ctx: Context): Promise<void> {
-    if (!checkOrigin(ctx, deps)) throw errors.invalidRequest('This form did not come from this app. Open your claim link again and retry.');
+    if (!checkOrigin(ctx, deps)) throw errors.invalidRequest(t('sign.claim.error.foreign_form'));
     await readForm(ctx, 4096);
   }
 
   router.get(
     base,
-    handle((ctx) => show(ctx, noticeFrom(ctx, NOTICES))),
+    handle((ctx) => show(ctx, noticeFrom(ctx, notices()))),
   );
 
   router.post(
@@ -207,7 +205,7 @@ ${actions(ctx, view, recipient)}
       await guestForm(ctx);
       const { links } = await publicDownloads(rules, ctx.params.token, actorFrom(ctx, { type: 'recipient' }));
       const link = /^\d{1,6}$/.test(ctx.params.index) ? links[Number(ctx.params.index)] : undefined;
-      if (!link) throw errors.notFound('No such file in this package.');
+      if (!link) throw errors.notFound(t('sign.claim.error.no_file'));
       ctx.status = 303;
       ctx.redirect(link.url);
     }),
@@ -217,7 +215,7 @@ ${actions(ctx, view, recipient)}
     `${base}/bind`,
     handle(async (ctx) => {
       const { principal } = appState(ctx);
-      if (!principal) throw errors.unauthorized('Sign in to the app with the address the files were sent to first.');
+      if (!principal) throw errors.unauthorized(t('sign.claim.error.sign_in_first'));
       await postedForm(ctx, deps, 4096);
       await bindBySession(rules, ctx.params.token, principal, principalActor(ctx, principal));
       ctx.redirect(`${pathOf(ctx)}?done=bound`);

@@ -4,20 +4,24 @@ import { mandateStatus } from '../../../activities/mandates/mandates';
 import { resolveStopLink, stopAgent } from '../../../activities/mandates/stop';
 import type { Services } from '../../../activities/services';
 import { errors } from '../../../lib/errors';
+import { hasMessage, t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { readForm } from '../forms';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { tHtml } from '../messages';
 import { appState, checkOrigin } from '../session';
 import { type Notice, noticeFrom, refusal, when } from './common';
 import { LEVEL_WORDS } from './mandates';
 
-const TITLE = 'Stop this agent';
+/** The notices after a stop, in the request's locale. */
+const notices = () => ({ mandate: t('sign.stop.notice.mandate'), key: t('sign.stop.notice.key') });
 
-const NOTICES = {
-  mandate: 'Stopped: the mandate is revoked. Its key can no longer sign for you with it, from this moment.',
-  key: 'Stopped: the API key is revoked, and every mandate it held with it. It answers 401 from this moment.',
-};
+/** A status word (a mandate's or a key's), from the catalogue. */
+function statusWord(state: string): string {
+  const key = `sign.stop.status.${state}`;
+  return hasMessage(key) ? t(key) : state;
+}
 
 /**
  * The page behind "Stop this agent" in every mail that reports an agent's action (L2 notices, L1
@@ -32,8 +36,8 @@ export function stopRoutes(router: Router, deps: Services, appPath: string): voi
   function send(ctx: Context, body: SafeHtml, notice: Notice, status = 200): void {
     const { principal, csrf } = appState(ctx);
     const page = principal
-      ? renderPage({ title: TITLE, appPath, principal, flags, csrf, body, notice })
-      : renderPage({ title: TITLE, appPath, body, notice });
+      ? renderPage({ title: t('sign.stop.title'), appPath, principal, flags, csrf, body, notice })
+      : renderPage({ title: t('sign.stop.title'), appPath, body, notice });
     sendPage(ctx, page, status);
   }
 
@@ -43,13 +47,13 @@ export function stopRoutes(router: Router, deps: Services, appPath: string): voi
     const action = `${appPath}/stop/${ctx.params.token}`;
     const { csrf } = appState(ctx);
     const facts = html`<dl class="facts" data-testid="stop">
-<dt>For</dt><dd>${principal.name} (${principal.email})</dd>
-<dt>Mandate</dt><dd>${mandate.name} <code>${mandate.id}</code>, ${mandate.confirmation_level}: ${LEVEL_WORDS[mandate.confirmation_level]}</dd>
-<dt>Its status</dt><dd><span class="badge ${state}" data-testid="stop-mandate-status">${state}</span>${mandate.revoked_at && html` ${when(mandate.revoked_at)}`}</dd>
-<dt>API key</dt><dd>${key.label} <code>${key.prefix}…</code></dd>
-<dt>The key</dt><dd>${key.revoked_at ? html`<span class="badge revoked" data-testid="stop-key-status">revoked</span> ${when(key.revoked_at)}` : html`<span class="badge active" data-testid="stop-key-status">active</span>`}</dd></dl>`;
+<dt>${t('sign.stop.facts.for')}</dt><dd>${principal.name} (${principal.email})</dd>
+<dt>${t('sign.stop.facts.mandate')}</dt><dd>${tHtml('sign.stop.mandate', { name: mandate.name, id: html`<code>${mandate.id}</code>`, level: mandate.confirmation_level, words: LEVEL_WORDS[mandate.confirmation_level] })}</dd>
+<dt>${t('sign.stop.facts.mandate_status')}</dt><dd><span class="badge ${state}" data-testid="stop-mandate-status">${statusWord(state)}</span>${mandate.revoked_at && html` ${when(mandate.revoked_at)}`}</dd>
+<dt>${t('sign.stop.facts.api_key')}</dt><dd>${key.label} <code>${key.prefix}…</code></dd>
+<dt>${t('sign.stop.facts.key_status')}</dt><dd>${key.revoked_at ? html`<span class="badge revoked" data-testid="stop-key-status">${statusWord('revoked')}</span> ${when(key.revoked_at)}` : html`<span class="badge active" data-testid="stop-key-status">${statusWord('active')}</span>`}</dd></dl>`;
     if (state === 'expired') {
-      const ended = html`<p data-testid="stop-expired">This link expired with its mandate ${when(mandate.expires_at)}: the mandate signs nothing any more. To revoke the key as well, sign in to the app.</p>`;
+      const ended = html`<p data-testid="stop-expired">${tHtml('sign.stop.expired', { at: when(mandate.expires_at) })}</p>`;
       send(ctx, html`${facts}${ended}`, notice, 410);
       return;
     }
@@ -57,18 +61,18 @@ export function stopRoutes(router: Router, deps: Services, appPath: string): voi
     const forms = html`${
       live &&
       html`<form method="post" action="${action}" class="card stack">${hiddenCsrf(csrf)}<input type="hidden" name="what" value="mandate">
-<p>Revoke this mandate: its key can no longer sign for you with it. Open confirmation requests under it can no longer be applied.</p>
-<div><button type="submit" class="danger" data-testid="stop-mandate">Revoke this mandate</button></div></form>`
+<p>${t('sign.stop.revoke_mandate.text')}</p>
+<div><button type="submit" class="danger" data-testid="stop-mandate">${t('sign.stop.revoke_mandate.button')}</button></div></form>`
     }${
       !key.revoked_at &&
       html`<form method="post" action="${action}" class="card stack">${hiddenCsrf(csrf)}<input type="hidden" name="what" value="key">
-<p>Revoke the API key “${key.label}”: it answers 401 from then on, every mandate it holds is revoked with it, and offers it made can no longer be accepted.</p>
-<div><button type="submit" class="danger" data-testid="stop-key">Revoke the key and all its mandates</button></div></form>`
+<p>${t('sign.stop.revoke_key.text', { label: key.label })}</p>
+<div><button type="submit" class="danger" data-testid="stop-key">${t('sign.stop.revoke_key.button')}</button></div></form>`
     }`;
     const closing =
       live || !key.revoked_at
-        ? html`<p class="hint">Documents already completed stay signed: stopping does not undo them. Nothing happens until you press a button.</p>`
-        : html`<p data-testid="stop-done">Nothing is left to stop: the mandate and the key are revoked.</p>`;
+        ? html`<p class="hint">${t('sign.stop.hint')}</p>`
+        : html`<p data-testid="stop-done">${t('sign.stop.done')}</p>`;
     send(ctx, html`${facts}${forms}${closing}`, notice, status);
   }
 
@@ -82,12 +86,7 @@ export function stopRoutes(router: Router, deps: Services, appPath: string): voi
       const refused = refusal(error);
       ctx.set(refused.headers);
       if (refused.code === 'not_found') {
-        send(
-          ctx,
-          html`<p>This stop link is not valid. To stop an agent, sign in and revoke its mandate or key in the app.</p>`,
-          undefined,
-          404,
-        );
+        send(ctx, html`<p>${t('sign.stop.invalid')}</p>`, undefined, 404);
         return;
       }
       await show(ctx, { kind: 'error', text: refused.message }, refused.status).catch(() =>
@@ -99,17 +98,17 @@ export function stopRoutes(router: Router, deps: Services, appPath: string): voi
   router.get(
     base,
     handle(async (ctx) => {
-      await show(ctx, noticeFrom(ctx, NOTICES));
+      await show(ctx, noticeFrom(ctx, notices()));
     }),
   );
 
   router.post(
     base,
     handle(async (ctx) => {
-      if (!checkOrigin(ctx, deps)) throw errors.invalidRequest('This form did not come from this app. Open the stop link again and retry.');
+      if (!checkOrigin(ctx, deps)) throw errors.invalidRequest(t('sign.stop.error.foreign_form'));
       const { fields } = await readForm(ctx, 4096);
       const what = fields.what === 'key' ? 'key' : fields.what === 'mandate' ? 'mandate' : undefined;
-      if (!what) throw errors.invalidRequest('Choose what to stop: the mandate or the key.', [{ path: 'what', message: 'mandate or key' }]);
+      if (!what) throw errors.invalidRequest(t('sign.stop.error.choose'), [{ path: 'what', message: 'mandate or key' }]);
       const { principal } = await resolveStopLink(deps, ctx.params.token);
       await stopAgent(deps, ctx.params.token, what, actorFrom(ctx, { type: 'principal', id: principal.id }));
       ctx.redirect(`${appPath}/stop/${ctx.params.token}?done=${what}`);

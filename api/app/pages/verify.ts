@@ -3,117 +3,134 @@ import type { Context } from 'koa';
 import type { Services } from '../../../activities/services';
 import { type VerifiedSigner, type VerifyReport, verifyPdf } from '../../../activities/verify/verify';
 import { errors, ServiceError } from '../../../lib/errors';
+import { type MessageKey, t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
 import { readForm } from '../forms';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { tHtml } from '../messages';
 import { appState, checkForm, checkOrigin } from '../session';
 import { humanSize } from './claim';
 import { dataTable, type Notice, refusal, when } from './common';
 
-const TITLE = 'Verify a PDF';
 /** Room for the multipart framing around a file of the largest size taken. */
 const FORM_OVERHEAD = 64 * 1024;
 
-const HOW: Record<VerifiedSigner['how'], string> = {
-  browser: 'In the browser, at their sign link',
-  l1: 'By an agent, confirmed by the principal (L1)',
-  l2: 'By an agent within the principal’s mandate (L2)',
-  offer: 'By accepting an offer',
+const HOW: Record<VerifiedSigner['how'], MessageKey> = {
+  browser: 'sign.verify.how.browser',
+  l1: 'sign.verify.how.l1',
+  l2: 'sign.verify.how.l2',
+  offer: 'sign.verify.how.offer',
 };
 
-const KIND: Record<VerifyReport['signatures'][number]['kind'], string> = {
-  approval: 'Approval signature',
-  certification: 'Certification',
-  timestamp: 'Document timestamp',
+const KIND: Record<VerifyReport['signatures'][number]['kind'], MessageKey> = {
+  approval: 'sign.verify.kind.approval',
+  certification: 'sign.verify.kind.certification',
+  timestamp: 'sign.verify.kind.timestamp',
 };
 
-const INDICATION: Record<VerifyReport['signatures'][number]['indication'], { text: string; badge: string }> = {
-  'TOTAL-PASSED': { text: 'Passed', badge: 'active' },
-  'TOTAL-FAILED': { text: 'Failed', badge: 'revoked' },
-  INDETERMINATE: { text: 'Indeterminate', badge: 'pending' },
+const INDICATION: Record<VerifyReport['signatures'][number]['indication'], { text: MessageKey; badge: string }> = {
+  'TOTAL-PASSED': { text: 'sign.verify.indication.passed', badge: 'active' },
+  'TOTAL-FAILED': { text: 'sign.verify.indication.failed', badge: 'revoked' },
+  INDETERMINATE: { text: 'sign.verify.indication.indeterminate', badge: 'pending' },
 };
 
-const SOURCE: Record<VerifyReport['signatures'][number]['time_source'], string> = {
-  signature_timestamp: 'its timestamp',
-  document_timestamp: 'a later document timestamp',
-  none: 'not proven',
+const SOURCE: Record<VerifyReport['signatures'][number]['time_source'], MessageKey> = {
+  signature_timestamp: 'sign.verify.source.signature_timestamp',
+  document_timestamp: 'sign.verify.source.document_timestamp',
+  none: 'sign.verify.source.none',
 };
 
 const at = (iso: string | null) => when(iso ? new Date(iso) : null);
 
-const VERDICT: Record<VerifyReport['verdict'], { title: string; lead: string; role: 'status' | 'alert' }> = {
-  valid: {
-    title: 'Valid',
-    lead: 'Every signature and timestamp passed on a trusted chain, and nothing after them changed the document beyond what they permit.',
-    role: 'status',
-  },
-  invalid: { title: 'Not valid', lead: 'This document is not what was signed, or a signature does not hold:', role: 'alert' },
-  indeterminate: {
-    title: 'Cannot be confirmed',
-    lead: 'Nothing failed, but not everything could be established, so this is not a valid result:',
-    role: 'alert',
-  },
+const VERDICT: Record<VerifyReport['verdict'], { title: MessageKey; lead: MessageKey; role: 'status' | 'alert' }> = {
+  valid: { title: 'sign.verify.verdict.valid.title', lead: 'sign.verify.verdict.valid.lead', role: 'status' },
+  invalid: { title: 'sign.verify.verdict.invalid.title', lead: 'sign.verify.verdict.invalid.lead', role: 'alert' },
+  indeterminate: { title: 'sign.verify.verdict.indeterminate.title', lead: 'sign.verify.verdict.indeterminate.lead', role: 'alert' },
 };
 
 function verdict(report: VerifyReport): SafeHtml {
   const shown = VERDICT[report.verdict];
-  return html`<section class="verdict ${report.verdict === 'valid' ? 'valid' : 'invalid'}" role="${shown.role}" data-testid="verdict" data-valid="${String(report.valid)}" data-verdict="${report.verdict}"><h2>${shown.title}</h2>
-<p>${shown.lead}</p>${report.problems.length > 0 && html`<ul data-testid="problems">${report.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</section>`;
+  return html`<section class="verdict ${report.verdict === 'valid' ? 'valid' : 'invalid'}" role="${shown.role}" data-testid="verdict" data-valid="${String(report.valid)}" data-verdict="${report.verdict}"><h2>${t(shown.title)}</h2>
+<p>${t(shown.lead)}</p>${report.problems.length > 0 && html`<ul data-testid="problems">${report.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</section>`;
 }
 
 function origin(report: VerifyReport): SafeHtml {
   if (!report.issued_by_this_service)
-    return html`<dl class="facts" data-testid="origin"><dt>Issued by this service</dt><dd data-testid="issued">No</dd>
-<dt>SHA-256</dt><dd><code class="hash">${report.sha256}</code></dd></dl>
-<p class="hint">This file is not byte for byte a revision this service issued: only its signatures were checked.</p>`;
+    return html`<dl class="facts" data-testid="origin"><dt>${t('sign.verify.origin.issued')}</dt><dd data-testid="issued">${t('sign.verify.origin.no')}</dd>
+<dt>${t('sign.verify.origin.sha256')}</dt><dd><code class="hash">${report.sha256}</code></dd></dl>
+<p class="hint">${t('sign.verify.origin.not_issued')}</p>`;
   const signers = report.signers.length
     ? dataTable(
         'verify-signers',
-        ['Name', 'E-mail', 'How', 'Mandate', 'Level', 'Signed at'],
+        [
+          t('sign.verify.signers.name'),
+          t('sign.verify.signers.email'),
+          t('sign.verify.signers.how'),
+          t('sign.verify.signers.mandate'),
+          t('sign.verify.signers.level'),
+          t('sign.verify.signers.signed_at'),
+        ],
         report.signers.map((signer) => ({
           attrs: { 'data-testid': 'verify-signer', 'data-how': signer.how },
           cells: [
             signer.name,
             signer.email,
-            HOW[signer.how],
+            t(HOW[signer.how]),
             signer.mandate_id ? html`<code>${signer.mandate_id}</code>` : '—',
             signer.level ?? '—',
             at(signer.signed_at),
           ],
         })),
       )
-    : html`<p class="muted" data-testid="no-signers">No one had signed by this revision.</p>`;
-  return html`<dl class="facts" data-testid="origin"><dt>Issued by this service</dt><dd data-testid="issued">Yes</dd>
-<dt>Document</dt><dd><code data-testid="document-id">${report.document_id}</code></dd>
-<dt>Revision</dt><dd data-testid="revision">${report.revision}</dd>
-<dt>Completed</dt><dd data-testid="completed">${report.completed ? 'Yes: signed by everyone, with its certificate of completion' : 'No: a revision before completion'}</dd>
-<dt>SHA-256</dt><dd><code class="hash">${report.sha256}</code></dd></dl>
-<h3>Signers</h3>${signers}`;
+    : html`<p class="muted" data-testid="no-signers">${t('sign.verify.signers.none')}</p>`;
+  return html`<dl class="facts" data-testid="origin"><dt>${t('sign.verify.origin.issued')}</dt><dd data-testid="issued">${t('sign.verify.origin.yes')}</dd>
+<dt>${t('sign.verify.origin.document')}</dt><dd><code data-testid="document-id">${report.document_id}</code></dd>
+<dt>${t('sign.verify.origin.revision')}</dt><dd data-testid="revision">${report.revision}</dd>
+<dt>${t('sign.verify.origin.completed')}</dt><dd data-testid="completed">${t(report.completed ? 'sign.verify.origin.completed_yes' : 'sign.verify.origin.completed_no')}</dd>
+<dt>${t('sign.verify.origin.sha256')}</dt><dd><code class="hash">${report.sha256}</code></dd></dl>
+<h3>${t('sign.verify.signers.heading')}</h3>${signers}`;
 }
 
 function signatures(report: VerifyReport): SafeHtml {
-  if (report.signatures.length === 0) return html`<p class="muted" data-testid="no-signatures">No digital signature.</p>`;
+  if (report.signatures.length === 0) return html`<p class="muted" data-testid="no-signatures">${t('sign.verify.signatures.none')}</p>`;
   // Numbered as the problems name them ("Signature 2 (…): why").
   return dataTable(
     'verify-signatures',
-    ['Signature', 'Signer', 'Trusted time', 'Chain', 'Level', 'Changes after it', 'Result'],
+    [
+      t('sign.verify.signatures.signature'),
+      t('sign.verify.signatures.signer'),
+      t('sign.verify.signatures.trusted_time'),
+      t('sign.verify.signatures.chain'),
+      t('sign.verify.signatures.level'),
+      t('sign.verify.signatures.changes'),
+      t('sign.verify.signatures.result'),
+    ],
     report.signatures.map((signature) => {
       const result = INDICATION[signature.indication];
       const changes = signature.changes_after;
       return {
         attrs: { 'data-testid': 'verify-signature', 'data-valid': String(signature.valid), 'data-indication': signature.indication },
         cells: [
-          html`${signature.index}. ${KIND[signature.kind]}${signature.field && html`<br><span class="muted">${signature.field}</span>`}${!signature.reachable && html`<br><strong>Not in the document’s form: PDF readers do not show it</strong>`}`,
+          html`${t('sign.verify.signature.numbered', { index: String(signature.index), kind: t(KIND[signature.kind]) })}${signature.field && html`<br><span class="muted">${signature.field}</span>`}${!signature.reachable && html`<br><strong>${t('sign.verify.signature.unreachable')}</strong>`}`,
           signature.signer ?? '—',
-          html`${at(signature.trusted_time)}<br><span class="muted">${SOURCE[signature.time_source]}</span>`,
+          html`${at(signature.trusted_time)}<br><span class="muted">${t(SOURCE[signature.time_source])}</span>`,
           signature.chain
-            ? html`${signature.chain.status === 'trusted' ? html`Trusted: ${signature.chain.anchor}` : signature.chain.status === 'untrusted' ? 'No trusted anchor' : 'Does not hold'}${signature.chain.revocation === 'revoked' && html`<br><strong>Revoked</strong>`}`
+            ? html`${signature.chain.status === 'trusted' ? t('sign.verify.chain.trusted', { anchor: signature.chain.anchor ?? '' }) : signature.chain.status === 'untrusted' ? t('sign.verify.chain.untrusted') : t('sign.verify.chain.broken')}${signature.chain.revocation === 'revoked' && html`<br><strong>${t('sign.verify.chain.revoked')}</strong>`}`
             : '—',
           signature.pades_level ?? '—',
           changes.length === 0
-            ? 'None'
-            : html`<ul class="plain">${changes.map((change) => html`<li>${change.allowed ? 'Allowed' : html`<strong>Not allowed</strong>`}: revision ${change.revision}, ${change.what}</li>`)}</ul>`,
-          html`<span class="badge ${result.badge}">${result.text}</span>${signature.sub_indication && html`<br><code>${signature.sub_indication}</code>`}`,
+            ? t('sign.verify.changes.none')
+            : html`<ul class="plain">${changes.map(
+                (change) =>
+                  html`<li>${tHtml('sign.verify.change', {
+                    allowed: change.allowed
+                      ? t('sign.verify.change.allowed')
+                      : html`<strong>${t('sign.verify.change.not_allowed')}</strong>`,
+                    revision: String(change.revision),
+                    what: change.what,
+                  })}</li>`,
+              )}</ul>`,
+          html`<span class="badge ${result.badge}">${t(result.text)}</span>${signature.sub_indication && html`<br><code>${signature.sub_indication}</code>`}`,
         ],
       };
     }),
@@ -122,20 +139,23 @@ function signatures(report: VerifyReport): SafeHtml {
 
 function renderReport(report: VerifyReport, filename: string): SafeHtml {
   return html`<div class="report" data-testid="report">${verdict(report)}
-<p class="hint">Checked: <strong data-testid="filename">${filename}</strong> · ${report.revisions} revision${report.revisions === 1 ? '' : 's'}${report.modified_after_seal && html` · something was added after its last signature`}</p>
-<section aria-labelledby="origin-title"><h2 id="origin-title">Where it comes from</h2>${origin(report)}</section>
-<section aria-labelledby="signatures-title"><h2 id="signatures-title">Signatures</h2>${signatures(report)}</section></div>`;
+<p class="hint">${tHtml(report.modified_after_seal ? 'sign.verify.checked_modified' : 'sign.verify.checked', {
+    filename: html`<strong data-testid="filename">${filename}</strong>`,
+    revisions: report.revisions,
+  })}</p>
+<section aria-labelledby="origin-title"><h2 id="origin-title">${t('sign.verify.origin.heading')}</h2>${origin(report)}</section>
+<section aria-labelledby="signatures-title"><h2 id="signatures-title">${t('sign.verify.signatures.heading')}</h2>${signatures(report)}</section></div>`;
 }
 
 function renderForm(appPath: string, limit: number, again: boolean, csrf: string | undefined): SafeHtml {
-  return html`<section class="card" aria-labelledby="verify-form-title"><h2 id="verify-form-title">${again ? 'Verify another PDF' : 'Choose a PDF'}</h2>
+  return html`<section class="card" aria-labelledby="verify-form-title"><h2 id="verify-form-title">${t(again ? 'sign.verify.form.again' : 'sign.verify.form.choose')}</h2>
 <form method="post" action="${appPath}/verify" enctype="multipart/form-data" class="stack" data-testid="verify-form">${csrf && hiddenCsrf(csrf)}
 <div class="drop-zone" data-drop-zone data-limit="${String(limit)}">
-<label for="verify-pdf">A signed PDF, up to ${humanSize(limit)}</label>
+<label for="verify-pdf">${t('sign.verify.form.label', { size: humanSize(limit) })}</label>
 <input id="verify-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required aria-describedby="verify-help verify-problem" data-testid="verify-pdf">
-<p id="verify-help" class="hint" data-drop-hint>Or drop the file here.</p></div>
+<p id="verify-help" class="hint" data-drop-hint>${t('sign.verify.form.drop')}</p></div>
 <p id="verify-problem" class="field-error" role="alert" data-testid="verify-problem"></p>
-<div><button type="submit" class="primary" data-testid="verify-submit">Verify</button></div></form></section>`;
+<div><button type="submit" class="primary" data-testid="verify-submit">${t('sign.verify.form.submit')}</button></div></form></section>`;
 }
 
 /**
@@ -145,11 +165,18 @@ function renderForm(appPath: string, limit: number, again: boolean, csrf: string
 export function verifyRoutes(router: Router, deps: Services, appPath: string): void {
   const limit = deps.config.verifyLimitBytes;
   const flags = deps.config.flags.values;
-  const intro = html`<p>Check a signed PDF as a relying party's validator does: whether each signature and timestamp holds on a certificate chain this service trusts, what changed after each one and whether it was allowed, and whether this service issued the file (then which document, and who signed it and how). The file is read, not kept.</p>`;
 
   function send(ctx: Context, body: SafeHtml, notice?: Notice, status = 200): void {
     const { principal, csrf } = appState(ctx);
-    const common = { title: TITLE, appPath, body: html`${intro}${body}`, notice, scripts: ['/static/verify.js'], current: '/verify' };
+    const intro = html`<p>${t('sign.verify.intro')}</p>`;
+    const common = {
+      title: t('sign.verify.title'),
+      appPath,
+      body: html`${intro}${body}`,
+      notice,
+      scripts: ['/static/verify.js'],
+      current: '/verify',
+    };
     sendPage(ctx, principal ? renderPage({ ...common, principal, flags, csrf }) : renderPage(common), status);
   }
 
@@ -159,15 +186,15 @@ export function verifyRoutes(router: Router, deps: Services, appPath: string): v
    * session's form token, like every form of theirs.
    */
   async function posted(ctx: Context): Promise<{ filename: string; bytes: Buffer }> {
-    const foreign = errors.invalidRequest('This form has expired or did not come from this app. Open the page again and retry.');
+    const foreign = errors.invalidRequest(t('sign.verify.error.foreign_form'));
     if (!checkOrigin(ctx, deps)) throw foreign;
-    const tooLarge = errors.payloadTooLarge(`The PDF is larger than ${humanSize(limit)}.`);
+    const tooLarge = errors.payloadTooLarge(t('sign.verify.error.too_large', { size: humanSize(limit) }));
     const { fields, files } = await readForm(ctx, limit + FORM_OVERHEAD).catch((error) => {
       throw error instanceof ServiceError && error.code === 'payload_too_large' ? tooLarge : error;
     });
     if (appState(ctx).principal && !checkForm(ctx, deps, fields._csrf)) throw foreign;
     const file = files.pdf;
-    if (!file || file.bytes.length === 0) throw errors.invalidRequest('Choose a PDF file to verify.');
+    if (!file || file.bytes.length === 0) throw errors.invalidRequest(t('sign.verify.error.no_file'));
     if (file.bytes.length > limit) throw tooLarge;
     return { filename: file.filename, bytes: file.bytes };
   }
