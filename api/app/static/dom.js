@@ -1,10 +1,24 @@
 // Building DOM nodes without innerHTML: the pages' CSP allows no inline script or style, and text
 // set this way is never parsed as markup.
 
-/** Children as append() takes them: nested lists flattened, absent ones (null, false) dropped. */
-export const nodes = (...children) => children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false);
+/** @typedef {Node | string | null | undefined | false | readonly unknown[]} Child a node, text, nothing, or a list of these */
 
-/** An element with attributes, `on<event>` listeners, `testid` as data-testid, and children. */
+/**
+ * Children as append() takes them: nested lists flattened, absent ones (null, false) dropped.
+ * @param {...Child} children
+ * @returns {(Node | string)[]}
+ */
+export const nodes = (...children) =>
+  /** @type {(Node | string)[]} */ (children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false));
+
+/**
+ * An element with attributes, `on<event>` listeners, `testid` as data-testid, and children.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any> | null} props
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, props, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(props ?? {})) {

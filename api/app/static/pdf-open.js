@@ -1,6 +1,7 @@
 // pdf.js for every viewer of the app (the sign page, the template editor, the L1 confirmation's
 // preview): the module loaded once with its worker named, and every PDF opened with the same options.
 
+/** @type {typeof import('/static/pdfjs/pdf.min.mjs') | undefined} */
 let pdfjsModule;
 
 async function loadPdfjs() {
@@ -16,6 +17,7 @@ async function loadPdfjs() {
  * No eval under the pages' CSP (pdf.js then interprets fonts instead of compiling them); the standard
  * fonts, the wasm decoders and the character maps come from /static/pdfjs/.
  */
+/** @param {Uint8Array} data */
 export async function openPdf(data) {
   const pdfjs = await loadPdfjs();
   return pdfjs.getDocument({

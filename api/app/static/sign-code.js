@@ -4,7 +4,10 @@ import { h } from './dom.js';
 import { t, tParts } from './messages.js';
 import { api, clearError, root, say, showError, view } from './sign-context.js';
 
-/** The code form; `onVerified` opens the document once the code is confirmed. */
+/**
+ * The code form; `onVerified` opens the document once the code is confirmed.
+ * @param {() => Promise<void>} onVerified
+ */
 export function renderVerify(onVerified) {
   const email = root.dataset.email;
   const input = h('input', {
@@ -30,7 +33,7 @@ export function renderVerify(onVerified) {
       class: 'code-form',
       hidden: true,
       novalidate: true,
-      onsubmit: (event) => {
+      onsubmit: (/** @type {SubmitEvent} */ event) => {
         event.preventDefault();
         verify();
       },
@@ -47,8 +50,10 @@ export function renderVerify(onVerified) {
   );
 
   // The code works only with the challenge of the request that sent it: this page's.
+  /** @type {string | undefined} */
   let challenge;
 
+  /** @param {HTMLButtonElement} button */
   async function send(button) {
     clearError();
     button.disabled = true;

@@ -39,6 +39,7 @@ export const S = {
 export const ui = { widgets: {} };
 
 /** Forgets the elements of the previous render (ui is shared, so it is emptied, not replaced). */
+/** @param {Record<string, HTMLElement>} fresh */
 export function resetUi(fresh) {
   for (const key of Object.keys(ui)) delete ui[key];
   Object.assign(ui, { widgets: {} }, fresh);
@@ -80,6 +81,7 @@ export async function api(method, path, body) {
     throw new ApiError(0, { code: 'network', message: t('browser.sign.error.network') });
   }
   const text = await response.text();
+  /** @type {{ error?: WireError }} */
   let json = {};
   try {
     json = text ? JSON.parse(text) : {};
@@ -90,6 +92,7 @@ export async function api(method, path, body) {
   return { status: response.status, body: json };
 }
 
+/** @param {unknown} error an Error (ApiError: what the service said) or a message */
 export function showError(error) {
   alertBox.textContent = error instanceof Error ? error.message : String(error);
   if (!(error instanceof ApiError)) console.error(error);
@@ -99,7 +102,7 @@ export function showError(error) {
 export const fetchState = async () => (await api('GET', '/state')).body;
 
 export const clearError = () => (alertBox.textContent = '');
-export const say = (text) => (statusBox.textContent = text);
+export const say = (/** @type {string} */ text) => (statusBox.textContent = text);
 /** @param {SignStateWidget} widget */
 export const labelOf = (widget) => widget.label || t(`browser.sign.widget.${widget.type}`);
 

@@ -9,6 +9,11 @@ import { createSignaturePad, INK, trimmedPng } from './signature-pad.js';
 const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
 const UPLOAD_TYPES = ['image/png', 'image/jpeg'];
 
+/**
+ * @param {string} titleText
+ * @param {string} testid
+ * @param {...import('./dom.js').Child} content
+ */
 function modal(titleText, testid, ...content) {
   const titleId = `${testid}-title`;
   const dialog = h('dialog', { class: 'modal', 'aria-labelledby': titleId, testid }, h('h2', { id: titleId }, titleText), ...content);
@@ -18,7 +23,7 @@ function modal(titleText, testid, ...content) {
   return dialog;
 }
 
-/** `onDeclined` shows the document again, now declined. */
+/** `onDeclined` shows the document again, now declined. @param {() => Promise<void>} onDeclined */
 export function openDeclineDialog(onDeclined) {
   const reason = h('textarea', { id: 'decline-reason', rows: '3', maxlength: '1000', testid: 'decline-reason' });
   const problem = h('p', { class: 'dialog-alert', role: 'alert', testid: 'dialog-alert' });
@@ -59,7 +64,7 @@ export function openDeclineDialog(onDeclined) {
   }
 }
 
-/** Draw, Type or Upload; kind 'initials' makes the initials image instead of the signature. */
+/** Draw, Type or Upload; kind 'initials' makes the initials image instead of the signature. @param {'signature' | 'initials'} kind */
 export function openSignatureDialog(kind) {
   const signature = kind === 'signature';
   const typedText = signature ? S.state.signer.name : S.state.signer.initials;
@@ -104,6 +109,7 @@ export function openSignatureDialog(kind) {
   );
   select(0);
 
+  /** @param {number} index */
   function select(index) {
     active = index;
     problem.textContent = '';
@@ -115,7 +121,9 @@ export function openSignatureDialog(kind) {
     tabs[index].shown?.();
   }
 
+  /** @param {KeyboardEvent} event */
   function arrows(event) {
+    /** @type {Record<string, number>} */
     const moves = { ArrowRight: active + 1, ArrowLeft: active - 1 + tabs.length, Home: 0, End: tabs.length - 1 };
     if (!(event.key in moves)) return;
     event.preventDefault();
@@ -143,11 +151,11 @@ export function openSignatureDialog(kind) {
 }
 
 /**
- * @typedef {{ id: string, label: string, method: 'drawn' | 'typed' | 'uploaded', empty: string, content: unknown,
+ * @typedef {{ id: string, label: string, method: 'drawn' | 'typed' | 'uploaded', empty: string, content: import('./dom.js').Child,
  *   shown?: () => unknown, result: () => Promise<string | null> }} Tab
  */
 
-/** @returns {Tab} */
+/** @param {boolean} signature @returns {Tab} */
 function drawTab(signature) {
   const pad = createSignaturePad({ label: t('browser.sign.draw.label'), testid: 'draw-canvas' });
   return {
@@ -164,7 +172,7 @@ function drawTab(signature) {
   };
 }
 
-/** @returns {Tab} */
+/** @param {string} text @returns {Tab} */
 function typeTab(text) {
   const input = h('input', {
     id: 'typed-name',
@@ -183,7 +191,7 @@ function typeTab(text) {
   async function draw() {
     const ticket = ++drawn;
     const value = input.value.trim();
-    await document.fonts.load('100px "Dancing Script"', value || 'A').catch(() => undefined);
+    await document.fonts.load('100px "Dancing Script"', value || 'A').catch(() => /** @type {void} */ (undefined));
     if (ticket !== drawn) return false;
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     if (!value) return false;
@@ -215,10 +223,11 @@ function typeTab(text) {
   };
 }
 
-/** @returns {Tab} */
+/** @param {HTMLElement} problem @returns {Tab} */
 function uploadTab(problem) {
   const input = h('input', { id: 'upload-input', type: 'file', accept: UPLOAD_TYPES.join(','), testid: 'upload-input', onchange: pick });
   const preview = h('img', { class: 'upload-preview', alt: t('browser.sign.upload.alt'), hidden: true, testid: 'upload-preview' });
+  /** @type {string | null} */
   let dataUrl = null;
 
   async function pick() {
@@ -227,19 +236,20 @@ function uploadTab(problem) {
     problem.textContent = '';
     const file = input.files?.[0];
     if (!file) return;
-    const refuse = (message) => {
+    const refuse = (/** @type {string} */ message) => {
       problem.textContent = message;
       input.value = '';
     };
     if (!UPLOAD_TYPES.includes(file.type)) return refuse(t('browser.image.not_image', { name: file.name }));
     if (file.size > MAX_UPLOAD_BYTES)
       return refuse(t('browser.image.too_big', { name: file.name, size: (file.size / 1024 / 1024).toFixed(1) }));
-    const url = await new Promise((resolve, reject) => {
+    /** @type {string | null} */
+    const url = await new Promise((/** @type {(url: string) => void} */ resolve, reject) => {
       const reader = new FileReader();
-      reader.onload = () => resolve(reader.result);
+      reader.onload = () => resolve(/** @type {string} */ (reader.result));
       reader.onerror = () => reject(reader.error);
       reader.readAsDataURL(file);
-    }).catch(() => null);
+    }).catch(() => /** @type {string | null} */ (null));
     const image = new Image();
     image.src = url ?? '';
     const readable =

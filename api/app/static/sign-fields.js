@@ -52,13 +52,15 @@ function readOnlyWidget(widget) {
 /** @param {SignStateWidget} widget */
 function editableWidget(widget) {
   const label = labelOf(widget);
-  const remember = (value) => {
+  const remember = (/** @type {string | boolean | undefined} */ value) => {
     if (value === undefined) delete S.values[widget.id];
     else S.values[widget.id] = value;
     ui.widgets[widget.id]?.removeAttribute('aria-invalid');
     changed();
   };
+  /** @type {any} the field's control: a button, an input, a select (any: each case uses what its element has) */
   let control;
+  /** @type {HTMLElement | undefined} */
   let box;
   switch (widget.type) {
     case 'signature':
@@ -66,7 +68,7 @@ function editableWidget(widget) {
       control = h('button', {
         type: 'button',
         'aria-label': t(widget.type === 'signature' ? 'browser.sign.field.signature' : 'browser.sign.field.initials', { label }),
-        onclick: () => openSignatureDialog(widget.type),
+        onclick: () => openSignatureDialog(/** @type {'signature' | 'initials'} */ (widget.type)),
       });
       break;
     case 'text':
@@ -78,7 +80,7 @@ function editableWidget(widget) {
         placeholder: label,
         oninput: () => remember(control.value.trim() || undefined),
       });
-      control.value = S.values[widget.id] ?? '';
+      control.value = /** @type {string} */ (S.values[widget.id] ?? '');
       break;
     case 'checkbox':
       control = h('input', {
@@ -98,7 +100,7 @@ function editableWidget(widget) {
         h('option', { value: '' }, t('browser.sign.field.choose', { label })),
         (widget.options ?? []).map((option) => h('option', { value: option }, option)),
       );
-      control.value = S.values[widget.id] ?? '';
+      control.value = /** @type {string} */ (S.values[widget.id] ?? '');
       break;
     default:
       control = h('div', { title: label }, widget.text ?? '');
@@ -116,6 +118,7 @@ export const phoneView = () => window.matchMedia('(max-width: 600px)').matches;
  * bottom bar, which sign.css keeps out of the scroll area), focused and marked as the current one.
  * On a phone the document is first zoomed so that its text is readable around the field.
  */
+/** @param {string} id */
 export async function focusWidget(id) {
   const control = ui.widgets[id];
   if (!control) return showError(t('browser.sign.error.loading'));

@@ -13,7 +13,7 @@ import { refreshZoom } from './sign-zoom.js';
  */
 
 /** Scrolls a control of the panel clear of the phone's bar and focuses it. */
-function goTo(control) {
+function goTo(/** @type {HTMLElement} */ control) {
   control.scrollIntoView({ block: 'center', behavior: 'smooth' });
   control.focus({ preventScroll: true });
 }

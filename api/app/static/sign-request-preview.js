@@ -48,7 +48,7 @@ async function preview(container) {
         h('figcaption', {}, t('browser.page_of', { number, count: pdf.numPages })),
       );
       container.append(figure);
-      const sheet = figure.firstChild;
+      const sheet = /** @type {HTMLElement} */ (figure.firstChild);
       sheet.style.aspectRatio = `${width} / ${height}`;
       const ratio = Math.min(window.devicePixelRatio || 1, 2);
       const viewport = page.getViewport({ scale: ((sheet.clientWidth || width) / width) * ratio });

@@ -41,7 +41,8 @@ export async function submit(reopen) {
   say(t('browser.sign.submitting.status'));
   saveDraft();
   try {
-    const body = { consent: true, signature: S.signature, values: submittedValues(), initials: undefined };
+    /** @type {{ consent: true, signature: import('./sign-context.js').Signature, values: Record<string, string | boolean>, initials?: { image: string } }} */
+    const body = { consent: true, signature: S.signature, values: submittedValues() };
     if (S.initials) body.initials = { image: S.initials };
     /** @type {{ status: number, body: SignSubmitAnswer }} */
     const reply = await api('POST', '/sign', body);
@@ -110,7 +111,10 @@ export async function resumeWaiting(reopen) {
   }
 }
 
-/** 422 unfilled_fields names `values.<widget id>`: mark those fields and go to the first. */
+/**
+ * 422 unfilled_fields names `values.<widget id>`: mark those fields and go to the first.
+ * @param {{ details?: { path?: string }[] }} error
+ */
 function markInvalid(error) {
   const ids = (error.details ?? []).map((detail) => /^values\.(.+)$/.exec(detail.path ?? '')?.[1]).filter(Boolean);
   for (const id of ids) ui.widgets[id]?.setAttribute('aria-invalid', 'true');

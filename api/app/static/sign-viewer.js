@@ -111,6 +111,7 @@ function createViewer() {
     }
   }
 
+  /** @param {PageSlot} slot */
   async function renderSlot(slot) {
     const cssWidth = slot.el.clientWidth;
     if (!cssWidth) return;

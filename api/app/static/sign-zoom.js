@@ -14,7 +14,7 @@ const READABLE_PX = 12;
  * keeping the point at the middle of the window where it was. The canvases are drawn again at the new
  * size by the viewer's ResizeObserver.
  */
-export function setZoom(zoom, container = /** @type {HTMLElement | null} */ (document.querySelector('.pages'))) {
+export function setZoom(/** @type {number} */ zoom, container = /** @type {HTMLElement | null} */ (document.querySelector('.pages'))) {
   if (!container) return;
   const level = Math.min(ZOOM_STEPS.at(-1), Math.max(ZOOM_STEPS[0], zoom));
   const before = container.getBoundingClientRect();
@@ -41,7 +41,7 @@ export function refreshZoom() {
 }
 
 /** The next zoom step up (+1) or down (-1) from the current one. */
-export function stepZoom(direction) {
+export function stepZoom(/** @type {number} */ direction) {
   const current = S.zoom ?? 1;
   const next = direction > 0 ? ZOOM_STEPS.find((step) => step > current + 1e-6) : ZOOM_STEPS.findLast((step) => step < current - 1e-6);
   setZoom(next ?? current);
@@ -51,7 +51,7 @@ export function stepZoom(direction) {
  * The zoom at which most of a page's text is at least READABLE_PX CSS pixels high, from the text
  * sizes pdf.js reports for it (the size most characters are set in). Remembered per page.
  */
-export async function readableZoom(number, container = document.querySelector('.pages')) {
+export async function readableZoom(/** @type {number} */ number, container = document.querySelector('.pages')) {
   const slot = S.viewer?.pages.get(number);
   if (!slot || !container) return 1;
   if (slot.textPt === undefined) {

@@ -15,10 +15,14 @@ export function createSignaturePad({ width = 1000, height = 300, label = t('brow
   const canvas = h('canvas', { class: 'pad', width: String(width), height: String(height), role: 'img', 'aria-label': label, testid });
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
   let inked = false;
+  /** @typedef {{ x: number, y: number }} Point */
+  /** @type {Point | null} */
   let last = null;
+  /** @type {Point | null} */
   let mid = null;
 
-  const point = (event) => {
+  /** @returns {Point} */
+  const point = (/** @type {PointerEvent} */ event) => {
     const rect = canvas.getBoundingClientRect();
     return { x: ((event.clientX - rect.left) * canvas.width) / rect.width, y: ((event.clientY - rect.top) * canvas.height) / rect.height };
   };
@@ -52,7 +56,9 @@ export function createSignaturePad({ width = 1000, height = 300, label = t('brow
       mid = next;
     }
   });
-  const end = () => (last = mid = null);
+  const end = () => {
+    last = mid = null;
+  };
   canvas.addEventListener('pointerup', end);
   canvas.addEventListener('pointercancel', end);
 
@@ -69,6 +75,7 @@ export function createSignaturePad({ width = 1000, height = 300, label = t('brow
 }
 
 /** The ink only: transparent margins cut away, a few pixels kept around it. */
+/** @param {HTMLCanvasElement} canvas @returns {string | null} */
 export function trimmedPng(canvas) {
   const { width, height } = canvas;
   const { data } = canvas.getContext('2d').getImageData(0, 0, width, height);

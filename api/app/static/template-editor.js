@@ -42,7 +42,8 @@ try {
 /** The pages drawn: { number, width, height (points), el, overlay }. @type {Page[]} */
 let pages = [];
 
-const round = (value) => Math.round(value * 10) / 10;
+const round = (/** @type {number} */ value) => Math.round(value * 10) / 10;
+/** @param {number} value @param {number} low @param {number} high */
 const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
 
 function roles() {
@@ -67,6 +68,7 @@ function sync() {
   counter.textContent = tn('browser.editor.count', widgets.length);
 }
 
+/** @param {string} role @param {string} type */
 function newId(role, type) {
   const stem = `${role}-${type}`.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 50) || type;
   for (let n = 1; ; n += 1) {
@@ -154,7 +156,7 @@ function fieldElement(widget, page) {
     const start = { px: event.clientX, py: event.clientY, x: widget.x, y: widget.y, width: widget.width, height: widget.height };
     el.setPointerCapture(event.pointerId);
     el.classList.add('dragging');
-    const move = (moved) => {
+    const move = (/** @type {PointerEvent} */ moved) => {
       const dx = (moved.clientX - start.px) / scale;
       const dy = (moved.clientY - start.py) / scale;
       if (resizing) {
@@ -178,6 +180,7 @@ function fieldElement(widget, page) {
   return el;
 }
 
+/** @param {number} x @param {number} y */
 function pageAt(x, y) {
   return pages.find((page) => {
     const rect = page.el.getBoundingClientRect();
@@ -196,14 +199,14 @@ palette.addEventListener('pointerdown', (event) => {
     { class: 'drag-ghost', 'aria-hidden': 'true' },
     t('browser.editor.field.label', { role, kind: t(`browser.editor.kind.${type}`) }),
   );
-  const follow = (moved) => {
+  const follow = (/** @type {PointerEvent} */ moved) => {
     ghost.style.left = `${moved.clientX}px`;
     ghost.style.top = `${moved.clientY}px`;
   };
   follow(event);
   document.body.append(ghost);
   palette.setPointerCapture(event.pointerId);
-  const drop = (up) => {
+  const drop = (/** @type {PointerEvent} */ up) => {
     palette.removeEventListener('pointermove', follow);
     ghost.remove();
     const page = pageAt(up.clientX, up.clientY);
@@ -234,6 +237,7 @@ palette.addEventListener('pointerdown', (event) => {
   palette.addEventListener('pointercancel', () => ghost.remove(), { once: true });
 });
 
+/** @param {Uint8Array} data */
 async function render(data) {
   pagesEl.replaceChildren(h('p', { class: 'hint' }, t('browser.editor.loading')));
   // The sign page's pdf.js, opened with the same options.
@@ -264,7 +268,12 @@ async function render(data) {
     const viewport = pdfPage.getViewport({ scale });
     canvas.width = Math.floor(viewport.width);
     canvas.height = Math.floor(viewport.height);
-    await pdfPage.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+    // Drawn through the canvas's context (pdf.js's types now ask for the canvas itself, as the other viewers pass it).
+    const params = /** @type {Parameters<import('/static/pdfjs/pdf.min.mjs').PDFPageProxy['render']>[0]} */ ({
+      canvasContext: canvas.getContext('2d'),
+      viewport,
+    });
+    await pdfPage.render(params).promise;
     el.dataset.rendered = 'true';
   }
   // Fields on pages the PDF does not have are dropped: the service would refuse them.
@@ -277,7 +286,7 @@ async function render(data) {
   pagesEl.dataset.ready = 'true';
 }
 
-function failed(error) {
+function failed(/** @type {Error} */ error) {
   pagesEl.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, t('browser.editor.failed', { reason: error.message })));
 }
 

@@ -29,7 +29,7 @@ function dropZone() {
     hint.textContent = t('browser.verify.chosen', { name: file.name });
   };
 
-  const over = (event) => {
+  const over = (/** @type {DragEvent} */ event) => {
     event.preventDefault();
     zone.classList.add('dragging');
   };
