@@ -6,28 +6,29 @@ import { readDownloadLink } from '../../activities/transfers/claims';
 import { Document, DocumentRevision, DriveFile, Transfer, TransferFile } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /** Serves a sealed PDF to whoever holds a signed, unexpired download link (no key: the link is the capability). */
 export function fileRoutes(router: Router, deps: Services): void {
   router.get('/files/documents/:file', async (ctx) => {
     const documentId = ctx.params.file.replace(/\.pdf$/, '');
     const link = readDocumentDownload(deps.secret, documentId, typeof ctx.query.token === 'string' ? ctx.query.token : undefined);
-    if (!link) throw errors.expired('This download link is invalid or has expired; ask the API for a new one.');
+    if (!link) throw errors.expired(t('sign.files.document_link_invalid'));
     const document = await Document.query(deps.db).findById(documentId);
     const revision = document && (await DocumentRevision.query(deps.db).findOne({ document_id: documentId, sealed_sha256: link.sha256 }));
-    if (!document || !revision) throw errors.notFound('No such document.');
+    if (!document || !revision) throw errors.notFound(t('sign.files.no_document'));
     sendPdf(ctx, await deps.blobs.get(link.sha256), `${document.name}.pdf`, link.sha256);
   });
 
   router.get('/files/transfers/:token', async (ctx) => {
     const grant = readDownloadLink(deps.secret, ctx.params.token);
-    if (!grant) throw errors.expired('This download link is invalid or has expired; ask for a new one.');
+    if (!grant) throw errors.expired(t('sign.files.transfer_link_invalid'));
     const [transfer, member, file] = await Promise.all([
       Transfer.query(deps.db).findById(grant.transferId),
       TransferFile.query(deps.db).findOne({ transfer_id: grant.transferId, drive_file_id: grant.driveFileId }),
       DriveFile.query(deps.db).findById(grant.driveFileId),
     ]);
-    if (transfer?.status !== 'released' || !member || !file) throw errors.notFound('No such file.');
+    if (transfer?.status !== 'released' || !member || !file) throw errors.notFound(t('sign.files.no_file'));
     await sendBlob(ctx, deps.blobs, { sha256: file.sha256, size: Number(file.size), name: file.name, mediaType: file.media_type });
   });
 }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { stopUrl } from '../../activities/mandates/stop';
 import { ApiKey, Mandate } from '../../db/models';
 import { buildSampleNda } from '../../lib/pdf/samples';
-import { PSEUDO_HEADERS, pageOutsideCatalogue } from '../../test/catalogue';
+import { outsideCatalogue, PSEUDO_HEADERS, pageOutsideCatalogue } from '../../test/catalogue';
 import { createDocument, SignerSession, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
 import { driveSamples } from '../../test/files';
@@ -267,5 +267,19 @@ describe('the verify page in the pseudo-locale', () => {
       [],
       'not issued here',
     );
+  });
+});
+
+describe('download links and static files in the pseudo-locale', () => {
+  it('a download link that is wrong or expired, and a static file that does not exist, say so in catalogue words', async () => {
+    for (const path of ['/files/documents/doc_nosuchdocument0000.pdf?token=forged', '/files/transfers/forged']) {
+      const reply = await call(stack.url, 'GET', path, { headers: PSEUDO_HEADERS });
+      assert.equal(reply.status, 410, reply.text);
+      assert.match(reply.body.error.message, /⟦/);
+      assert.deepEqual(outsideCatalogue(reply.body.error.message), [], path);
+    }
+    const missing = await fetch(`${stack.url}/static/no-such-file.js`, { headers: PSEUDO_HEADERS });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(outsideCatalogue(await missing.text()), []);
   });
 });

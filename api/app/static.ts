@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { t } from '../../lib/i18n';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -47,7 +48,7 @@ export function staticRoutes(router: Router): void {
     const file = locate(key);
     if (!file || !fs.existsSync(file)) {
       ctx.status = 404;
-      ctx.body = 'Not found';
+      ctx.body = t('sign.static.not_found');
       return;
     }
     ctx.type = TYPES[path.extname(file)] ?? 'application/octet-stream';
