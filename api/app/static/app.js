@@ -11,14 +11,14 @@ function drawForm() {
   const section = document.getElementById('draw-section');
   const form = /** @type {HTMLFormElement | null} */ (document.getElementById('draw-form'));
   if (!section || !form) return;
-  const problem = form.querySelector('[data-testid="draw-problem"]');
+  const problem = /** @type {HTMLElement} */ (form.querySelector('[data-testid="draw-problem"]'));
   const pad = createSignaturePad({
     label: t('browser.app.pad.label'),
     onChange: () => (problem.textContent = ''),
   });
   pad.canvas.setAttribute('aria-describedby', 'draw-help');
-  form.querySelector('[data-pad]').append(pad.canvas);
-  form.querySelector('[data-pad-clear]').addEventListener('click', () => pad.clear());
+  /** @type {HTMLElement} */ (form.querySelector('[data-pad]')).append(pad.canvas);
+  /** @type {HTMLElement} */ (form.querySelector('[data-pad-clear]')).addEventListener('click', () => pad.clear());
   form.addEventListener('submit', (event) => {
     const png = pad.toPng();
     if (!png) {
@@ -55,7 +55,7 @@ function uploadCheck() {
 /** "Copy" next to a value shown once (a new API key). */
 function copyButtons() {
   for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-copy]'))) {
-    const source = document.getElementById(button.dataset.copy);
+    const source = document.getElementById(/** @type {string} */ (button.dataset.copy));
     const status = document.querySelector('[data-copy-status]');
     if (!source || !navigator.clipboard) continue;
     button.hidden = false;

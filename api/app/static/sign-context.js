@@ -10,19 +10,21 @@
 
 import { t } from './messages.js';
 
-export const root = document.getElementById('sign');
-export const base = root.dataset.base;
-export const view = document.getElementById('view');
-const alertBox = root.querySelector('[data-testid="alert"]');
-const statusBox = root.querySelector('[data-testid="status"]');
+// The page (api/app/sign/page.ts) always renders these.
+export const root = /** @type {HTMLElement} */ (document.getElementById('sign'));
+export const base = /** @type {string} */ (root.dataset.base);
+export const view = /** @type {HTMLElement} */ (document.getElementById('view'));
+const alertBox = /** @type {HTMLElement} */ (root.querySelector('[data-testid="alert"]'));
+const statusBox = /** @type {HTMLElement} */ (root.querySelector('[data-testid="status"]'));
 
 /**
  * What the signer has done so far (values holds answers only: a blank one is none); kept across re-renders of the state.
- * @type {{ state: SignState | null, signature: Signature | null, initials: string | null, values: Record<string, string | boolean>,
+ * `state` is loaded by sign.js's openDocument before anything that reads it is rendered.
+ * @type {{ state: SignState, signature: Signature | null, initials: string | null, values: Record<string, string | boolean>,
  *   consent: boolean, busy: boolean, viewer: Viewer | null, recheck: ReturnType<typeof setTimeout> | 0, zoom: number }}
  */
 export const S = {
-  state: null,
+  state: /** @type {SignState} */ (/** @type {unknown} */ (null)),
   signature: null,
   initials: null,
   values: {},

@@ -184,7 +184,7 @@ function typeTab(text) {
   });
   input.value = text;
   const canvas = h('canvas', { class: 'typed', width: '1000', height: '260', 'aria-hidden': 'true' });
-  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { willReadFrequently: true }));
   let drawn = 0;
 
   /** Draws in Dancing Script once the font is loaded; a later keystroke wins over an earlier draw. */

@@ -14,11 +14,11 @@ import { openPdf } from './pdf-open.js';
 async function preview(container) {
   /** @type {PreviewField[]} */
   const fields = JSON.parse(container.dataset.fields || '[]');
-  const status = container.querySelector('[data-preview-status]');
+  const status = /** @type {HTMLElement} */ (container.querySelector('[data-preview-status]'));
   const pages = [...new Set(fields.map((field) => field.page))].sort((a, b) => a - b);
   if (!pages.length) return;
   try {
-    const response = await fetch(container.dataset.pdf, { credentials: 'same-origin' });
+    const response = await fetch(/** @type {string} */ (container.dataset.pdf), { credentials: 'same-origin' });
     if (!response.ok) throw new Error(`the PDF answered ${response.status}`);
     const pdf = await openPdf(new Uint8Array(await response.arrayBuffer()));
     for (const number of pages) {

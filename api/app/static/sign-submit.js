@@ -41,7 +41,7 @@ export async function submit(reopen) {
   say(t('browser.sign.submitting.status'));
   saveDraft();
   try {
-    /** @type {{ consent: true, signature: import('./sign-context.js').Signature, values: Record<string, string | boolean>, initials?: { image: string } }} */
+    /** @type {{ consent: true, signature: import('./sign-context.js').Signature | null, values: Record<string, string | boolean>, initials?: { image: string } }} */
     const body = { consent: true, signature: S.signature, values: submittedValues() };
     if (S.initials) body.initials = { image: S.initials };
     /** @type {{ status: number, body: SignSubmitAnswer }} */
@@ -88,7 +88,8 @@ async function waitUntilSigned() {
       continue;
     }
     if (state.signer.status === 'signed') return;
-    if (state.apply?.status === 'rejected') throw new ApiError(422, { code: state.apply.error.code, message: rejectionText(state.apply) });
+    if (state.apply?.status === 'rejected')
+      throw new ApiError(422, { code: /** @type {{ code: string }} */ (state.apply.error).code, message: rejectionText(state.apply) });
     if (state.signer.status !== 'pending' || state.document.status !== 'sent') return;
   }
 }
@@ -116,7 +117,9 @@ export async function resumeWaiting(reopen) {
  * @param {{ details?: { path?: string }[] }} error
  */
 function markInvalid(error) {
-  const ids = (error.details ?? []).map((detail) => /^values\.(.+)$/.exec(detail.path ?? '')?.[1]).filter(Boolean);
+  const ids = /** @type {string[]} */ (
+    (error.details ?? []).map((detail) => /^values\.(.+)$/.exec(detail.path ?? '')?.[1]).filter(Boolean)
+  );
   for (const id of ids) ui.widgets[id]?.setAttribute('aria-invalid', 'true');
   if (ids.length > 0) focusWidget(ids[0]);
 }

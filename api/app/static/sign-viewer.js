@@ -16,7 +16,7 @@ import { widgetElement } from './sign-fields.js';
  */
 /**
  * @typedef {{ destroyed: boolean, pdf: PDFDocumentProxy | null, pages: Map<number, PageSlot>,
- *   add?: (slot: PageSlot) => void, destroy?: () => void }} Viewer
+ *   add: (slot: PageSlot) => void, destroy: () => void }} Viewer
  */
 
 /** The most device pixels one page's canvas holds (a zoomed-in page on a 3x phone screen). */
@@ -69,13 +69,13 @@ function createViewer() {
   /** @type {Map<Element, PageSlot>} */
   const slots = new Map();
   let running = false;
-  /** @type {Viewer} */
-  const viewer = { destroyed: false, pdf: null, pages: new Map() };
+  // add and destroy are set below, once the observers they use exist.
+  const viewer = /** @type {Viewer} */ ({ destroyed: false, pdf: null, pages: new Map() });
 
   const visible = new IntersectionObserver(
     (entries) => {
       for (const entry of entries) {
-        const slot = slots.get(entry.target);
+        const slot = /** @type {PageSlot} */ (slots.get(entry.target));
         slot.near = entry.isIntersecting;
         if (slot.near) queue.add(slot);
       }
@@ -85,7 +85,7 @@ function createViewer() {
   );
   const resized = new ResizeObserver((entries) => {
     for (const entry of entries) {
-      const slot = slots.get(entry.target);
+      const slot = /** @type {PageSlot} */ (slots.get(entry.target));
       const cssWidth = entry.target.clientWidth;
       // Widget text scales with the page: scale = CSS width / width in points.
       slot.el.style.setProperty('--scale', String(cssWidth / slot.width));

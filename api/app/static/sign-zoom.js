@@ -6,6 +6,7 @@ import { changed, S, ui } from './sign-context.js';
 
 /** Zoom levels of the phone view, as multiples of fit-to-width. */
 export const ZOOM_STEPS = [1, 1.25, 1.5, 2, 2.5, 3, 4];
+const MAX_ZOOM = /** @type {number} */ (ZOOM_STEPS.at(-1));
 /** The smallest text, in CSS pixels, that counts as readable when the page guides the signer to a field. */
 const READABLE_PX = 12;
 
@@ -16,7 +17,7 @@ const READABLE_PX = 12;
  */
 export function setZoom(/** @type {number} */ zoom, container = /** @type {HTMLElement | null} */ (document.querySelector('.pages'))) {
   if (!container) return;
-  const level = Math.min(ZOOM_STEPS.at(-1), Math.max(ZOOM_STEPS[0], zoom));
+  const level = Math.min(MAX_ZOOM, Math.max(ZOOM_STEPS[0], zoom));
   const before = container.getBoundingClientRect();
   const fx = (container.scrollLeft + container.clientWidth / 2) / (container.scrollWidth || 1);
   const fy = (window.innerHeight / 2 - before.top) / (before.height || 1);
@@ -37,7 +38,7 @@ export function refreshZoom() {
   ui.zoomFit.textContent = t('browser.sign.zoom.level', { percent });
   ui.zoomFit.setAttribute('aria-label', t('browser.sign.zoom.fit', { percent }));
   ui.zoomOut.disabled = zoom <= ZOOM_STEPS[0];
-  ui.zoomIn.disabled = zoom >= ZOOM_STEPS.at(-1);
+  ui.zoomIn.disabled = zoom >= MAX_ZOOM;
 }
 
 /** The next zoom step up (+1) or down (-1) from the current one. */
@@ -69,7 +70,8 @@ export async function readableZoom(/** @type {number} */ number, container = doc
     }
     slot.textPt = [...sizes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
   }
-  if (!slot.textPt) return 1;
+  const { textPt } = slot;
+  if (!textPt) return 1;
   const fitScale = container.clientWidth / slot.width;
-  return ZOOM_STEPS.find((step) => slot.textPt * fitScale * step >= READABLE_PX) ?? ZOOM_STEPS.at(-1);
+  return ZOOM_STEPS.find((step) => textPt * fitScale * step >= READABLE_PX) ?? MAX_ZOOM;
 }

@@ -35,7 +35,10 @@ async function openDocument() {
   root.classList.remove('landing');
   if (state.signer.status === 'signed') dropDraft();
   else restoreDraft();
-  root.querySelector('.for').textContent = t('browser.sign.for', { name: state.signer.name, role: state.signer.role });
+  /** @type {HTMLElement} */ (root.querySelector('.for')).textContent = t('browser.sign.for', {
+    name: state.signer.name,
+    role: state.signer.role,
+  });
   const panel = h('aside', { class: 'panel', 'aria-labelledby': 'panel-title' });
   const pages = h('section', { class: 'pages', 'aria-label': t('browser.sign.pages') });
   resetUi({ panel, pages });

@@ -13,7 +13,7 @@ export const INK = '#1b2a6b';
  */
 export function createSignaturePad({ width = 1000, height = 300, label = t('browser.pad.label'), testid = 'draw-canvas', onChange } = {}) {
   const canvas = h('canvas', { class: 'pad', width: String(width), height: String(height), role: 'img', 'aria-label': label, testid });
-  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { willReadFrequently: true }));
   let inked = false;
   /** @typedef {{ x: number, y: number }} Point */
   /** @type {Point | null} */
@@ -43,7 +43,7 @@ export function createSignaturePad({ width = 1000, height = 300, label = t('brow
     onChange?.();
   });
   canvas.addEventListener('pointermove', (event) => {
-    if (!last) return;
+    if (!last || !mid) return;
     // Coalesced events keep fast strokes smooth; each segment curves through the midpoints.
     for (const sample of event.getCoalescedEvents?.() ?? [event]) {
       const p = point(sample);
@@ -78,7 +78,7 @@ export function createSignaturePad({ width = 1000, height = 300, label = t('brow
 /** @param {HTMLCanvasElement} canvas @returns {string | null} */
 export function trimmedPng(canvas) {
   const { width, height } = canvas;
-  const { data } = canvas.getContext('2d').getImageData(0, 0, width, height);
+  const { data } = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d')).getImageData(0, 0, width, height);
   let top = height;
   let left = width;
   let right = -1;
@@ -97,6 +97,6 @@ export function trimmedPng(canvas) {
   const w = right - left + 1;
   const hgt = bottom - top + 1;
   const out = h('canvas', { width: String(w + margin * 2), height: String(hgt + margin * 2) });
-  out.getContext('2d').drawImage(canvas, left, top, w, hgt, margin, margin, w, hgt);
+  /** @type {CanvasRenderingContext2D} */ (out.getContext('2d')).drawImage(canvas, left, top, w, hgt, margin, margin, w, hgt);
   return out.toDataURL('image/png');
 }

@@ -6,13 +6,14 @@ import { h } from './dom.js';
 import { t, tn } from './messages.js';
 import { openPdf } from './pdf-open.js';
 
-const pagesEl = document.getElementById('editor-pages');
+// The editor's page (api/app/pages/template-editor.ts) always renders these but the PDF input (a new template only).
+const pagesEl = /** @type {HTMLElement} */ (document.getElementById('editor-pages'));
 const widgetsInput = /** @type {HTMLInputElement} */ (document.getElementById('editor-widgets'));
 const rolesInput = /** @type {HTMLInputElement} */ (document.getElementById('editor-roles'));
 const roleSelect = /** @type {HTMLSelectElement} */ (document.getElementById('editor-role'));
 const kindSelect = /** @type {HTMLSelectElement} */ (document.getElementById('editor-kind'));
 const palette = /** @type {HTMLElement} */ (document.querySelector('[data-testid="palette-field"]'));
-const counter = document.getElementById('editor-count');
+const counter = /** @type {HTMLElement} */ (document.getElementById('editor-count'));
 const pdfInput = /** @type {HTMLInputElement | null} */ (document.getElementById('editor-pdf'));
 
 /** A new field's size in PDF points, by kind. */
@@ -270,7 +271,7 @@ async function render(data) {
     canvas.height = Math.floor(viewport.height);
     // Drawn through the canvas's context (pdf.js's types now ask for the canvas itself, as the other viewers pass it).
     const params = /** @type {Parameters<import('/static/pdfjs/pdf.min.mjs').PDFPageProxy['render']>[0]} */ ({
-      canvasContext: canvas.getContext('2d'),
+      canvasContext: /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d')),
       viewport,
     });
     await pdfPage.render(params).promise;
