@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import type { Services } from '../activities/services';
 import { errors } from '../lib/errors';
+import { t } from '../lib/i18n';
 import { withLogContext } from '../lib/log';
 import { devMailRoutes } from './app/dev-mail';
 import { fileRoutes } from './app/files';
@@ -78,9 +79,9 @@ function unmatched(router: Router) {
     const matched = router.match(ctx.path, ctx.method);
     if (!matched.route && matched.path.length > 0) {
       const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((method) => method !== 'HEAD');
-      throw errors.methodNotAllowed(`This path takes ${allowed.join(', ')}.`, undefined, { Allow: allowed.join(', ') });
+      throw errors.methodNotAllowed(t('errors.http.path_takes', { methods: allowed.join(', ') }), undefined, { Allow: allowed.join(', ') });
     }
-    throw errors.notFound(`No such endpoint ${ctx.method} ${ctx.path}.`);
+    throw errors.notFound(t('errors.http.no_such_endpoint', { method: ctx.method, path: ctx.path }));
   };
 }
 
@@ -113,11 +114,9 @@ function mountSurfaces(surfaces: MountedSurface[], deps: Services) {
     }
     if (surface.requiresKey && !(await bearerCaller(ctx, deps))) {
       const given = Boolean(ctx.get('authorization'));
-      throw errors.unauthorized(
-        given ? 'The API key or access token is unknown, expired or revoked.' : 'Send the API key as Authorization: Bearer <key>.',
-        undefined,
-        { 'WWW-Authenticate': bearerChallenge(ctx, deps) },
-      );
+      throw errors.unauthorized(given ? t('errors.http.token_unknown') : t('errors.http.send_api_key'), undefined, {
+        'WWW-Authenticate': bearerChallenge(ctx, deps),
+      });
     }
     const body = ctx.method === 'POST' ? await readJsonBody(ctx, deps.config.jsonLimitBytes) : undefined;
     ctx.respond = false;

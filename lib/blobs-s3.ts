@@ -6,6 +6,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3Serv
 import { Upload } from '@aws-sdk/lib-storage';
 import { type BlobStore, checkSha256, createStager } from './blobs';
 import { errors } from './errors';
+import { t } from './i18n';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -66,7 +67,7 @@ async function reaching<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isUnavailable(error)) throw errors.serviceUnavailable('The object store is unreachable; nothing was stored or read. Retry later.');
+    if (isUnavailable(error)) throw errors.serviceUnavailable(t('errors.services.object_store_unreachable'));
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/connect';
 import { knexLimiterStore } from '../db/limiter-store';
 import { errors, retryAfter } from './errors';
+import { t } from './i18n';
 import { addressKey } from './request-limits';
 
 /** How e-mailed codes may be asked for and guessed, by subject and client address (docs/configuration.md: SVC_CODE_*). */
@@ -131,11 +132,7 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
         await limiter('code-issue', perWindow, windowMs).consume(keyOf(purpose, subject, client));
       } catch (outcome) {
         if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        throw errors.rateLimited(
-          'Too many codes were requested; wait a few minutes and try again.',
-          undefined,
-          retryAfter(outcome.msBeforeNext),
-        );
+        throw errors.rateLimited(t('errors.codes.too_many_codes_were_requested'), undefined, retryAfter(outcome.msBeforeNext));
       }
     },
 
@@ -144,11 +141,7 @@ export function createCodeLimits(db: Db, settings: CodeLimitSettings): CodeLimit
         await perIp.consume(codeClient(ip));
       } catch (outcome) {
         if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        throw errors.rateLimited(
-          'Too many code requests from your address; wait a few minutes and try again.',
-          undefined,
-          retryAfter(outcome.msBeforeNext),
-        );
+        throw errors.rateLimited(t('errors.codes.too_many_code_requests_from'), undefined, retryAfter(outcome.msBeforeNext));
       }
     },
 

@@ -1,5 +1,6 @@
 import type { Model, QueryBuilder } from 'objection';
 import { errors } from './errors';
+import { t } from './i18n';
 
 interface Cursor {
   t: string;
@@ -29,7 +30,7 @@ function decodeCursor(cursor: string): Cursor {
   } catch {
     // fall through
   }
-  throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+  throw errors.invalidRequest(t('errors.paging.unknown_cursor'), [{ path: 'query.cursor', message: 'invalid cursor' }]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Config } from './config/config';
 import { errors } from './errors';
+import { t } from './i18n';
 import type { Logger } from './log';
 import { workflowStarts } from './metrics';
 import type { Tracing } from './tracing';
@@ -77,8 +78,7 @@ export async function temporalCall<T>(temporal: TemporalDeps, config: Config, ca
   try {
     return await temporal.connection.withDeadline(Date.now() + config.durations.temporalCallMs, call);
   } catch (error) {
-    if (isUnreachable(error))
-      throw errors.serviceUnavailable('The workflow service (Temporal) is unreachable; nothing was done. Retry later.');
+    if (isUnreachable(error)) throw errors.serviceUnavailable(t('errors.services.temporal_unreachable'));
     throw error;
   }
 }

@@ -1,11 +1,15 @@
 import { errors, type ServiceError } from './errors';
+import { t } from './i18n';
 
 // PostgreSQL refuses NUL in text and jsonb, and a UTF-16 half without its pair in jsonb ("\ud800").
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what PostgreSQL refuses
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 
-export const UNSTORABLE_MESSAGE = 'Text may not contain the NUL character (\\u0000) or an unpaired UTF-16 surrogate.';
+/** Why such text is refused (errors.input.unstorable). */
+export function unstorableMessage(): string {
+  return t('errors.input.unstorable');
+}
 
 export function isStorableText(value: string): boolean {
   return !UNSTORABLE.test(value);
@@ -55,7 +59,9 @@ export function unstorablePath(value: unknown): string | undefined {
 
 /** 400 invalid_request naming the field whose text PostgreSQL would refuse. */
 export function unstorableInput(path: string): ServiceError {
-  return errors.invalidRequest(`Invalid request: ${path || 'the body'}: ${UNSTORABLE_MESSAGE}`, [{ path, message: UNSTORABLE_MESSAGE }]);
+  const reason = unstorableMessage();
+  const message = path ? t('errors.input.unstorable_at', { path, reason }) : t('errors.input.unstorable_body', { reason });
+  return errors.invalidRequest(message, [{ path, message: reason }]);
 }
 
 /** Refuses a parsed JSON value (a body, a JSON form field) holding text PostgreSQL would refuse, naming its path under `root`. */

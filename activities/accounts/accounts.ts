@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiKey, PLANS, type Plan, Principal, Tenant } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import type { KeyCache } from '../../lib/key-cache';
 import { type Actor, recordAudit } from '../audit/audit';
@@ -32,16 +33,16 @@ export interface CreatePrincipalInput {
 
 export async function createPrincipal(db: Db, input: CreatePrincipalInput) {
   const email = normalizeEmail(input.email);
-  const taken = () => errors.conflict(`A principal with e-mail ${email} already exists.`);
+  const taken = () => errors.conflict(t('errors.accounts.principal_e_mail_already_exists', { email }));
   return db
     .transaction(async (trx) => {
       if (await Principal.query(trx).whereRaw('lower(email) = ?', [email]).first()) throw taken();
       let tenant: Tenant;
       if (input.tenantId) {
         const existing = await Tenant.query(trx).findById(input.tenantId);
-        if (!existing) throw errors.notFound(`No tenant ${input.tenantId}.`);
+        if (!existing) throw errors.notFound(t('errors.accounts.no_tenant', { tenantId: input.tenantId }));
         if (input.plan && input.plan !== existing.plan) {
-          throw errors.invalidRequest(`Tenant ${existing.id} is on ${existing.plan}; change it with set-plan, not create-principal.`);
+          throw errors.invalidRequest(t('errors.accounts.tenant_change_set_plan_not', { id: existing.id, plan: existing.plan }));
         }
         tenant = existing;
       } else {
@@ -72,7 +73,8 @@ export async function createKey(db: Db, input: { email?: string; principalId?: s
   const principal = input.principalId
     ? await query.findById(input.principalId)
     : await query.whereRaw('lower(email) = ?', [normalizeEmail(input.email ?? '')]).first();
-  if (!principal) throw errors.notFound(`No principal ${input.principalId ?? normalizeEmail(input.email ?? '')}.`);
+  if (!principal)
+    throw errors.notFound(t('errors.accounts.no_principal', { principal: input.principalId ?? normalizeEmail(input.email ?? '') }));
   const secret = `${KEY_PREFIX}${randomBase62(KEY_RANDOM_LENGTH)}`;
   const apiKey = await ApiKey.query(db).insertAndFetch({
     id: newId('key'),
@@ -92,9 +94,9 @@ export async function revokeKey(db: Db, keyId: string): Promise<ApiKey> {
 }
 
 export async function setPlan(db: Db, input: { tenantId: string; plan: Plan }): Promise<Tenant> {
-  if (!PLANS.includes(input.plan)) throw errors.invalidRequest(`Plan must be one of ${PLANS.join(', ')}.`);
+  if (!PLANS.includes(input.plan)) throw errors.invalidRequest(t('errors.accounts.plan_must_one', { plans: PLANS.join(', ') }));
   const tenant = await Tenant.query(db).patchAndFetchById(input.tenantId, { plan: input.plan, updated_at: new Date() });
-  if (!tenant) throw errors.notFound(`No tenant ${input.tenantId}.`);
+  if (!tenant) throw errors.notFound(t('errors.accounts.no_tenant', { tenantId: input.tenantId }));
   return tenant;
 }
 
@@ -172,7 +174,7 @@ export async function keysOfPrincipal(db: Db, principalId: string): Promise<ApiK
 export async function createOwnKey(db: Db, principal: Principal, label: string, actor: Actor): Promise<CreatedKey> {
   const tenant = (await Tenant.query(db).findById(principal.tenant_id))!;
   authorize({ tenant }, { plan: 'keys' });
-  if (!label.trim()) throw errors.invalidRequest('Give the key a label.', [{ path: 'label', message: 'required' }]);
+  if (!label.trim()) throw errors.invalidRequest(t('errors.accounts.give_key_label'), [{ path: 'label', message: 'required' }]);
   return db.transaction(async (trx) => {
     const created = await createKey(trx, { principalId: principal.id, label: label.slice(0, 200) });
     await recordAudit(trx, {
@@ -191,6 +193,6 @@ export async function createOwnKey(db: Db, principal: Principal, label: string, 
  */
 export async function revokeOwnKey(db: Db, principal: Principal, keyId: string, actor: Actor): Promise<Stopped> {
   const key = await ApiKey.query(db).findById(keyId).where({ principal_id: principal.id });
-  if (!key) throw errors.notFound('No such API key of yours.');
+  if (!key) throw errors.notFound(t('errors.accounts.no_such_api_key_yours'));
   return revokeKeyWithMandates(db, key.id, actor, 'app');
 }

@@ -1,6 +1,7 @@
 import type { Plan } from '../../db/models';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { errors, type ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /**
  * Who asks, as the gate needs to know them: an API key acting for its principal (REST, MCP, CLI), or
@@ -25,15 +26,6 @@ export interface Requirements {
   flag?: FlagName;
 }
 
-const PLAN_SUBJECT: Record<PlanPurpose, string> = {
-  api: 'API access needs',
-  keys: 'API keys need',
-  signing: 'Signing by API needs',
-};
-
-/** How a refusal names a flag; a flag not listed is named by its key. */
-const FLAG_FEATURE: Partial<Record<FlagName, string>> = { l1_signing: 'L1 signing', l2_signing: 'L2 signing' };
-
 export function isBusinessPlus(plan: Plan): boolean {
   return plan === 'business' || plan === 'enterprise';
 }
@@ -45,25 +37,27 @@ export function isBusinessPlus(plan: Plan): boolean {
  */
 export function refusalOf(caller: GateCaller | null, needs: Requirements, flags?: FlagSnapshot): ServiceError | undefined {
   if (needs.plan || needs.scope) {
-    if (!caller) return errors.unauthorized();
+    if (!caller) return errors.unauthorized(t('errors.auth.no_key'));
     const { plan } = caller.tenant;
     if (needs.plan && !isBusinessPlus(plan)) {
-      const whose = caller.apiKey ? 'this' : 'your';
-      return errors.planRequired(`${PLAN_SUBJECT[needs.plan]} the Business plan or higher; ${whose} account is on ${plan}.`);
+      // The purpose names what needs the plan, the caller whose account it is (errors.accounts.plan_required).
+      return errors.planRequired(
+        t('errors.accounts.plan_required', { purpose: needs.plan, caller: caller.apiKey ? 'key' : 'session', plan }),
+      );
     }
     if (needs.scope && !caller.apiKey?.scopes.includes(needs.scope)) {
       return errors.insufficientScope(
-        caller.apiKey ? `This key lacks the scope ${needs.scope}.` : `This needs an API key with the scope ${needs.scope}.`,
+        caller.apiKey
+          ? t('errors.accounts.key_lacks_scope', { scope: needs.scope })
+          : t('errors.accounts.needs_key_with_scope', { scope: needs.scope }),
       );
     }
   }
   if (needs.flag) {
     if (!flags) throw new Error(`the gate needs the flag snapshot to check ${needs.flag}`);
     if (flags[needs.flag]) return undefined;
-    const feature = FLAG_FEATURE[needs.flag];
-    return errors.featureDisabled(
-      feature ? `${feature} is disabled for this deployment.` : `The feature ${needs.flag} is disabled for this deployment.`,
-    );
+    // The message names the L1 and L2 flags by their feature, any other flag by its key.
+    return errors.featureDisabled(t('errors.accounts.feature_disabled', { flag: needs.flag }));
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { BulkSend } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { type BulkDeps, failItem, finishBulk, makeBulkItem } from './bulk';
 
 /** The bulk send workflow's activities: the rules of activities/bulk, each safe to retry. */
@@ -17,14 +18,7 @@ export function createBulkActivities(deps: BulkDeps) {
     makeBulkItem: (bulkId: string, position: number) => makeBulkItem(deps, bulkId, position),
     /** The item's activity kept failing within its budget: the item ends refused, and the bulk goes on. */
     async failBulkItem(bulkId: string, position: number): Promise<void> {
-      await failItem(
-        deps.db,
-        bulkId,
-        position,
-        errors.serviceUnavailable(
-          'The document of this item could not be made: the service kept failing within its retry budget. Nothing was made for it; send it again.',
-        ),
-      );
+      await failItem(deps.db, bulkId, position, errors.serviceUnavailable(t('errors.bulk.item_failed')));
     },
     finishBulk: (bulkId: string) => finishBulk(deps.db, bulkId),
   };

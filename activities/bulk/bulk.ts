@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect';
 import { ApiKey, type BulkItemInput, BulkSend, BulkSendItem, type Document, Tenant } from '../../db/models';
 import type { Config, Faults } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/log';
 import type { Caller } from '../accounts/accounts';
@@ -38,7 +39,7 @@ async function claimBulkPlace(trx: Knex.Transaction, tenantId: string, running: 
   }>;
   if (Number(count) < running) return;
   throw errors.rateLimited(
-    `This account already has ${running} bulk sends running, its share of the service: send this one again when one has completed (GET /v1/bulk/:id), in the seconds of Retry-After.`,
+    t('errors.bulk.too_many_running', { running }),
     [{ path: 'bulk_sends_running', message: `at most ${running}` }],
     { 'Retry-After': String(BULK_RETRY_AFTER_S) },
   );
@@ -99,14 +100,14 @@ function decodeCursor(cursor: string): number {
   } catch {
     // fall through
   }
-  throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+  throw errors.invalidRequest(t('errors.paging.unknown_cursor'), [{ path: 'query.cursor', message: 'invalid cursor' }]);
 }
 
 /** A bulk send of the caller's tenant with its counts and a page of its items in order; 404 for any other id. */
 export async function readBulk(db: Db, caller: Caller, id: string, options: { limit: number; cursor?: string }): Promise<BulkView> {
   const after = options.cursor === undefined ? -1 : decodeCursor(options.cursor);
   const bulk = await BulkSend.query(db).findById(id).where({ tenant_id: caller.tenant.id });
-  if (!bulk) throw errors.notFound('No such bulk send.');
+  if (!bulk) throw errors.notFound(t('errors.bulk.no_such_bulk_send'));
   const grouped = (await BulkSendItem.query(db)
     .where({ bulk_id: id })
     .groupBy('status')
@@ -162,12 +163,7 @@ export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: num
   await BulkSendItem.query(deps.db).findById([bulkId, position]).where({ status: 'pending' }).patch({ started_at: new Date() });
   const caller = await callerOfBulk(deps.db, bulk);
   if (!caller) {
-    await failItem(
-      deps.db,
-      bulkId,
-      position,
-      errors.unauthorized('The API key that started this bulk send was revoked; nothing was made for this item.'),
-    );
+    await failItem(deps.db, bulkId, position, errors.unauthorized(t('errors.bulk.key_revoked')));
     return 'failed';
   }
   const made = async (trx: Knex.Transaction, document: Document) => {

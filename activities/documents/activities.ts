@@ -1,6 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { Apply, Document } from '../../db/models';
 import { ERROR_CATALOGUE, type ErrorCode, errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { MailQueueDeps } from '../mail/queue';
 import { heartbeatDoing } from '../progress';
 import { settleLinkedTransfers } from '../transfers/release';
@@ -44,10 +45,8 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       // A rule's rejection keeps its code and words; anything else is sign_failed, with no internals shown.
       const error =
         failure.type && failure.type in ERROR_CATALOGUE
-          ? new ServiceError(failure.type as ErrorCode, failure.message ?? 'The signature could not be applied.')
-          : errors.signFailed(
-              'The signature could not be applied (the signing step kept failing); nothing was applied. Try again later, or decline.',
-            );
+          ? new ServiceError(failure.type as ErrorCode, failure.message ?? t('errors.documents.signature_not_applied'))
+          : errors.signFailed(t('errors.documents.signing_step_failed'));
       return rejectApply(deps.db, applyId, error);
     },
     async completeDocument(documentId: string) {

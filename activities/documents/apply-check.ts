@@ -2,6 +2,7 @@
 import type { Db } from '../../db/connect';
 import { type ApplyInput, type Document, type DocumentSigner, Mandate } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
 import { maySignNow, waitingFor } from '../signers/turn';
 
@@ -21,31 +22,34 @@ export function checkApplicable(
   signer: DocumentSigner,
   input: Pick<ApplyInput, 'values' | 'expected_sha256'>,
 ): void {
-  if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
+  if (signer.status === 'signed') throw errors.alreadySigned(t('errors.documents.already_signed_document', { name: signer.name }));
   if (document.status !== 'sent') {
-    const why = document.status === 'draft' ? 'it has not been sent yet' : `it is ${document.status}`;
-    throw errors.invalidState(`This document cannot be signed: ${why}.`);
+    if (document.status === 'draft') throw errors.invalidState(t('errors.documents.document_cannot_signed_not_been'));
+    throw errors.invalidState(t('errors.documents.document_cannot_signed', { status: document.status }));
   }
   if (document.expires_at && document.expires_at.getTime() <= Date.now())
-    throw errors.expired(`This document expired unsigned at ${document.expires_at.toISOString()}.`);
-  if (signer.status === 'declined') throw errors.invalidState(`${signer.name} declined this document.`);
+    throw errors.expired(t('errors.documents.document_expired_unsigned', { expiresAt: document.expires_at.toISOString() }));
+  if (signer.status === 'declined') throw errors.invalidState(t('errors.documents.declined_document', { name: signer.name }));
   if (!maySignNow(document, signers, signer)) {
     const before = waitingFor(document, signers, signer);
-    throw errors.strictOrder(`Strict signing order: ${before.map((s) => s.name).join(', ')} must sign first.`);
+    throw errors.strictOrder(t('errors.documents.strict_signing_order_must_sign', { names: before.map((s) => s.name).join(', ') }));
   }
   if (input.expected_sha256 && document.current_sha256 !== input.expected_sha256) {
     throw errors.documentChanged(
-      `The document changed since the offer was made: its PDF is now ${document.current_sha256}, the offer was bound to ${input.expected_sha256}.`,
+      t('errors.documents.document_changed_since_offer_made', {
+        currentSha256: document.current_sha256,
+        boundSha256: input.expected_sha256,
+      }),
     );
   }
   const widgets = widgetsOf(document, signer);
   if (!widgets.some((widget) => widget.type === 'signature')) {
-    throw errors.missingSignatureFields(`The document has no signature field for ${signer.name} (role ${signer.role}).`);
+    throw errors.missingSignatureFields(t('errors.documents.document_no_signature_field_role', { name: signer.name, role: signer.role }));
   }
   const unfilled = unfilledWidgets(widgets, input.values);
   if (unfilled.length > 0) {
     throw errors.unfilledFields(
-      `Required fields are not filled: ${unfilled.map((w) => w.label ?? w.id).join(', ')}.`,
+      t('errors.documents.required_fields_not_filled', { fields: unfilled.map((w) => w.label ?? w.id).join(', ') }),
       unfilled.map((widget) => ({ path: `values.${widget.id}`, message: `required ${widget.type}` })),
     );
   }
@@ -54,5 +58,5 @@ export function checkApplicable(
 /** A mandate apply stops the moment its mandate is revoked or expires (SPEC: Mandate states). */
 export async function checkMandateInForce(db: Db, mandateId: string): Promise<void> {
   const mandate = await Mandate.query(db).findById(mandateId);
-  if (!mandate?.isInForce()) throw errors.mandateInactive('The mandate was revoked or has expired.');
+  if (!mandate?.isInForce()) throw errors.mandateInactive(t('errors.documents.mandate_revoked_expired'));
 }

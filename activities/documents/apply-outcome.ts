@@ -2,6 +2,7 @@
 import type { Db } from '../../db/connect';
 import { Apply, Document, type DocumentSigner } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { signersOf } from './documents';
 
 export interface ApplyOutcome {
@@ -45,7 +46,7 @@ export function documentStatusAfter(outcome: ApplyOutcome): string {
 export function rejectionOf(outcome: ApplyOutcome): ServiceError {
   return new ServiceError(
     (outcome.code ?? 'sign_failed') as ServiceError['code'],
-    outcome.message ?? 'The signature could not be applied.',
+    outcome.message ?? t('errors.documents.signature_not_applied'),
   );
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiKey, Apply, type ApplyInput, type ApplyKind, Document, DocumentSigner, Mandate } from '../../db/models';
 import { errors, type ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
@@ -36,15 +37,15 @@ export interface NewApply {
  */
 export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
   const document = await Document.query(deps.db).findById(request.signer.document_id);
-  if (!document) throw errors.notFound('No such document.');
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
   const signers = await signersOf(deps.db, document.id);
   const signer = signers.find((s) => s.id === request.signer.id)!;
   checkApplicable(document, signers, signer, request.input);
   if (!(await readableImageKind(request.signatureImage))) {
-    throw errors.missingAppearance('The signature image is not a readable PNG or JPEG.');
+    throw errors.missingAppearance(t('errors.documents.signature_image_not_readable_png'));
   }
   if (request.initialsImage && !(await readableImageKind(request.initialsImage))) {
-    throw errors.missingAppearance('The initials image is not a readable PNG or JPEG.');
+    throw errors.missingAppearance(t('errors.documents.initials_image_not_readable_png'));
   }
   const [signatureSha256, initialsSha256] = await Promise.all([
     deps.blobs.put(request.signatureImage),
@@ -87,7 +88,7 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const live = await Apply.query(deps.db).where({ signer_id: signer.id }).whereIn('status', ['pending', 'applied']).first();
-    if (live?.status === 'applied') throw errors.alreadySigned(`${signer.name} already signed this document.`);
+    if (live?.status === 'applied') throw errors.alreadySigned(t('errors.documents.already_signed_document', { name: signer.name }));
     if (live) return live;
     throw error;
   }
@@ -147,12 +148,13 @@ async function emitSignFailed(trx: Knex.Transaction, apply: Apply, error: Servic
 export async function declineDocument(db: Db, input: { signerId: string; reason?: string; actor: Actor }): Promise<Document> {
   return db.transaction(async (trx) => {
     const signer = await DocumentSigner.query(trx).findById(input.signerId).forUpdate();
-    if (!signer) throw errors.notFound('No such signer.');
+    if (!signer) throw errors.notFound(t('errors.documents.no_such_signer'));
     const document = (await Document.query(trx).findById(signer.document_id).forUpdate())!;
-    if (signer.status === 'signed') throw errors.alreadySigned(`${signer.name} already signed this document.`);
-    if (document.status !== 'sent') throw errors.invalidState(`This document is ${document.status}; it can no longer be declined.`);
+    if (signer.status === 'signed') throw errors.alreadySigned(t('errors.documents.already_signed_document', { name: signer.name }));
+    if (document.status !== 'sent')
+      throw errors.invalidState(t('errors.documents.document_can_no_longer_declined', { status: document.status }));
     const pending = await Apply.query(trx).where({ signer_id: signer.id, status: 'pending' }).first();
-    if (pending) throw errors.invalidState('A signature of this signer is being applied.');
+    if (pending) throw errors.invalidState(t('errors.documents.signature_signer_being_applied'));
     const now = new Date();
     await signer.$query(trx).patch({ status: 'declined', declined_at: now, decline_reason: input.reason ?? null });
     const declined = await document.$query(trx).patchAndFetch({ status: 'declined', declined_at: now });

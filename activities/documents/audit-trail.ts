@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import { type ActorType, ApiKey, AuditEvent, DocumentSigner, Principal } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /** One line of a document's audit trail as people and the API read it: who (by kind and name), what, when, from where. */
 export interface AuditTrailLine {
@@ -35,7 +36,7 @@ function decodeCursor(cursor: string): Cursor {
   } catch {
     // fall through
   }
-  throw errors.invalidRequest('The cursor is not one this API gave out.', [{ path: 'query.cursor', message: 'invalid cursor' }]);
+  throw errors.invalidRequest(t('errors.paging.unknown_cursor'), [{ path: 'query.cursor', message: 'invalid cursor' }]);
 }
 
 const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connect';
 import { type Apply, Document, DocumentRevision, DocumentSigner } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { PdfThreads } from '../../lib/pdf/intake';
@@ -46,7 +47,7 @@ export async function signersOf(db: Db | Knex.Transaction, documentId: string): 
 function checkSignerCount(existing: number, adding: number, roles: string[]): void {
   if (existing + adding > roles.length) {
     throw errors.invalidRequest(
-      `The document has ${roles.length} signer role(s) (${roles.join(', ')}); ${existing + adding} signers do not fit.`,
+      t('errors.documents.too_many_signers', { count: roles.length, roles: roles.join(', '), signers: existing + adding }),
       [{ path: 'signers', message: `at most ${roles.length - existing} more` }],
     );
   }
@@ -93,7 +94,7 @@ async function resolveSource(deps: DocumentDeps, caller: Caller, source: Documen
   }
   const file = await findDriveFile(deps.db, caller.principal.id, source.driveFileId);
   if (file.kind !== 'pdf')
-    throw errors.invalidRequest(`The Drive file ${file.id} is a ${file.kind}, not a PDF.`, [
+    throw errors.invalidRequest(t('errors.documents.drive_file_not_pdf', { id: file.id, kind: file.kind }), [
       { path: 'drive_file_id', message: 'not a PDF' },
     ]);
   // The upload as it came is untrusted: the document is made from what the safe intake makes of it.
@@ -191,7 +192,7 @@ export async function createDocument(
 /** The caller's own document, locked for a change; 404 for any other id. */
 async function lockOwned(trx: Knex.Transaction, caller: Caller, id: string): Promise<Document> {
   const document = await Document.query(trx).findById(id).where({ tenant_id: caller.tenant.id }).forUpdate();
-  if (!document) throw errors.notFound('No such document.');
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
   return document;
 }
 
@@ -199,7 +200,7 @@ export async function addSigners(db: Db, caller: Caller, id: string, signers: Si
   return db.transaction(async (trx) => {
     const document = await lockOwned(trx, caller, id);
     if (document.status !== 'draft')
-      throw errors.invalidState(`Signers can be added only to a draft; this document is ${document.status}.`);
+      throw errors.invalidState(t('errors.documents.signers_can_added_only_draft', { status: document.status }));
     const existing = await signersOf(trx, id);
     checkSignerCount(existing.length, signers.length, document.roles);
     const rows = signerRows(document, signers, existing.length);
@@ -236,15 +237,14 @@ async function markSent(
   actor: Actor,
   start: (document: Document, signers: number) => Promise<void>,
 ): Promise<DocumentWithSigners> {
-  if (document.status !== 'draft') throw errors.invalidState(`Only a draft can be sent; this document is ${document.status}.`);
+  if (document.status !== 'draft')
+    throw errors.invalidState(t('errors.documents.only_draft_can_sent_document', { status: document.status }));
   if (document.expires_at && document.expires_at.getTime() <= Date.now())
-    throw errors.invalidState(`This draft's expires_at (${document.expires_at.toISOString()}) has passed; it can no longer be sent.`);
+    throw errors.invalidState(t('errors.documents.draft_expired', { expiresAt: document.expires_at.toISOString() }));
   const signers = await signersOf(trx, document.id);
   if (signers.length < document.roles.length) {
     const missing = document.roles.slice(signers.length);
-    throw errors.invalidState(
-      `Every role needs a signer before sending; missing: ${missing.join(', ')}. Add them with POST /v1/documents/${document.id}/signers.`,
-    );
+    throw errors.invalidState(t('errors.documents.roles_without_signer', { missing: missing.join(', '), id: document.id }));
   }
   const sent = await document.$query(trx).patchAndFetch({ status: 'sent', sent_at: new Date() });
   await recordAudit(trx, {
@@ -282,7 +282,7 @@ export function visibleTo<T extends DocumentWithSigners['signers'][number]>(
     const isSigner = signers.some((signer) => signer.email === normalizeEmail(caller.principal.email));
     if (document.status !== 'draft' && isSigner) return { document, signers, inbound: true };
   }
-  throw errors.notFound('No such document.');
+  throw errors.notFound(t('errors.documents.no_such_document'));
 }
 
 /** The columns of a signer's latest apply that its state is shown from (never its input or images). */

@@ -1,4 +1,5 @@
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { PdfError } from '../../lib/pdf/errors';
 
 /**
@@ -20,7 +21,7 @@ export function pdfFailure(error: PdfError): ServiceError {
     case 'timestamp_unavailable':
       return errors.serviceUnavailable(error.message);
     default:
-      return errors.signFailed(`The document could not be stamped and sealed: ${error.message}`);
+      return errors.signFailed(t('errors.documents.document_could_not_stamped_sealed', { reason: error.message }));
   }
 }
 

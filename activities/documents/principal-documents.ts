@@ -2,6 +2,7 @@ import type { QueryBuilder } from 'objection';
 import type { Db } from '../../db/connect';
 import { Document, DocumentSigner, type Principal, SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { page } from '../../lib/paging';
 import { normalizeEmail } from '../accounts/accounts';
 
@@ -37,7 +38,7 @@ export function documentsOfPrincipal(db: Db, principal: Principal, options: { st
 /** One document the principal sees (sent it, or signs it); 404 otherwise, whatever exists. */
 export async function documentOfPrincipal(db: Db, principal: Principal, id: string): Promise<Document> {
   const document = await visibleTo(db, principal).findById(id);
-  if (!document) throw errors.notFound('No such document.');
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
   return document;
 }
 

@@ -2,6 +2,7 @@ import type { Document, DocumentReminders } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { durationMs } from '../../lib/durations';
 import { type ErrorDetail, errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /** What the sender asks of a document's waits (POST /documents): when it expires, and how its signers are reminded. */
 export interface WaitsInput {
@@ -59,7 +60,7 @@ export function checkWaits(bounds: Bounds, input: WaitsInput, now = new Date()):
   }
   if (problems.length > 0)
     throw errors.invalidRequest(
-      `The document's waits are not valid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`,
+      t('errors.documents.document_waits_not_valid', { problems: problems.map((p) => `${p.path} ${p.message}`).join('; ') }),
       problems,
     );
   return { expiresAt, reminders };

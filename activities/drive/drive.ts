@@ -4,6 +4,7 @@ import type { Db } from '../../db/connect';
 import { Document, DriveFile, Transfer, TransferFile } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { Caller } from '../accounts/accounts';
@@ -37,12 +38,9 @@ export async function uploadAsset(
   const staged = await deps.blobs.stage(input.source);
   let kind: { kind: string; mediaType: string } | undefined;
   try {
-    if (staged.size === 0) throw errors.invalidRequest('The file is empty.', [{ path: 'body', message: 'empty' }]);
+    if (staged.size === 0) throw errors.invalidRequest(t('errors.drive.file_empty'), [{ path: 'body', message: 'empty' }]);
     kind = await sniffKind(staged.path);
-    if (!kind)
-      throw errors.unsupportedMediaType(
-        'A Drive takes zip files, office documents, images and PDFs; the bytes of this file are none of those.',
-      );
+    if (!kind) throw errors.unsupportedMediaType(t('errors.drive.unsupported_file'));
     await staged.commit();
   } catch (error) {
     await staged.discard();
@@ -73,7 +71,7 @@ export async function uploadAsset(
 /** A Drive file of this principal (not deleted); 404 for anyone else's. */
 export async function findDriveFile(db: Db, principalId: string, id: string): Promise<DriveFile> {
   const file = await DriveFile.query(db).findById(id).where({ principal_id: principalId }).whereNull('deleted_at');
-  if (!file) throw errors.notFound('No such Drive file.');
+  if (!file) throw errors.notFound(t('errors.drive.no_such_drive_file'));
   return file;
 }
 
@@ -94,14 +92,15 @@ export async function deleteDriveFile(db: Db, caller: Caller, id: string, actor:
   // Under the file's row lock: a transfer or document made at the same moment takes it (FOR SHARE) first, or finds it gone.
   return db.transaction(async (trx) => {
     const file = (await DriveFile.query(trx).findById(id).forUpdate())!;
-    if (file.deleted_at) throw errors.notFound('No such Drive file.');
+    if (file.deleted_at) throw errors.notFound(t('errors.drive.no_such_drive_file'));
     const transfer = await Transfer.query(trx)
       .whereIn('id', TransferFile.query(trx).select('transfer_id').where({ drive_file_id: id }))
       .whereNot('status', 'cancelled')
       .first();
-    if (transfer) throw errors.invalidState(`The transfer ${transfer.id} (${transfer.status}) uses this file; cancel it first.`);
+    if (transfer)
+      throw errors.invalidState(t('errors.drive.transfer_uses_file_cancel_first', { id: transfer.id, status: transfer.status }));
     const document = await Document.query(trx).where({ drive_file_id: id }).whereIn('status', ['draft', 'sent']).first();
-    if (document) throw errors.invalidState(`The document ${document.id} (${document.status}) was made from this file.`);
+    if (document) throw errors.invalidState(t('errors.drive.document_made_from_file', { id: document.id, status: document.status }));
     const deleted = await file.$query(trx).patchAndFetch({ deleted_at: new Date() });
     await recordAudit(trx, { tenantId: file.tenant_id, actor, action: 'drive.deleted', data: { drive_file_id: id } });
     return deleted;
@@ -113,6 +112,6 @@ export async function lockDriveFiles(trx: Knex.Transaction, principalId: string,
   const files = await DriveFile.query(trx).whereIn('id', ids).where({ principal_id: principalId }).whereNull('deleted_at').forShare();
   const found = new Map(files.map((file) => [file.id, file]));
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length > 0) throw errors.notFound(`No such Drive file: ${missing.join(', ')}.`);
+  if (missing.length > 0) throw errors.notFound(t('errors.drive.no_such_files', { missing: missing.join(', ') }));
   return ids.map((id) => found.get(id)!);
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import type { MailMessage } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { type Mailer, MailNotSent, type OutgoingMail } from '../../lib/mail';
 import { recordAudit, recordObservation } from '../audit/audit';
 
@@ -27,7 +28,7 @@ export async function sendNow(deps: { db: Db; mailer: Mailer }, mail: OutgoingMa
   } catch (error) {
     if (!(error instanceof MailNotSent)) throw error;
     await recordFailed(deps.db, error.mail);
-    throw errors.serviceUnavailable('The e-mail could not be sent just now; try again in a moment.');
+    throw errors.serviceUnavailable(t('errors.mail.e_mail_could_not_sent'));
   }
 }
 

@@ -10,6 +10,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { Mandate, type Principal, StatusList } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import type { ReceiptIssuer } from '../../lib/receipts';
 import { DAILY_L2_CAP } from '../signing/cap';
@@ -127,7 +128,7 @@ export function statusBits(size: number, revoked: number[]): Buffer {
  */
 export async function statusListToken(deps: CredentialDeps & { db: Db }, listId: string): Promise<string> {
   const list = await StatusList.query(deps.db).findById(listId);
-  if (!list) throw errors.notFound('No such status list.');
+  if (!list) throw errors.notFound(t('errors.mandates.no_such_status_list'));
   const revoked = await Mandate.query(deps.db).where({ status_list_id: list.id, status: 'revoked' }).select('status_idx');
   const bits = statusBits(
     list.size,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Apply, Document, DocumentSigner, OFFER_OPEN, Offer, Principal, SignRequest } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
@@ -114,7 +115,7 @@ async function escalateInTransaction(
     .findById(offer.id)
     .whereIn('status', OFFER_OPEN)
     .patch({ status: 'escalated', escalated_at: new Date(), sign_request_id: request.id, error_code: null, error_message: null });
-  if (!escalated) throw errors.invalidState('This offer changed meanwhile; fetch it again.');
+  if (!escalated) throw errors.invalidState(t('errors.offers.offer_changed_meanwhile_fetch_again'));
   const current = (await Offer.query(trx).findById(offer.id))!;
   await tellBothSides(
     trx,
@@ -134,7 +135,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
   checkOffersFlag(deps);
   const offer = await inboundOffer(deps.db, caller, offerId);
   checkOpen(offer);
-  if (offer.apply_id) throw errors.invalidState('This offer is being accepted; its signature is being applied.');
+  if (offer.apply_id) throw errors.invalidState(t('errors.offers.being_accepted'));
   if (offer.status === 'escalated' && offer.sign_request_id) {
     const request = await SignRequest.query(deps.db).findById(offer.sign_request_id);
     if (request && ['open', 'confirming', 'applied'].includes(request.status)) return offer;
@@ -175,10 +176,7 @@ async function adoptOpenRequest(deps: AcceptDeps, caller: Caller, offer: Offer, 
       .where((q) => q.whereNull('offer_id').orWhere('offer_id', offer.id))
       .forUpdate()
       .first();
-    if (!request)
-      throw errors.pendingExists(
-        `An open sign request of this key on the document waits for another offer; see GET /v1/documents/${offer.document_id}/sign-requests.`,
-      );
+    if (!request) throw errors.pendingExists(t('errors.offers.pending_sign_request', { documentId: offer.document_id }));
     await request.$query(trx).patch({ offer_id: offer.id, expected_sha256: offer.pre_sign_hash });
     await escalateInTransaction(deps, trx, offer, request, actor);
   });
@@ -239,7 +237,7 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
     .patch({ apply_id: apply.id, accepted_by_key_id: caller.apiKey.id });
   if (!claimed) {
     // Declined (or expired) between the checks and now: the recorded apply is not made, its L2 slot given back.
-    const changed = errors.invalidState('This offer changed meanwhile; fetch it again.');
+    const changed = errors.invalidState(t('errors.offers.offer_changed_meanwhile_fetch_again'));
     await rejectApply(deps.db, apply.id, changed);
     throw changed;
   }
@@ -249,7 +247,7 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
     await handOverApply(deps, apply, { offerId: offer.id });
   } catch (error) {
     // Temporal could not take it: nothing is applied, the slot is given back and the offer is open again.
-    await rejectApply(deps.db, apply.id, errors.serviceUnavailable('The signature could not be handed over; nothing was applied.'));
+    await rejectApply(deps.db, apply.id, errors.serviceUnavailable(t('errors.offers.signature_could_not_handed_over')));
     await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, apply.id))!);
     throw error;
   }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect';
 import { Contact, Document, OFFER_OPEN, Offer, type OfferStatus, Principal, SignRequest } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import type { ReceiptIssuer } from '../../lib/receipts';
@@ -90,7 +91,7 @@ export async function findOffer(db: Db | Knex.Transaction, principalId: string, 
   const offer = await Offer.query(db)
     .findById(id)
     .where((q) => q.where({ from_principal_id: principalId }).orWhere({ to_principal_id: principalId }));
-  if (!offer) throw errors.notFound('No such offer.');
+  if (!offer) throw errors.notFound(t('errors.offers.no_such_offer'));
   return offer;
 }
 
@@ -121,15 +122,15 @@ export async function getOffer(deps: OfferReadDeps, caller: Caller, id: string):
 /** An expired offer (or one past its expires_at) answers 410; an accepted or declined one never moves again (409). */
 export function checkOpen(offer: Offer, now = new Date()): void {
   if (offer.status === 'expired' || offer.expires_at.getTime() <= now.getTime())
-    throw errors.expired(`This offer expired at ${offer.expires_at.toISOString()}.`);
-  if (offer.isFinal()) throw errors.invalidState(`This offer is ${offer.status}; it cannot change any more.`);
+    throw errors.expired(t('errors.offers.offer_expired', { expiresAt: offer.expires_at.toISOString() }));
+  if (offer.isFinal()) throw errors.invalidState(t('errors.offers.offer_cannot_change_any_more', { status: offer.status }));
 }
 
 /** Only the counterparty acts on an offer made to it (ack, accept, escalate, decline). */
 export async function inboundOffer(db: Db, caller: Caller, id: string): Promise<Offer> {
   const offer = await findOffer(db, caller.principal.id, id);
   if (offer.to_principal_id !== caller.principal.id)
-    throw errors.invalidState(`This is your own offer: only ${offer.to_email} (or their agent) acts on it.`);
+    throw errors.invalidState(t('errors.offers.own_offer_only_their_agent', { toEmail: offer.to_email }));
   return offer;
 }
 
@@ -137,14 +138,14 @@ export async function inboundOffer(db: Db, caller: Caller, id: string): Promise<
 export async function checkContactActive(db: Db | Knex.Transaction, contactIds: string[]): Promise<void> {
   const contacts = await Contact.query(db).whereIn('id', contactIds);
   const inactive = contacts.find((contact) => contact.status !== 'active');
-  if (inactive || contacts.length !== contactIds.length)
-    throw errors.invalidState(`The contact between the two principals is ${inactive?.status ?? 'gone'}; it must be active.`);
+  if (inactive) throw errors.invalidState(t('errors.offers.contact_not_active', { status: inactive.status }));
+  if (contacts.length !== contactIds.length) throw errors.invalidState(t('errors.offers.contact_gone'));
 }
 
 /** SPEC: both principals need an active mandate: the offeror's agent must still hold one. */
 export async function checkOfferorMandate(db: Db, offer: Offer): Promise<void> {
   if ((await mandatesInForce(db, offer.from_api_key_id)).length === 0)
-    throw errors.mandateInactive(`The offeror's agent (${offer.from_email}) no longer holds an active signing mandate.`);
+    throw errors.mandateInactive(t('errors.offers.offeror_agent_no_longer_holds', { fromEmail: offer.from_email }));
 }
 
 /** SPEC: the offer is bound to the SHA-256 of the PDF it was made on; once another apply changed it, 409. */
@@ -152,7 +153,7 @@ export async function checkDocumentUnchanged(db: Db, offer: Offer): Promise<Docu
   const document = (await Document.query(db).findById(offer.document_id))!;
   if (document.current_sha256 !== offer.pre_sign_hash)
     throw errors.documentChanged(
-      `The document changed since the offer was made: its PDF is now ${document.current_sha256}, the offer was bound to ${offer.pre_sign_hash}.`,
+      t('errors.offers.document_changed_since_offer_made', { currentSha256: document.current_sha256, boundSha256: offer.pre_sign_hash }),
     );
   return document;
 }
@@ -164,9 +165,10 @@ export async function checkDocumentUnchanged(db: Db, offer: Offer): Promise<Docu
  */
 export async function checkEscalationStillValid(db: Db, offerId: string): Promise<void> {
   const offer = await Offer.query(db).findById(offerId);
-  if (!offer) throw errors.notFound('The offer of this confirmation no longer exists.');
+  if (!offer) throw errors.notFound(t('errors.offers.offer_confirmation_no_longer_exists'));
   // A confirmation recorded before expires_at is carried out: expiry leaves an offer being confirmed alone.
-  if (offer.status !== 'escalated') throw errors.invalidState(`The offer is ${offer.status}; the confirmation no longer applies.`);
+  if (offer.status !== 'escalated')
+    throw errors.invalidState(t('errors.offers.offer_confirmation_no_longer_applies', { status: offer.status }));
   await checkContactActive(db, [offer.from_contact_id, offer.to_contact_id]);
   await checkOfferorMandate(db, offer);
 }
@@ -187,17 +189,19 @@ export async function proposeOffer(
   checkOffersFlag(deps);
   const contact = await findContact(deps.db, caller.principal.id, input.contact_id);
   const document = await Document.query(deps.db).findById(documentId).where({ tenant_id: caller.tenant.id });
-  if (!document) throw errors.notFound('No such document of this account.');
+  if (!document) throw errors.notFound(t('errors.offers.no_such_document_account'));
   if (contact.status !== 'active' || !contact.counterparty_principal_id)
-    throw errors.invalidState(`The contact with ${contact.counterparty_email} is ${contact.status}; offers need an active contact.`);
-  if (document.status !== 'sent') throw errors.invalidState(`This document is ${document.status}; only a sent document can be offered.`);
+    throw errors.invalidState(
+      t('errors.offers.contact_offers_need_active_contact', { counterpartyEmail: contact.counterparty_email, status: contact.status }),
+    );
+  if (document.status !== 'sent') throw errors.invalidState(t('errors.offers.document_not_sent', { status: document.status }));
   const counterparty = (await Principal.query(deps.db).findById(contact.counterparty_principal_id))!;
   const theirs = (await signersOf(deps.db, document.id)).filter((signer) => signer.email === normalizeEmail(counterparty.email));
-  if (theirs.length === 0) throw errors.principalNotSigner(`${counterparty.email} is not a signer on this document.`);
+  if (theirs.length === 0) throw errors.principalNotSigner(t('errors.offers.not_signer_document', { email: counterparty.email }));
   if (theirs.every((signer) => signer.status === 'signed'))
-    throw errors.alreadySigned(`${counterparty.email} already signed this document.`);
+    throw errors.alreadySigned(t('errors.offers.already_signed_document', { email: counterparty.email }));
   const other = await Contact.query(deps.db).findOne({ pair_id: contact.pair_id, principal_id: counterparty.id });
-  if (!other) throw errors.invalidState('The contact has no counterparty side.');
+  if (!other) throw errors.invalidState(t('errors.offers.contact_no_counterparty_side'));
   return deps.db.transaction(async (trx) => {
     const offer = await Offer.query(trx).insertAndFetch({
       id: newId('ofr'),
@@ -239,7 +243,7 @@ export async function ackOffer(deps: OfferDeps, caller: Caller, id: string, acto
   const offer = await inboundOffer(deps.db, caller, id);
   if (offer.status === 'acknowledged') return offer;
   checkOpen(offer);
-  if (offer.status !== 'pending') throw errors.invalidState(`This offer is ${offer.status}; only a pending offer is acknowledged.`);
+  if (offer.status !== 'pending') throw errors.invalidState(t('errors.offers.ack_not_pending', { status: offer.status }));
   return deps.db.transaction(async (trx) => {
     const acked = await Offer.query(trx)
       .findById(id)
@@ -247,7 +251,7 @@ export async function ackOffer(deps: OfferDeps, caller: Caller, id: string, acto
       .patch({ status: 'acknowledged', acknowledged_at: new Date() });
     const current = (await Offer.query(trx).findById(id))!;
     if (acked) await tellBothSides(trx, current, 'offer.acked', {}, actor);
-    else if (current.status !== 'acknowledged') throw errors.invalidState(`This offer is ${current.status}.`);
+    else if (current.status !== 'acknowledged') throw errors.invalidState(t('errors.offers.offer_is', { status: current.status }));
     return current;
   });
 }
@@ -271,11 +275,10 @@ export async function declineOffer(deps: OfferDeps, caller: Caller, id: string, 
   checkOffersFlag(deps);
   const offer = await inboundOffer(deps.db, caller, id);
   checkOpen(offer);
-  if (offer.apply_id) throw errors.invalidState('This offer is being accepted; its signature is being applied.');
+  if (offer.apply_id) throw errors.invalidState(t('errors.offers.being_accepted'));
   await deps.db.transaction(async (trx) => {
     const request = offer.sign_request_id ? await SignRequest.query(trx).findById(offer.sign_request_id).forUpdate() : undefined;
-    if (request?.status === 'confirming' || request?.status === 'applied')
-      throw errors.invalidState('The principal confirmed the signature in the app; the offer is being accepted.');
+    if (request?.status === 'confirming' || request?.status === 'applied') throw errors.invalidState(t('errors.offers.confirmed_in_app'));
     if (request?.status === 'open') {
       await request.$query(trx).patch({ status: 'declined', decided_at: new Date() });
       await recordAudit(trx, {
@@ -288,7 +291,8 @@ export async function declineOffer(deps: OfferDeps, caller: Caller, id: string, 
     }
     if (!(await markDeclined(trx, id, actor, 'declined by the counterparty'))) {
       const current = (await Offer.query(trx).findById(id))!;
-      throw errors.invalidState(`This offer is ${current.apply_id ? 'being accepted' : current.status}; it cannot be declined.`);
+      if (current.apply_id) throw errors.invalidState(t('errors.offers.decline_being_accepted'));
+      throw errors.invalidState(t('errors.offers.decline_not_open', { status: current.status }));
     }
   });
   // The workflows read the decline from the database; the signals only end their waits early.

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import type { Principal } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { checkImage } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
 
@@ -19,12 +20,12 @@ export async function storeAppearance(
   field = 'signature',
 ): Promise<Principal> {
   if (bytes.length === 0)
-    throw errors.invalidRequest('Choose a PNG or JPEG image, or draw your signature.', [{ path: field, message: 'empty' }]);
-  if (bytes.length > MAX_APPEARANCE_BYTES) throw errors.payloadTooLarge('The image is larger than 2 MB.');
+    throw errors.invalidRequest(t('errors.principals.choose_png_jpeg_image_draw'), [{ path: field, message: 'empty' }]);
+  if (bytes.length > MAX_APPEARANCE_BYTES) throw errors.payloadTooLarge(t('errors.principals.image_larger_than_2_mb'));
   const checked = await checkImage(bytes);
   if ('problem' in checked && checked.problem === 'too_large')
     throw errors.invalidRequest(checked.message, [{ path: field, message: checked.message }]);
-  if (!('kind' in checked)) throw errors.unsupportedMediaType('The signature must be a PNG or JPEG image that opens correctly.');
+  if (!('kind' in checked)) throw errors.unsupportedMediaType(t('errors.principals.signature_must_png_jpeg_image'));
   const { kind } = checked;
   const sha256 = await deps.blobs.put(bytes);
   return deps.db.transaction(async (trx) => {

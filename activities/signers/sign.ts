@@ -3,6 +3,7 @@ import type { Document } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { bestEffort } from '../../lib/temporal';
 import { recordObservation } from '../audit/audit';
 import { widgetsOf } from '../documents/apply-check';
@@ -86,9 +87,7 @@ export async function documentForSigner(
   const { signer, document } = view;
   const until = completedCopyUntil(document, deps.config);
   if (until && until.getTime() < Date.now())
-    throw errors.expired(
-      `The completed copy was available from this link until ${until.toISOString().slice(0, 10)}; ask the sender for it.`,
-    );
+    throw errors.expired(t('errors.signers.completed_copy_available_from_link', { until: until.toISOString().slice(0, 10) }));
   await recordObservation(deps.db, {
     tenantId: document.tenant_id,
     documentId: document.id,

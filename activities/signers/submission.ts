@@ -1,4 +1,5 @@
 import { boundedDetails, errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { imageSizeProblem } from '../../lib/pdf/image';
 import { AUTO_FILLED, type Widget } from '../../lib/pdf/widgets';
 
@@ -12,7 +13,7 @@ export type SignerValues = Record<string, string | boolean>;
 export function checkValues(widgets: Widget[], values: SignerValues): void {
   const ids = Object.keys(values);
   if (ids.length > widgets.length)
-    throw errors.invalidRequest(`Too many field values: ${ids.length} given, you have ${widgets.length} fields.`, [
+    throw errors.invalidRequest(t('errors.signers.too_many_field_values_given', { given: ids.length, fields: widgets.length }), [
       { path: 'values', message: `at most ${widgets.length} values` },
     ]);
   const byId = new Map(widgets.map((widget) => [widget.id, widget]));
@@ -23,7 +24,10 @@ export function checkValues(widgets: Widget[], values: SignerValues): void {
   }
   const details = problems.list('values');
   if (details.length > 0)
-    throw errors.invalidRequest(`Invalid field values: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    throw errors.invalidRequest(
+      t('errors.signers.invalid_field_values', { problems: details.map((d) => `${d.path}: ${d.message}`).join('; ') }),
+      details,
+    );
 }
 
 function valueProblem(widget: Widget | undefined, value: string | boolean): string | undefined {
@@ -41,7 +45,7 @@ const DATA_URL = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/]+={0,2})$/;
 export function decodeImage(dataUrl: string, path: string): Buffer {
   const match = DATA_URL.exec(dataUrl);
   if (!match)
-    throw errors.invalidRequest('The image must be a PNG or JPEG data URL.', [
+    throw errors.invalidRequest(t('errors.signers.image_must_png_jpeg_data'), [
       { path, message: 'expected data:image/png;base64,… or data:image/jpeg;base64,…' },
     ]);
   const bytes = Buffer.from(match[2], 'base64');

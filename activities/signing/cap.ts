@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { errors, type ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /** SPEC: at most 25 L2 applies per mandate per UTC day. */
 export const DAILY_L2_CAP = 25;
@@ -15,7 +16,7 @@ function secondsToNextUtcDay(now: Date): number {
 }
 
 export function capReached(now = new Date()): ServiceError {
-  return errors.rateLimited(`This mandate applied its ${DAILY_L2_CAP} L2 signatures for today (UTC).`, undefined, {
+  return errors.rateLimited(t('errors.signing.daily_cap_reached', { cap: DAILY_L2_CAP }), undefined, {
     'Retry-After': String(secondsToNextUtcDay(now)),
   });
 }

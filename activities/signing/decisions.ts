@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { Document, type Principal, SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { type Actor, recordAudit } from '../audit/audit';
 import type { Workflows } from '../workflows';
 
@@ -12,7 +13,7 @@ export async function principalsSignRequest(
   id: string,
 ): Promise<{ request: SignRequest; document: Document }> {
   const request = await SignRequest.query(db).findById(id).where({ principal_id: principal.id });
-  if (!request) throw errors.notFound('No such sign request for you.');
+  if (!request) throw errors.notFound(t('errors.signing.no_such_sign_request'));
   return { request, document: (await Document.query(db).findById(request.document_id))! };
 }
 
@@ -46,7 +47,7 @@ export async function beginConfirm(
   return db.transaction(async (trx) => {
     const current = (await SignRequest.query(trx).findById(id).forUpdate())!;
     if (current.status === 'open' && version !== requestVersion(current))
-      throw errors.invalidState('This request changed since you opened it: review it again before you confirm.');
+      throw errors.invalidState(t('errors.signing.request_changed_since_opened_review'));
     const claimed = await SignRequest.whereOpenAt(SignRequest.query(trx).findById(id), now).patch({
       status: 'confirming',
       decided_at: now,
@@ -54,8 +55,9 @@ export async function beginConfirm(
     });
     if (claimed === 0) {
       const latest = (await SignRequest.query(trx).findById(id))!;
-      if (latest.status === 'open') throw errors.expired('This sign request has expired.');
-      throw errors.invalidState(`This sign request is already ${latest.status === 'confirming' ? 'being applied' : latest.status}.`);
+      if (latest.status === 'open') throw errors.expired(t('errors.signing.sign_request_expired'));
+      if (latest.status === 'confirming') throw errors.invalidState(t('errors.signing.request_being_applied'));
+      throw errors.invalidState(t('errors.signing.request_already', { status: latest.status }));
     }
     await recordAudit(trx, {
       tenantId: request.tenant_id,
@@ -76,7 +78,8 @@ export async function declineRequest(db: Db, principal: Principal, id: string, a
       .findById(id)
       .where({ status: 'open' })
       .patch({ status: 'declined', decided_at: new Date(), decided_ip: actor.ip ?? null });
-    if (declined === 0) throw errors.invalidState(`This sign request is already ${(await SignRequest.query(trx).findById(id))!.status}.`);
+    if (declined === 0)
+      throw errors.invalidState(t('errors.signing.request_already', { status: (await SignRequest.query(trx).findById(id))!.status }));
     await recordAudit(trx, {
       tenantId: request.tenant_id,
       documentId: request.document_id,

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/errors';
 import { type Document, type DocumentSigner, Mandate, Principal, SignRequest } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
@@ -56,22 +57,21 @@ export async function coveringMandates(db: Db, caller: Caller, documentId: strin
   const inForce = await mandatesInForce(db, caller.apiKey.id);
   if (inForce.length === 0) {
     const granted = await Mandate.query(db).where({ api_key_id: caller.apiKey.id }).whereNot('status', 'pending').resultSize();
-    if (granted > 0)
-      throw errors.mandateInactive('The mandate of this key is revoked or expired; the principal can grant a new one in the app.');
-    throw errors.mandateRequired('This key has no signing mandate; the principal can grant one in the app.');
+    if (granted > 0) throw errors.mandateInactive(t('errors.signing.mandate_inactive'));
+    throw errors.mandateRequired(t('errors.signing.mandate_required'));
   }
   if (level === 'L2' && !inForce.some((mandate) => mandate.confirmation_level === 'L2')) {
-    throw errors.confirmationRequired('This key’s mandate is L1: ask the principal to confirm with POST /v1/documents/:id/sign-requests.');
+    throw errors.confirmationRequired(t('errors.signing.confirmation_required'));
   }
   // A principal may hold more than one signer row (two roles): the first one still to sign is theirs to act on.
   const own = signers.filter((candidate) => candidate.email === normalizeEmail(caller.principal.email));
   const signer = own.find((candidate) => candidate.status === 'pending') ?? own[0];
-  if (!signer) throw errors.principalNotSigner('The principal is not a signer on this document.');
+  if (!signer) throw errors.principalNotSigner(t('errors.signing.principal_not_signer_document'));
   const outbound = document.owner_principal_id === caller.principal.id;
   const covering = inForce.filter((mandate) => mandate.mode === 'both' || mandate.mode === (outbound ? 'outbound' : 'inbound'));
   if (covering.length === 0) {
     throw errors.mandateScope(
-      `The mandate covers ${inForce[0].mode} documents only; this one is ${outbound ? 'outbound (sent by the principal)' : 'inbound (sent to the principal)'}.`,
+      t('errors.signing.mandate_direction', { mode: inForce[0].mode, direction: outbound ? 'outbound' : 'inbound' }),
     );
   }
   return { document, signers, signer, covering };
@@ -81,10 +81,7 @@ export async function coveringMandates(db: Db, caller: Caller, documentId: strin
 export async function resolveMandate(db: Db, caller: Caller, documentId: string, level: 'L1' | 'L2'): Promise<MandatedApply> {
   const { document, signers, signer, covering } = await coveringMandates(db, caller, documentId, level);
   const mandate = level === 'L2' ? covering.find((candidate) => candidate.confirmation_level === 'L2') : covering[0];
-  if (!mandate)
-    throw errors.confirmationRequired(
-      'Only an L1 mandate covers this document: ask the principal to confirm with POST /v1/documents/:id/sign-requests.',
-    );
+  if (!mandate) throw errors.confirmationRequired(t('errors.signing.only_l1_covers'));
   return { document, signers, signer, mandate };
 }
 
@@ -100,7 +97,7 @@ export async function storedAppearance(deps: Pick<ApplyDeps, 'db' | 'blobs'>, pr
       })
     : undefined;
   if (!image || !(await readableImageKind(image))) {
-    throw errors.missingAppearance('The principal has no readable stored signature; they can add one in the app.');
+    throw errors.missingAppearance(t('errors.signing.missing_appearance'));
   }
   return image;
 }
@@ -158,7 +155,7 @@ export async function resumeL2Sign(
   const outcome = await awaitApply(deps, documentId, resume.applyId, deps.config.durations.applyWaitMs);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   const mandate = await Mandate.query(deps.db).findById(resume.mandateId);
-  if (!mandate) throw errors.notFound('No such mandate.');
+  if (!mandate) throw errors.notFound(t('errors.signing.no_such_mandate'));
   return { outcome, mandate, applyId: resume.applyId };
 }
 
@@ -199,9 +196,9 @@ export async function requestSign(
 ): Promise<SignRequest> {
   authorize(caller, L1_REQUEST_NEEDS, deps.config.flags.values);
   const { document, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L1');
-  if (signer.status === 'signed') throw errors.alreadySigned('The principal already signed this document.');
+  if (signer.status === 'signed') throw errors.alreadySigned(t('errors.signing.principal_already_signed_document'));
   if (document.status !== 'sent' || signer.status !== 'pending')
-    throw errors.invalidState(`This document is ${document.status}; it cannot be signed.`);
+    throw errors.invalidState(t('errors.signing.document_cannot_signed', { status: document.status }));
   try {
     return await deps.db.transaction(async (trx: Knex.Transaction) => {
       const request = await SignRequest.query(trx).insertAndFetch({
@@ -236,9 +233,7 @@ export async function requestSign(
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw errors.pendingExists(
-        `An open sign request already exists for this document and key; see GET /v1/documents/${document.id}/sign-requests.`,
-      );
+      throw errors.pendingExists(t('errors.signing.open_sign_request_already_exists', { id: document.id }));
     }
     throw error;
   }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connect';
 import { Template } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { type ErrorDetail, errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { PdfError } from '../../lib/pdf/errors';
 import type { NormalisedPdf, PdfThreads } from '../../lib/pdf/intake';
@@ -53,7 +54,8 @@ export function checkWidgets(widgets: Widget[], sizes: Array<{ width: number; he
   for (const role of widgetRoles) {
     if (!ordered.includes(role)) details.push({ path: 'roles', message: `widget role ${role} is not among the roles` });
   }
-  if (details.length > 0) invalid(`The template is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+  if (details.length > 0)
+    invalid(t('errors.templates.template_not_valid', { problems: details.map((d) => `${d.path}: ${d.message}`).join('; ') }), details);
   return ordered;
 }
 
@@ -61,7 +63,7 @@ function definitionOf(input: unknown): z.infer<typeof TemplateDefinitionSchema> 
   const parsed = TemplateDefinitionSchema.safeParse(input);
   if (!parsed.success) {
     const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-    invalid(`The template is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    invalid(t('errors.templates.template_not_valid', { problems: details.map((d) => `${d.path}: ${d.message}`).join('; ') }), details);
   }
   return parsed.data;
 }
@@ -113,7 +115,7 @@ export async function createTemplate(
 export async function drivePdf(deps: { db: Db; blobs: BlobStore }, principalId: string, driveFileId: string): Promise<Buffer> {
   const file = await findDriveFile(deps.db, principalId, driveFileId);
   if (file.kind !== 'pdf')
-    invalid(`The Drive file ${file.id} is a ${file.kind}, not a PDF.`, [{ path: 'drive_file_id', message: 'not a PDF' }]);
+    invalid(t('errors.templates.drive_file_not_pdf', { id: file.id, kind: file.kind }), [{ path: 'drive_file_id', message: 'not a PDF' }]);
   return deps.blobs.get(file.sha256);
 }
 
@@ -127,8 +129,8 @@ export interface TemplateChange {
 /** Lock a live template of this tenant for a change: 404 for another tenant's, 409 for a deleted one. */
 async function lockLive(trx: Knex.Transaction, tenantId: string, id: string): Promise<Template> {
   const template = await Template.query(trx).findById(id).where({ tenant_id: tenantId }).forUpdate();
-  if (!template) throw errors.notFound('No such template.');
-  if (template.deleted_at) throw errors.invalidState('The template is deleted; it can be read but not changed.');
+  if (!template) throw errors.notFound(t('errors.templates.no_such_template'));
+  if (template.deleted_at) throw errors.invalidState(t('errors.templates.template_deleted_can_read_but'));
   return template;
 }
 
@@ -141,7 +143,7 @@ export async function updateTemplate(
   input: { tenantId: string; id: string; change: TemplateChange; actor: Actor },
 ): Promise<Template> {
   const current = await findTemplate(deps.db, input.tenantId, input.id);
-  if (current.deleted_at) throw errors.invalidState('The template is deleted; it can be read but not changed.');
+  if (current.deleted_at) throw errors.invalidState(t('errors.templates.template_deleted_can_read_but'));
   const widgets = input.change.widgets ?? current.widgets;
   // Roles not given stay as they are while they cover the widgets; new widgets of other roles take theirs, as at creation.
   const covered = (widgets as Array<{ role?: unknown }>).every((widget) => current.roles.includes(widget.role as string));
@@ -192,14 +194,13 @@ export async function deleteTemplate(db: Db, input: { tenantId: string; id: stri
 /** A template a new document may be made from: this tenant's and not deleted. */
 export async function findUsableTemplate(db: Db, tenantId: string, id: string): Promise<Template> {
   const template = await findTemplate(db, tenantId, id);
-  if (template.deleted_at)
-    throw errors.invalidState('The template is deleted: documents already made from it keep working, new ones cannot use it.');
+  if (template.deleted_at) throw errors.invalidState(t('errors.templates.template_deleted_documents_already_made'));
   return template;
 }
 
 /** A template of this tenant, or 404: another tenant's id answers exactly as an unknown one. */
 export async function findTemplate(db: Db, tenantId: string, id: string): Promise<Template> {
   const template = await Template.query(db).findById(id).where({ tenant_id: tenantId });
-  if (!template) throw errors.notFound('No such template.');
+  if (!template) throw errors.notFound(t('errors.templates.no_such_template'));
   return template;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import { type DriveFile, type Principal, type Transfer, TransferRecipient } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { readToken, signToken } from '../../lib/secrets/signed';
 import { bestEffort } from '../../lib/temporal';
 import { normalizeEmail } from '../accounts/accounts';
@@ -26,7 +27,7 @@ export interface DownloadGrant {
 export function downloadLinks(deps: Pick<TransferDeps, 'secret' | 'config'>, view: TransferView, now = Date.now()): DownloadLink[] {
   if (view.transfer.status !== 'released') {
     const why = view.transfer.blocked_reason ?? 'it is not released yet';
-    throw errors.invalidState(`The files of this transfer cannot be downloaded: ${why}.`);
+    throw errors.invalidState(t('errors.transfers.files_transfer_cannot_downloaded', { why }));
   }
   const exp = now + deps.config.durations.downloadUrlMs;
   return view.files.map((file) => ({
@@ -51,7 +52,7 @@ export function readDownloadLink(secret: Buffer, token: string): DownloadGrant |
 export async function mintDownloads(deps: TransferDeps, principal: Principal, id: string, actor: Actor): Promise<DownloadLink[]> {
   const { transfer, sent } = await visibleTransfer(deps.db, principal, id);
   const bound = sent ? undefined : await TransferRecipient.query(deps.db).findOne({ transfer_id: id, bound_principal_id: principal.id });
-  if (!sent && !bound) throw errors.notFound('No such transfer bound to you: claim it with its token first.');
+  if (!sent && !bound) throw errors.notFound(t('errors.transfers.no_such_transfer_bound_claim'));
   const links = downloadLinks(deps, await transferView(deps.db, transfer));
   await recordMinted(deps.db, transfer, actor, bound?.id);
   return links;
@@ -101,7 +102,7 @@ export async function claimTransfer(deps: TransferDeps, principal: Principal, to
   const { recipient, transfer } = await recipientOfToken(deps.db, token);
   const matches = normalizeEmail(recipient.email) === normalizeEmail(principal.email);
   if (matches && recipient.bound_principal_id && recipient.bound_principal_id !== principal.id)
-    throw errors.invalidState('This claim is already bound to another account.');
+    throw errors.invalidState(t('errors.transfers.claim_already_bound_another_account'));
   if (matches) await bind(deps, recipient, transfer, principal, actor);
   else if (!recipient.claimed_at) await TransferRecipient.query(deps.db).findById(recipient.id).patch({ claimed_at: new Date() });
   return {
@@ -118,9 +119,9 @@ export async function claimTransfer(deps: TransferDeps, principal: Principal, to
  */
 export async function acceptTransfer(deps: TransferDeps, token: string, actor: Actor): Promise<Claim> {
   const { recipient, transfer } = await recipientOfToken(deps.db, token);
-  if (transfer.mode !== 'accept') throw errors.invalidState('This transfer does not wait for its recipients to accept.');
+  if (transfer.mode !== 'accept') throw errors.invalidState(t('errors.transfers.transfer_does_not_wait_recipients'));
   if (transfer.status !== 'offered' && transfer.status !== 'released')
-    throw errors.invalidState(`This transfer is ${transfer.status}; it cannot be accepted.`);
+    throw errors.invalidState(t('errors.transfers.transfer_cannot_accepted', { status: transfer.status }));
   await deps.db.transaction(async (trx) => {
     const accepted = await TransferRecipient.query(trx).findById(recipient.id).whereNull('accepted_at').patch({ accepted_at: new Date() });
     if (accepted)
@@ -165,9 +166,9 @@ export async function publicClaim(db: Db, token: string): Promise<{ view: Transf
  */
 export async function bindBySession(deps: TransferDeps, token: string, principal: Principal, actor: Actor): Promise<Claim> {
   const { recipient, transfer } = await recipientOfToken(deps.db, token);
-  if (normalizeEmail(recipient.email) !== normalizeEmail(principal.email)) throw errors.notFound('No such transfer for you.');
+  if (normalizeEmail(recipient.email) !== normalizeEmail(principal.email)) throw errors.notFound(t('errors.transfers.no_such_transfer'));
   if (recipient.bound_principal_id && recipient.bound_principal_id !== principal.id)
-    throw errors.invalidState('This claim is already bound to another account.');
+    throw errors.invalidState(t('errors.transfers.claim_already_bound_another_account'));
   await bind(deps, recipient, transfer, principal, actor);
   return {
     view: await transferView(deps.db, transfer),

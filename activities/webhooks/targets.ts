@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 
 /** How long a DNS lookup may take before the target is refused: node's `lookup` has no timeout of its own. */
 export const DNS_TIMEOUT_MS = 5000;
@@ -79,19 +80,16 @@ function refuse(message: string, logDetail?: Record<string, unknown>): never {
   throw error;
 }
 
-/** The one answer to a host that resolves to a non-public address: which address, and why, only in the server log. */
-export const NOT_PUBLIC = 'The URL is not a public https URL: webhooks and inboxes are delivered to public addresses only.';
-
 /** Only https, no credentials in the URL; the host must resolve to public addresses unless allow-listed. */
 export function parseTargetUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse('The URL is not valid.');
+    return refuse(t('errors.webhooks.url_not_valid'));
   }
-  if (url.protocol !== 'https:') refuse('The URL must use https.');
-  if (url.username || url.password) refuse('The URL must not carry a user name or password.');
+  if (url.protocol !== 'https:') refuse(t('errors.webhooks.url_must_use_https'));
+  if (url.username || url.password) refuse(t('errors.webhooks.url_must_not_carry_user'));
   return url;
 }
 
@@ -112,11 +110,11 @@ export async function resolveTarget(
   let addresses: Array<{ address: string; family: number }>;
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
   else addresses = await lookupWithin(resolve, host, timeoutMs);
-  if (addresses.length === 0) refuse(`The host ${host} does not resolve.`);
+  if (addresses.length === 0) refuse(t('errors.webhooks.host_does_not_resolve', { host }));
   if (!allowed) {
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
-      if (!verdict.public) refuse(NOT_PUBLIC, { host, address, reason: verdict.reason });
+      if (!verdict.public) refuse(t('errors.webhooks.url_not_public'), { host, address, reason: verdict.reason });
     }
   }
   return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
@@ -134,9 +132,9 @@ async function lookupWithin(resolve: Resolve, host: string, timeoutMs: number): 
   try {
     first = await Promise.race([answer, timedOut]);
   } catch {
-    return refuse(`The host ${host} does not resolve.`);
+    return refuse(t('errors.webhooks.host_does_not_resolve', { host }));
   } finally {
     clearTimeout(timer);
   }
-  return first === 'timeout' ? refuse(`The host ${host} did not resolve within ${timeoutMs} ms; try again later.`) : first;
+  return first === 'timeout' ? refuse(t('errors.webhooks.host_did_not_resolve_within', { host, timeoutMs })) : first;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import { Delivery, DeliveryAttempt, Event, Webhook } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId, randomBase62 } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
@@ -25,7 +26,7 @@ function checkEvents(events: string[] | undefined): string[] | null {
   const unknown = events.filter((event) => !(EVENT_NAMES as readonly string[]).includes(event));
   if (unknown.length > 0) {
     throw errors.invalidRequest(
-      `Unknown event(s): ${unknown.join(', ')}.`,
+      t('errors.webhooks.unknown_event', { events: unknown.join(', ') }),
       unknown.map((event) => ({ path: 'events', message: `unknown event ${event}` })),
     );
   }
@@ -53,7 +54,7 @@ export async function createWebhook(
 
 export async function findWebhook(db: Db, tenantId: string, id: string): Promise<Webhook> {
   const webhook = await Webhook.query(db).findById(id).where({ tenant_id: tenantId }).whereNull('deleted_at');
-  if (!webhook) throw errors.notFound('No such webhook.');
+  if (!webhook) throw errors.notFound(t('errors.webhooks.no_such_webhook'));
   return webhook;
 }
 

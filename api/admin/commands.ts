@@ -8,6 +8,7 @@ import type { Db } from '../../db/connect';
 import { PLANS, Template, Tenant } from '../../db/models';
 import type { BlobStore } from '../../lib/blobs';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { PdfThreads } from '../../lib/pdf/intake';
 import { buildSampleNda, buildSampleServicesAgreement } from '../../lib/pdf/samples';
 import type { ReceiptIssuer } from '../../lib/receipts';
@@ -79,7 +80,7 @@ function widgetsFile(file: string): { name?: string; roles?: string[]; widgets: 
 
 async function requireTenant(db: Db, id: string): Promise<Tenant> {
   const tenant = await Tenant.query(db).findById(id);
-  if (!tenant) throw errors.notFound(`No tenant ${id}.`);
+  if (!tenant) throw errors.notFound(t('errors.admin.no_tenant', { id }));
   return tenant;
 }
 

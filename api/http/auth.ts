@@ -5,6 +5,7 @@ import { resourcesOf } from '../../activities/oauth/common';
 import { verifyAccessToken } from '../../activities/oauth/tokens';
 import type { Services } from '../../activities/services';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { constantTimeEqual } from '../../lib/ids';
 import type { ApiContext } from './route-spec';
 
@@ -85,11 +86,11 @@ export function bearerCaller(ctx: Context, deps: KeyDeps): Promise<Caller | unde
 /** The caller behind `Authorization: Bearer <key>`; 401 for a missing, malformed, unknown or revoked key. */
 export async function authenticate(ctx: ApiContext, deps: KeyDeps): Promise<Caller> {
   const challenge = () => ({ 'WWW-Authenticate': bearerChallenge(ctx, deps) });
-  if (!ctx.get('authorization')) throw errors.unauthorized(undefined, undefined, challenge());
+  if (!ctx.get('authorization')) throw errors.unauthorized(t('errors.auth.no_key'), undefined, challenge());
   const lookup = bearerCaller(ctx, deps);
-  if (!lookup) throw errors.unauthorized('The Authorization header must be "Bearer <API key>".', undefined, challenge());
+  if (!lookup) throw errors.unauthorized(t('errors.http.authorization_not_bearer'), undefined, challenge());
   const caller = await lookup;
-  if (!caller) throw errors.unauthorized('The API key is unknown or revoked.', undefined, challenge());
+  if (!caller) throw errors.unauthorized(t('errors.http.api_key_unknown_revoked'), undefined, challenge());
   ctx.state.caller = caller;
   return caller;
 }

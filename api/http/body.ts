@@ -1,6 +1,7 @@
 import { type Readable, Transform } from 'node:stream';
 import type { Context } from 'koa';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { assertStorableJson } from '../../lib/text';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
@@ -10,13 +11,13 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
  * request is incomplete, a 400 of the client's making, not a 500 to log as our bug.
  */
 export function unreadBody(error: unknown): ServiceError {
-  return error instanceof ServiceError ? error : errors.invalidRequest('The request body ended before it was complete.');
+  return error instanceof ServiceError ? error : errors.invalidRequest(t('errors.http.request_body_ended_before_complete'));
 }
 
 /** 413 for a body past its limit; the connection closes after the answer rather than read the rest. */
 export function tooLarge(ctx: Context, limit: number, what = 'request body'): ServiceError {
   ctx.set('Connection', 'close');
-  return errors.payloadTooLarge(`The ${what} is larger than ${limit} bytes.`);
+  return errors.payloadTooLarge(t('errors.http.larger_than_bytes', { what, limit }));
 }
 
 /**
@@ -48,16 +49,16 @@ export async function readJsonBody(ctx: Context, limit: number, options: { requi
   const raw = await readLimitedBody(ctx, limit);
   ctx.state.rawBody = raw;
   if (raw.length === 0 || raw.toString('utf8').trim() === '') {
-    if (options.required) throw errors.invalidRequest('Send a JSON body (application/json); this request needs one.');
+    if (options.required) throw errors.invalidRequest(t('errors.http.send_json_body_application_json'));
     return {};
   }
   const type = ctx.get('content-type');
-  if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType('Send the body as application/json.');
+  if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType(t('errors.http.send_body_application_json'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw errors.invalidRequest(`The body is not valid JSON: ${(error as Error).message}`);
+    throw errors.invalidRequest(t('errors.http.body_not_valid_json', { reason: (error as Error).message }));
   }
   // Checked once here, for every route: text PostgreSQL refuses would otherwise end as a 500 at the insert.
   assertStorableJson(parsed);
@@ -100,7 +101,7 @@ function takes(types: readonly string[], type: string, subtype: string): boolean
 }
 
 function uploadTooLarge(limit: number): ServiceError {
-  return errors.payloadTooLarge(`The request body is larger than ${limit} bytes.`);
+  return errors.payloadTooLarge(t('errors.http.request_body_larger_than_bytes', { limit }));
 }
 
 /**
@@ -115,7 +116,7 @@ export function streamBody(ctx: Context, spec: StreamSpec): StreamBody {
   const type = ctx.get('content-type');
   const media = MEDIA_TYPE.exec(type);
   if (!media || !takes(spec.types, media[1].toLowerCase(), media[2].toLowerCase()))
-    throw errors.unsupportedMediaType(`Send the body as ${spec.types.join(' or ')}.`);
+    throw errors.unsupportedMediaType(t('errors.http.send_body', { types: spec.types.join(' or ') }));
 
   const { req } = ctx;
   let size = 0;

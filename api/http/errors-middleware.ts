@@ -1,13 +1,14 @@
 import type { Context, Next } from 'koa';
 import { isDatabaseUnavailable } from '../../db/errors';
 import { errorBody, errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { Logger } from '../../lib/log';
 import { loggablePath } from './redact';
 
 /** Koa and its router throw http-errors for requests they cannot even route (e.g. a bad URI). */
 function fromHttpError(error: { status?: number; expose?: boolean; message?: string }): ServiceError | undefined {
   if (error.status !== 400) return undefined;
-  return errors.invalidRequest(error.expose && error.message ? error.message : 'The request is malformed.');
+  return errors.invalidRequest(error.expose && error.message ? error.message : t('errors.http.malformed'));
 }
 
 /**
@@ -29,7 +30,7 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
           path: loggablePath(ctx.path),
           detail: (caught as Error).message,
         });
-        error = errors.serviceUnavailable('The database is unreachable; retry in a moment.', undefined, { 'Retry-After': '1' });
+        error = errors.serviceUnavailable(t('errors.http.database_unreachable'), undefined, { 'Retry-After': '1' });
       }
       if (!error) {
         options.log.error('unhandled error', {
@@ -38,7 +39,7 @@ export function errorMiddleware(options: { docsUrl: string; log: Logger }) {
           path: loggablePath(ctx.path),
           error: caught,
         });
-        error = errors.internalError('Something went wrong on our side. It has been logged.');
+        error = errors.internalError(t('errors.http.internal_error'));
       }
       if (error.logDetail)
         options.log.info('request refused', {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect';
 import { isDatabaseUnavailable } from '../../db/errors';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
 
 /** DESIGN: idempotency keys are kept 24 hours. */
@@ -23,9 +24,7 @@ export type Claim =
 /** The key of an Idempotency-Key header: printable ASCII, 1 to 255 characters (400 otherwise). */
 export function idempotencyKey(header: string): string {
   if (!KEY.test(header))
-    throw errors.invalidRequest('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
-      { path: 'header.idempotency-key', message: 'invalid' },
-    ]);
+    throw errors.invalidRequest(t('errors.http.idempotency_key_invalid'), [{ path: 'header.idempotency-key', message: 'invalid' }]);
   return header;
 }
 
@@ -58,7 +57,7 @@ function openAnswer(secret: Buffer, stored: unknown): unknown {
     return JSON.parse(decryptSecret(secret, SEALED_PURPOSE, sealed));
   } catch {
     // Sealed under a key no longer configured (SVC_SECRET_KEY rotated and its previous one dropped).
-    throw errors.idempotencyMismatch('The first answer to this Idempotency-Key can no longer be read; use a new key.');
+    throw errors.idempotencyMismatch(t('errors.http.first_answer_idempotency_key_can'));
   }
 }
 
@@ -99,8 +98,7 @@ export async function claimIdempotency(
     if (inserted.length > 0) return { kind: 'run' };
     const row = (await db('idempotency_keys').where({ api_key_id: apiKeyId, key }).first()) as Row | undefined;
     if (!row) continue;
-    if (row.fingerprint !== print)
-      throw errors.idempotencyMismatch('This Idempotency-Key was used with another request; use a new key for a new request.');
+    if (row.fingerprint !== print) throw errors.idempotencyMismatch(t('errors.http.idempotency_key_used_another_request'));
     if (row.status === 'done') {
       if ((row.response_body as { resumable?: boolean } | null)?.resumable) {
         const { body, resume } = openResumable(secret, row.response_body);
@@ -115,13 +113,9 @@ export async function claimIdempotency(
       .update({ created_at: new Date() });
     if (takenOver) return { kind: 'run' };
     if (Date.now() >= deadline)
-      throw errors.idempotencyInProgress(
-        'The first request with this Idempotency-Key is still running; retry in a moment for its answer.',
-        undefined,
-        {
-          'Retry-After': '1',
-        },
-      );
+      throw errors.idempotencyInProgress(t('errors.http.first_request_idempotency_key_still'), undefined, {
+        'Retry-After': '1',
+      });
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { httpDuration, httpRequests } from '../../lib/metrics';
 import { metricsAuthorized, metricsText } from '../../lib/metrics-server';
 
@@ -38,7 +39,7 @@ export function metricsEndpoint(token: string | undefined) {
     if (!token || ctx.path !== '/metrics' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.state.route = '/metrics';
     if (!metricsAuthorized(ctx.get('authorization') || undefined, token)) {
-      throw errors.unauthorized('GET /metrics needs Authorization: Bearer <SVC_METRICS_TOKEN>.', undefined, {
+      throw errors.unauthorized(t('errors.http.metrics_token_needed'), undefined, {
         'WWW-Authenticate': 'Bearer realm="metrics"',
       });
     }

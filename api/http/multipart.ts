@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import Busboy from 'busboy';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { StreamBody } from './body';
 
 export interface UploadedStream {
@@ -20,7 +21,7 @@ export function uploadedFile(body: StreamBody, options: { field: string; filenam
     try {
       parser = Busboy({ headers: { 'content-type': body.type }, limits: { files: 1, fields: 20, fieldSize: 64 * 1024 } });
     } catch {
-      reject(errors.invalidRequest('The multipart body could not be read (no boundary?).'));
+      reject(errors.invalidRequest(t('errors.http.multipart_no_boundary')));
       return;
     }
     let file: Readable | undefined;
@@ -30,7 +31,7 @@ export function uploadedFile(body: StreamBody, options: { field: string; filenam
       reject(error);
     };
     body.stream.on('error', fail);
-    parser.on('error', () => fail(errors.invalidRequest('The multipart body could not be read.')));
+    parser.on('error', () => fail(errors.invalidRequest(t('errors.http.multipart_body_could_not_read'))));
     parser.on('file', (name, stream, info) => {
       if (file || (name ?? '') !== options.field) {
         stream.resume();
@@ -43,7 +44,7 @@ export function uploadedFile(body: StreamBody, options: { field: string; filenam
     parser.on('close', () => {
       if (!file)
         reject(
-          errors.invalidRequest(`The multipart body has no file in the field "${options.field}".`, [
+          errors.invalidRequest(t('errors.http.multipart_body_no_file_field', { field: options.field }), [
             { path: options.field, message: 'required' },
           ]),
         );

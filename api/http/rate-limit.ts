@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Services } from '../../activities/services';
 import { errors, retryAfter } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { createRequestLimits, type RequestCount } from '../../lib/request-limits';
 import { bearerCaller } from './auth';
 
@@ -9,11 +10,9 @@ export function exemptFromRateLimits(path: string): boolean {
   return path === '/v1/health' || path === '/metrics' || path.startsWith('/static/');
 }
 
-/** The window in words: "per minute", "per 10 seconds". */
-export function perWindow(windowMs: number): string {
-  const seconds = windowMs / 1000;
-  if (seconds === 60) return 'per minute';
-  return seconds === 1 ? 'per second' : `per ${seconds} seconds`;
+/** The limit in words: "100 requests per minute", "5 requests per 10 seconds" (errors.http.rate). */
+export function rateWords(limit: number, windowMs: number): string {
+  return t('errors.http.rate', { limit, seconds: windowMs / 1000 });
 }
 
 function headersOf(count: RequestCount): Record<string, string> {
@@ -26,12 +25,12 @@ function headersOf(count: RequestCount): Record<string, string> {
 }
 
 function refusal(count: RequestCount, windowMs: number) {
-  const rate = `${count.limit} requests ${perWindow(windowMs)}`;
+  const rate = rateWords(count.limit, windowMs);
   const message =
     count.name === 'requests_per_key'
-      ? `Too many requests with this API key: at most ${rate}. Wait the seconds in Retry-After.`
-      : `Too many requests from your address: at most ${rate} without an API key. Wait the seconds in Retry-After.`;
-  return errors.rateLimited(message, [{ path: count.name, message: `at most ${rate}` }], retryAfter(count.resetMs));
+      ? t('errors.http.too_many_requests_key', { rate })
+      : t('errors.http.too_many_requests_address', { rate });
+  return errors.rateLimited(message, [{ path: count.name, message: t('errors.http.at_most', { rate }) }], retryAfter(count.resetMs));
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Caller } from '../../activities/accounts/accounts';
 import { authorize } from '../../activities/accounts/authorize';
 import type { Services } from '../../activities/services';
 import { errorBody, errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { authenticate } from './auth';
 import { drainAfterAnswer, readJsonBody, type StreamBody, type StreamSpec, streamBody } from './body';
 import {
@@ -47,7 +48,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, roo
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const details = issueDetails(result.error.issues, root);
-  throw errors.invalidRequest(`Invalid request: ${describeDetails(details)}`, details);
+  throw errors.invalidRequest(t('errors.http.invalid_request', { details: describeDetails(details) }), details);
 }
 
 /** The caller of a route that requires a key (set by the route's auth step). */
@@ -105,7 +106,8 @@ export class Routes {
         body: spec.body ? parseOrThrow(spec.body, await readJsonBody(ctx, limit)) : undefined,
         stream: spec.stream ? streamBody(ctx, spec.stream) : undefined,
       } as RouteInput<Infer<B>, Infer<Q>, Infer<P>, S extends StreamSpec ? StreamBody : undefined>;
-      if (!handler) throw errors.notImplemented(`${spec.method.toUpperCase()} /v1${spec.path} is not implemented yet.`);
+      if (!handler)
+        throw errors.notImplemented(t('errors.http.v1_not_implemented_yet', { method: spec.method.toUpperCase(), path: spec.path }));
       const answer = async () => {
         ctx.status = spec.status ?? 200;
         const result = await handler(api, input);

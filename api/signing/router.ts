@@ -11,6 +11,7 @@ import {
 } from '../../activities/signing/signing';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { page } from '../../lib/paging';
 import { requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
@@ -149,7 +150,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       const request = await SignRequest.query(deps.db)
         .findById(params.id)
         .where({ api_key_id: callerOf(ctx).apiKey.id });
-      if (!request) throw errors.notFound('No such sign request for this key.');
+      if (!request) throw errors.notFound(t('errors.signing.no_such_sign_request_key'));
       return (await present([request]))[0];
     },
   );

@@ -2,6 +2,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { cachedHealth } from '../../activities/health/health';
 import type { Services } from '../../activities/services';
 import { errors, retryAfter } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { addressKey } from '../../lib/request-limits';
 import type { Routes } from '../http/route';
 import { buildOpenApi } from '../openapi/document';
@@ -39,7 +40,7 @@ export function systemRoutes(routes: Routes, deps: Services): void {
         if (refused) {
           const rate = `${deps.config.healthPerIp} health checks per minute`;
           throw errors.rateLimited(
-            `Too many health checks from your address: at most ${rate}.`,
+            t('errors.system.too_many_health_checks_from', { rate }),
             [{ path: 'health_per_address', message: `at most ${rate}` }],
             retryAfter(refused.msBeforeNext),
           );

@@ -21,6 +21,7 @@ import {
 } from '../../activities/transfers/transfers';
 import { Document } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { requireSameOrigin, sessionOf } from '../app/session';
 import { actorFrom, requestMeta } from '../http/request';
 import { type ApiContext, callerOf, type Routes } from '../http/route';
@@ -246,7 +247,7 @@ export function transferRoutes(routes: Routes, deps: Services): void {
       // Authenticated by a cookie, so only this service's own pages may post it (not another site's, not a sibling subdomain's).
       requireSameOrigin(ctx, deps);
       const principal = await sessionOf(ctx, deps);
-      if (!principal) throw errors.unauthorized('Sign in to the app as the recipient first.');
+      if (!principal) throw errors.unauthorized(t('errors.transfers.sign_app_recipient_first'));
       return presentClaim(await bindBySession(rules, params.token, principal, actorFrom(ctx, { type: 'principal', id: principal.id })));
     },
   );

@@ -1,6 +1,7 @@
 import type { Services } from '../../activities/services';
 import { verifyPdf } from '../../activities/verify/verify';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { readStream } from '../http/body';
 import type { Routes } from '../http/route';
 import { VerifyReportSchema } from './schema';
@@ -26,7 +27,7 @@ export function verifyRoutes(routes: Routes, deps: Services): void {
       const release = deps.verifier.admit(ctx.ip);
       try {
         const pdf = await readStream(stream.stream);
-        if (pdf.length === 0) throw errors.invalidRequest('The body is empty: send the PDF as the body.');
+        if (pdf.length === 0) throw errors.invalidRequest(t('errors.verify.body_empty_send_pdf_body'));
         return await verifyPdf({ db: deps.db, verify: (bytes) => deps.verifier.verify(bytes) }, pdf);
       } finally {
         release();

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { t } from '../i18n';
 
 export type ImageKind = 'png' | 'jpeg';
 
@@ -21,7 +22,9 @@ export interface ImageHeader {
 export type ImageCheck = { kind: ImageKind } | { problem: 'unreadable' | 'too_large'; message: string };
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const UNREADABLE = { problem: 'unreadable', message: 'The image is not a readable PNG or JPEG.' } as const;
+function unreadable(): ImageCheck {
+  return { problem: 'unreadable', message: t('errors.images.unreadable') };
+}
 const inflate = promisify(zlib.inflate);
 
 /**
@@ -31,11 +34,11 @@ const inflate = promisify(zlib.inflate);
  */
 export async function checkImage(bytes: Uint8Array): Promise<ImageCheck> {
   const header = readImageHeader(bytes);
-  if (!header) return UNREADABLE;
+  if (!header) return unreadable();
   const tooLarge = sizeProblem(header);
   if (tooLarge) return { problem: 'too_large', message: tooLarge };
   const whole = header.kind === 'png' ? await isWholePng(bytes) : isWholeJpeg(bytes);
-  return whole ? { kind: header.kind } : UNREADABLE;
+  return whole ? { kind: header.kind } : unreadable();
 }
 
 /** The kind of a whole PNG or JPEG within the limits; undefined for anything else. */
@@ -53,7 +56,8 @@ export function imageSizeProblem(bytes: Uint8Array): string | undefined {
 function sizeProblem({ width, height, pixelBytes }: ImageHeader): string | undefined {
   if (width * height <= MAX_IMAGE_PIXELS && pixelBytes <= MAX_IMAGE_PIXEL_BYTES) return undefined;
   const mib = (pixelBytes / (1024 * 1024)).toFixed(1);
-  return `The image is ${width}×${height} pixels (${mib} MiB of pixel data); the limit is ${MAX_IMAGE_PIXELS / 1_000_000} megapixels and ${MAX_IMAGE_PIXEL_BYTES / (1024 * 1024)} MiB.`;
+  const limits = { megapixels: MAX_IMAGE_PIXELS / 1_000_000, limitMib: MAX_IMAGE_PIXEL_BYTES / (1024 * 1024) };
+  return t('errors.images.too_large', { width, height, mib, ...limits });
 }
 
 /**

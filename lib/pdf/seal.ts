@@ -3,6 +3,7 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdfModule from '@signpdf/signpdf';
 import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFInvalidObject, PDFName, type PDFRef, PDFString } from 'pdf-lib';
+import { t } from '../i18n';
 import { loadPdf } from './document';
 import { PdfError } from './errors';
 import { addSignatureTimestamp, contentInfo, der, OID, type SigningKey, sha256, signatureValue, signDigest, subjectOf } from './pades/cms';
@@ -64,8 +65,7 @@ export function createSealer(
 
   async function prepare(pdf: Uint8Array, info: SealInfo, certify: boolean): Promise<Buffer> {
     const doc = await loadPdf(pdf);
-    if (isSealed(doc))
-      throw new PdfError('already_sealed', 'The PDF already carries a digital signature; seal the unsealed working copy instead.');
+    if (isSealed(doc)) throw new PdfError('already_sealed', t('errors.pdf.already_signed_seal_copy'));
     const fieldNames = topFieldNames(doc);
     pdflibAddPlaceholder({
       pdfDoc: doc,
@@ -91,7 +91,7 @@ export function createSealer(
       return { pdf: new Uint8Array(await signpdf.sign(prepared, signer)), cms: signer.cms! };
     } catch (error) {
       if (error instanceof PdfError) throw error;
-      throw new PdfError('sign_failed', `The PDF could not be signed: ${(error as Error).message}`);
+      throw new PdfError('sign_failed', t('errors.pdf.could_not_signed', { reason: (error as Error).message }));
     }
   }
 
@@ -138,7 +138,7 @@ async function archive(
     // libpdf wraps the authority's failure: it stays a failure that retrying may mend.
     if (/TSA|timestamp/i.test(`${(error as Error).name} ${message}`))
       throw new TimestampUnavailable(`The document timestamp failed: ${message}`);
-    throw new PdfError('sign_failed', `The validation data or the document timestamp could not be added: ${message}`);
+    throw new PdfError('sign_failed', t('errors.pdf.validation_data_not_added', { reason: message }));
   }
 }
 
@@ -173,7 +173,7 @@ function certifyWith(doc: PDFDocument, field: PDFDict): void {
   const raw = doc.context.lookup(ref) as PDFInvalidObject;
   const text = Buffer.from(rawBytes(raw)).toString('latin1');
   const reference = '/Reference [<< /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P 1 /V /1.2 >> >>]';
-  if (!text.startsWith('<<')) throw new PdfError('sign_failed', 'The signature dictionary has an unexpected form.');
+  if (!text.startsWith('<<')) throw new PdfError('sign_failed', t('errors.pdf.signature_dictionary_unexpected_form'));
   doc.context.assign(ref, PDFInvalidObject.of(Buffer.from(`<<\n${reference}\n${text.slice(2)}`, 'latin1')));
   doc.catalog.set(PDFName.of('Perms'), doc.context.obj({ DocMDP: ref }));
 }

@@ -1,4 +1,5 @@
 import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
+import { t } from '../i18n';
 import { loadPdf } from './document';
 import { drawCheckMark, drawFittedImage, drawFittedText, inBox } from './draw';
 import { PdfError } from './errors';
@@ -31,7 +32,10 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
   checkValues(input);
   const unfilled = unfilledWidgets(input.widgets, input.values);
   if (unfilled.length > 0) {
-    throw new PdfError('unfilled_fields', `Required widgets have no value: ${unfilled.map((widget) => widget.id).join(', ')}.`);
+    throw new PdfError(
+      'unfilled_fields',
+      t('errors.pdf.required_widgets_no_value', { widgets: unfilled.map((widget) => widget.id).join(', ') }),
+    );
   }
 
   const appearance = await embedAppearance(doc, input);
@@ -66,14 +70,14 @@ async function embedAppearance(doc: PDFDocument, input: StampInput): Promise<App
 }
 
 async function embedImage(doc: PDFDocument, bytes: Uint8Array | undefined, what: string): Promise<PDFImage> {
-  if (!bytes) throw new PdfError('missing_appearance', `A ${what} widget needs a ${what} image.`);
+  if (!bytes) throw new PdfError('missing_appearance', t('errors.pdf.widget_needs_image', { what }));
   // Checked again here, before pdf-lib decodes it: the limits hold even for an image stored before them.
   const checked = await checkImage(bytes);
-  if (!('kind' in checked)) throw new PdfError('missing_appearance', `The ${what} image is refused: ${checked.message}`);
+  if (!('kind' in checked)) throw new PdfError('missing_appearance', t('errors.pdf.image_refused', { what, reason: checked.message }));
   try {
     return await (checked.kind === 'png' ? doc.embedPng(ownBuffer(bytes)) : doc.embedJpg(ownBuffer(bytes)));
   } catch {
-    throw new PdfError('missing_appearance', `The ${what} image is not a readable PNG or JPEG.`);
+    throw new PdfError('missing_appearance', t('errors.pdf.image_not_readable_png_jpeg', { what }));
   }
 }
 
@@ -105,7 +109,7 @@ async function contentOf(widget: Widget, input: StampInput, appearance: Appearan
 
 /** An auto-filled widget must get a mark: a blank where the signer's identity belongs is refused. */
 function identity(widget: Widget, content: Content | undefined): Content {
-  if (!content) throw new PdfError('missing_appearance', `The signer has no ${widget.type} to put in widget ${widget.id}.`);
+  if (!content) throw new PdfError('missing_appearance', t('errors.pdf.signer_no_put_widget', { type: widget.type, id: widget.id }));
   return content;
 }
 
@@ -149,10 +153,13 @@ function singleLine(text: string): string {
 
 function checkWidget(widget: Widget, pages: PDFPage[]): void {
   if (!(WIDGET_TYPES as readonly string[]).includes(widget.type)) {
-    throw new PdfError('invalid_widget', `Widget ${widget.id} has an unknown type ${String(widget.type)}.`);
+    throw new PdfError('invalid_widget', t('errors.pdf.widget_unknown_type', { id: widget.id, type: String(widget.type) }));
   }
   if (!Number.isInteger(widget.page) || widget.page < 1 || widget.page > pages.length) {
-    throw new PdfError('widget_page', `Widget ${widget.id} is on page ${widget.page}, but the PDF has ${pages.length} page(s).`);
+    throw new PdfError(
+      'widget_page',
+      t('errors.pdf.widget_page_but_pdf_page', { id: widget.id, page: widget.page, pageCount: pages.length }),
+    );
   }
   const { width, height } = displayedSize(pages[widget.page - 1]);
   const numbers = [widget.x, widget.y, widget.width, widget.height];
@@ -165,11 +172,11 @@ function checkWidget(widget: Widget, pages: PDFPage[]): void {
     widget.x + widget.width <= width + EDGE_TOLERANCE &&
     widget.y + widget.height <= height + EDGE_TOLERANCE;
   if (!inside)
-    throw new PdfError('widget_bounds', `Widget ${widget.id} does not lie within page ${widget.page} (${width} x ${height} points).`);
+    throw new PdfError('widget_bounds', t('errors.pdf.widget_does_not_lie_within', { id: widget.id, page: widget.page, width, height }));
 }
 
 function checkValues(input: StampInput): void {
-  if (Number.isNaN(input.signedAt.getTime())) throw new PdfError('invalid_value', 'signedAt is not a valid date.');
+  if (Number.isNaN(input.signedAt.getTime())) throw new PdfError('invalid_value', t('errors.pdf.signed_at_invalid'));
   for (const widget of input.widgets) {
     const value = input.values[widget.id];
     if (value === undefined) continue;
@@ -177,6 +184,6 @@ function checkValues(input: StampInput): void {
       (widget.type === 'checkbox' && typeof value !== 'boolean') ||
       ((widget.type === 'text' || widget.type === 'dropdown') && typeof value !== 'string') ||
       (widget.type === 'dropdown' && widget.options !== undefined && !widget.options.includes(value as string));
-    if (wrong) throw new PdfError('invalid_value', `The value of widget ${widget.id} does not suit a ${widget.type} widget.`);
+    if (wrong) throw new PdfError('invalid_value', t('errors.pdf.value_widget_does_not_suit', { id: widget.id, type: widget.type }));
   }
 }

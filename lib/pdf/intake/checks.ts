@@ -13,14 +13,12 @@ import {
   PDFPageTree,
   PDFRef,
 } from 'pdf-lib';
+import { t } from '../../i18n';
 import { refuse } from './refuse';
 
 export const name = (value: string) => PDFName.of(value);
 // Deeper page trees come from no producer; pdf-lib walks them recursively.
 const MAX_TREE_DEPTH = 64;
-
-export const SIGNED_MESSAGE =
-  'The PDF already carries a digital signature; already signed PDFs cannot be sealed again without breaking their signature.';
 
 /**
  * Walks the page tree as a reader does and refuses what readers would disagree on: a node that is
@@ -31,7 +29,7 @@ export const SIGNED_MESSAGE =
 export function checkPageTree(catalog: PDFCatalog, maxPages: number): number {
   const context = catalog.context;
   const root = catalog.lookup(name('Pages'));
-  if (!(root instanceof PDFPageTree)) throw refuse('The PDF has no page tree.');
+  if (!(root instanceof PDFPageTree)) throw refuse(t('errors.pdf.no_page_tree'));
   const claimed = countOf(root);
   if (claimed !== undefined && claimed > maxPages) throw tooManyPages(maxPages, claimed);
 
@@ -43,7 +41,7 @@ export function checkPageTree(catalog: PDFCatalog, maxPages: number): number {
   }
   const frame = (node: PDFPageTree): Frame => {
     const kids = node.lookup(name('Kids'));
-    if (!(kids instanceof PDFArray)) throw malformedTree('a node has no /Kids array');
+    if (!(kids instanceof PDFArray)) throw malformedTree(t('errors.pdf.tree.no_kids'));
     return { node, kids, index: 0, pages: 0 };
   };
   const seen = new Set<PDFObject>([root]);
@@ -54,26 +52,27 @@ export function checkPageTree(catalog: PDFCatalog, maxPages: number): number {
     if (top.index >= top.kids.size()) {
       stack.pop();
       const count = countOf(top.node);
-      if (count !== top.pages) throw malformedTree(`a node claims ${count ?? 'no'} pages and holds ${top.pages}`);
+      if (count === undefined) throw malformedTree(t('errors.pdf.tree.claims_no_pages', { pages: top.pages }));
+      if (count !== top.pages) throw malformedTree(t('errors.pdf.tree.claims_pages', { count, pages: top.pages }));
       if (stack.length > 0) stack[stack.length - 1].pages += top.pages;
       continue;
     }
     const ref = top.kids.get(top.index++);
     const kid = ref instanceof PDFRef ? context.lookup(ref) : undefined;
-    if (!kid) throw malformedTree('a kid is not a reference to a page or node');
-    if (seen.has(kid)) throw malformedTree('a page or node is listed twice');
+    if (!kid) throw malformedTree(t('errors.pdf.tree.kid_not_reference'));
+    if (seen.has(kid)) throw malformedTree(t('errors.pdf.tree.listed_twice'));
     seen.add(kid);
     if (kid instanceof PDFPageLeaf) {
       top.pages++;
       if (++total > maxPages) throw tooManyPages(maxPages, claimed);
     } else if (kid instanceof PDFPageTree) {
-      if (stack.length >= MAX_TREE_DEPTH) throw malformedTree(`it is more than ${MAX_TREE_DEPTH} levels deep`);
+      if (stack.length >= MAX_TREE_DEPTH) throw malformedTree(t('errors.pdf.tree.too_deep', { maxDepth: MAX_TREE_DEPTH }));
       stack.push(frame(kid));
     } else {
-      throw malformedTree('a kid is neither a page nor a node');
+      throw malformedTree(t('errors.pdf.tree.kid_neither'));
     }
   }
-  if (total === 0) throw refuse('The PDF has no pages.');
+  if (total === 0) throw refuse(t('errors.pdf.no_pages'));
   return total;
 }
 
@@ -83,12 +82,12 @@ function countOf(node: PDFDict): number | undefined {
 }
 
 function tooManyPages(maxPages: number, claimed: number | undefined): Error {
-  const claim = claimed !== undefined && claimed > maxPages ? ` (its page tree claims ${claimed})` : '';
-  return refuse(`The PDF has more than ${maxPages} pages${claim}.`);
+  if (claimed !== undefined && claimed > maxPages) return refuse(t('errors.pdf.more_than_pages_claimed', { maxPages, claimed }));
+  return refuse(t('errors.pdf.more_than_pages', { maxPages }));
 }
 
 function malformedTree(why: string): Error {
-  return refuse(`The PDF's page tree is malformed: ${why}.`);
+  return refuse(t('errors.pdf.page_tree_malformed', { why }));
 }
 
 /**
@@ -106,17 +105,18 @@ export function checkNotSigned(catalog: PDFCatalog, pages: PDFDict[]): void {
     if (!(annots instanceof PDFArray)) continue;
     for (const item of annots.asArray()) {
       const annot = page.context.lookup(item);
-      if (annot instanceof PDFDict && signed(annot, nameText(annot.lookup(name('FT'))))) throw refuse(SIGNED_MESSAGE);
+      if (annot instanceof PDFDict && signed(annot, nameText(annot.lookup(name('FT')))))
+        throw refuse(t('errors.pdf.already_carries_digital_signature'));
     }
   }
   const perms = catalog.lookup(name('Perms'));
-  if (perms instanceof PDFDict && perms.has(name('DocMDP'))) throw refuse(SIGNED_MESSAGE);
+  if (perms instanceof PDFDict && perms.has(name('DocMDP'))) throw refuse(t('errors.pdf.already_carries_digital_signature'));
   const form = catalog.lookup(name('AcroForm'));
   if (!(form instanceof PDFDict)) return;
   const flags = form.lookup(name('SigFlags'));
-  if (flags instanceof PDFNumber && flags.asNumber() & 1) throw refuse(SIGNED_MESSAGE);
+  if (flags instanceof PDFNumber && flags.asNumber() & 1) throw refuse(t('errors.pdf.already_carries_digital_signature'));
   eachField(form, (field, type) => {
-    if (signed(field, type)) throw refuse(SIGNED_MESSAGE);
+    if (signed(field, type)) throw refuse(t('errors.pdf.already_carries_digital_signature'));
   });
 }
 
@@ -153,8 +153,8 @@ export function checkOptionalContent(catalog: PDFCatalog): void {
   const config = properties.lookup(name('D'));
   if (!(config instanceof PDFDict)) return;
   const off = config.lookup(name('OFF'));
-  if (off instanceof PDFArray && off.size() > 0) throw hiddenContent('some layers are off by default');
-  if (config.lookup(name('BaseState')) === name('OFF')) throw hiddenContent('layers are off by default (/BaseState /OFF)');
+  if (off instanceof PDFArray && off.size() > 0) throw hiddenContent(t('errors.pdf.layers.off_by_default'));
+  if (config.lookup(name('BaseState')) === name('OFF')) throw hiddenContent(t('errors.pdf.layers.base_state_off'));
   const rules = config.lookup(name('AS'));
   if (!(rules instanceof PDFArray)) return;
   for (const rule of rules.asArray()) {
@@ -168,7 +168,7 @@ export function checkOptionalContent(catalog: PDFCatalog): void {
       if (!(rulesOf instanceof PDFDict)) continue;
       for (const category of categories) {
         if (turnsOff(category, rulesOf.lookup(name(category)))) {
-          throw hiddenContent(`a layer turns off by use (/AS, ${category})`);
+          throw hiddenContent(t('errors.pdf.layers.off_by_use', { category }));
         }
       }
     }
@@ -209,9 +209,9 @@ function names(object: PDFObject | undefined): string[] {
 /** Called on every reachable dictionary: an optional content membership that hides content while its groups are on. */
 export function checkMembership(object: PDFDict | PDFArray): void {
   if (!(object instanceof PDFDict) || object.get(name('Type')) !== name('OCMD')) return;
-  if (object.has(name('VE'))) throw hiddenContent('content is shown by a visibility expression (/VE)');
+  if (object.has(name('VE'))) throw hiddenContent(t('errors.pdf.layers.visibility_expression'));
   const policy = object.lookup(name('P'));
-  if (policy === name('AllOff') || policy === name('AnyOff')) throw hiddenContent('content is shown only while layers are off');
+  if (policy === name('AllOff') || policy === name('AnyOff')) throw hiddenContent(t('errors.pdf.layers.shown_while_off'));
 }
 
 function nameText(object: PDFObject | undefined): string | undefined {
@@ -219,13 +219,13 @@ function nameText(object: PDFObject | undefined): string | undefined {
 }
 
 function hiddenContent(why: string): Error {
-  return refuse(`The PDF has hidden optional content: ${why}. Flatten or remove its layers and upload it again.`);
+  return refuse(t('errors.pdf.hidden_optional_content_flatten', { why }));
 }
 
 /** A dynamic XFA form keeps its content in the XFA only: without it the signer would see a placeholder page. */
 export function checkNotDynamicXfa(catalog: PDFCatalog): void {
   if (catalog.lookup(name('NeedsRendering')) === PDFBool.True) {
-    throw refuse('The PDF is a dynamic XFA form, whose pages exist only in XFA; print it to a PDF and upload that.');
+    throw refuse(t('errors.pdf.dynamic_xfa'));
   }
 }
 

@@ -22,6 +22,7 @@ import {
   popGraphicsState,
   pushGraphicsState,
 } from 'pdf-lib';
+import { t } from '../../i18n';
 import { embedDejaVu } from '../fonts';
 import { name } from './checks';
 import { refuse } from './refuse';
@@ -66,7 +67,7 @@ async function writeMissingAppearances(doc: PDFDocument): Promise<void> {
     fields = doc.getForm().getFields();
     helvetica = doc.getForm().getDefaultFont();
   } catch (error) {
-    throw refuse(`The PDF's form cannot be read (${(error as Error).message}); flatten the form and upload it again.`);
+    throw refuse(t('errors.pdf.form_cannot_read_flatten', { reason: (error as Error).message }));
   }
   let unicode: PDFFont | undefined;
   for (const field of fields) {
@@ -80,15 +81,13 @@ async function writeMissingAppearances(doc: PDFDocument): Promise<void> {
     const text = fieldText(field);
     const missing = [...text].find((char) => SHAPED.test(char) || !dejaVuHas(char));
     if (missing !== undefined) {
-      throw refuse(
-        `The PDF's form field "${field.getName()}" has no appearance and its value uses characters ("${missing}") that cannot be drawn here; fill and flatten the form, then upload it again.`,
-      );
+      throw refuse(t('errors.pdf.form_field_undrawable', { field: field.getName(), missing }));
     }
     unicode ??= await embedDejaVu(doc);
     try {
       field.defaultUpdateAppearances(unicode);
     } catch (error) {
-      throw refuse(`The PDF's form field "${field.getName()}" cannot be made static (${(error as Error).message}).`);
+      throw refuse(t('errors.pdf.form_field_cannot_made', { field: field.getName(), reason: (error as Error).message }));
     }
   }
 }

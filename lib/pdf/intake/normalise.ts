@@ -1,6 +1,7 @@
 // One pass over an untrusted PDF: measure, parse, refuse what cannot be made safe, strip active and
 // dynamic content, flatten forms, and write it again with a classic cross-reference table.
 import { EncryptedPDFError, ParseSpeeds, PDFDocument } from 'pdf-lib';
+import { t } from '../../i18n';
 import { PdfError } from '../errors';
 import { displayedSize } from '../geometry';
 import { checkMembership, checkNotDynamicXfa, checkNotSigned, checkOptionalContent, checkPageTree, isEncrypted } from './checks';
@@ -8,7 +9,7 @@ import { flattenForm } from './flatten';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from './limits';
 import { dropUnreachable, walkReachable } from './reach';
 import { refuse } from './refuse';
-import { ENCRYPTED_MESSAGE, scanPdf } from './scan';
+import { scanPdf } from './scan';
 import { type Removed, stripActiveContent } from './strip';
 
 export interface NormalisedPdf {
@@ -19,8 +20,6 @@ export interface NormalisedPdf {
   /** What was stripped, by kind, sorted. */
   removed: Removed[];
 }
-
-export const UNREADABLE_MESSAGE = 'The file is not a readable PDF.';
 
 /**
  * Checks and normalises an untrusted PDF, or throws PdfError('invalid_pdf'). It parses the whole file:
@@ -34,7 +33,7 @@ export async function normalisePdf(bytes: Uint8Array, limits: IntakeLimits = DEF
   } catch (error) {
     if (error instanceof PdfError) throw error;
     // pdf-lib throws on structures it cannot follow (a missing dictionary, a cycle through /Parent …).
-    throw refuse(`The PDF's structure cannot be processed (${(error as Error).message}).`);
+    throw refuse(t('errors.pdf.structure_cannot_processed', { reason: (error as Error).message }));
   }
 }
 
@@ -44,17 +43,17 @@ async function load(bytes: Uint8Array): Promise<PDFDocument> {
     // kept as such and refused below only when a reader could reach them.
     return await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
   } catch (error) {
-    if (error instanceof EncryptedPDFError) throw refuse(ENCRYPTED_MESSAGE);
+    if (error instanceof EncryptedPDFError) throw refuse(t('errors.pdf.encrypted_upload_without_password'));
     // Includes RangeError: pdf-lib parses recursively and a deep enough nesting overflows the stack.
-    throw refuse(UNREADABLE_MESSAGE);
+    throw refuse(t('errors.pdf.file_not_readable_pdf'));
   }
 }
 
 async function normalise(doc: PDFDocument, limits: IntakeLimits): Promise<NormalisedPdf> {
   const { context, catalog } = doc;
-  if (isEncrypted(context)) throw refuse(ENCRYPTED_MESSAGE);
+  if (isEncrypted(context)) throw refuse(t('errors.pdf.encrypted_upload_without_password'));
   const objects = context.enumerateIndirectObjects().length;
-  if (objects > limits.maxObjects) throw refuse(`The PDF has more than ${limits.maxObjects} objects (it has ${objects}).`);
+  if (objects > limits.maxObjects) throw refuse(t('errors.pdf.more_than_objects', { maxObjects: limits.maxObjects, objects }));
   checkPageTree(catalog, limits.maxPages);
   walkReachable(context, checkMembership);
   const pages = doc.getPages();

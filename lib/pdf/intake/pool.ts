@@ -2,6 +2,7 @@
 // a PDF's signatures, sealing), each job under a wall-clock limit and each thread under a heap limit;
 // a thread that overruns either is ended and replaced.
 import { Worker } from 'node:worker_threads';
+import { t } from '../../i18n';
 import { PdfError } from '../errors';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
@@ -52,13 +53,16 @@ interface Thread {
  * A thread's first code: it imports thread.ts. The service and its tests run under tsx (`node --import
  * tsx`), but a worker thread may not have tsx's loader: then Node 20 cannot load a .ts file at all
  * (ERR_UNKNOWN_FILE_EXTENSION), and Node 22.18+/24, which strip types themselves, load thread.ts but
- * not its extensionless imports (ERR_MODULE_NOT_FOUND). Either way the thread registers tsx itself
+ * not its extensionless imports (ERR_MODULE_NOT_FOUND), a folder's index (ERR_UNSUPPORTED_DIR_IMPORT) or
+ * JSON without its import attribute (ERR_IMPORT_ATTRIBUTE_MISSING: the message catalogue, lib/i18n).
+ * Whichever comes first, the thread registers tsx itself
  * and imports again (under another URL: the failed import is cached).
  */
 const BOOT = `
 const { workerData } = require('node:worker_threads');
+const TSX_CODES = ['ERR_UNKNOWN_FILE_EXTENSION', 'ERR_MODULE_NOT_FOUND', 'ERR_UNSUPPORTED_DIR_IMPORT', 'ERR_IMPORT_ATTRIBUTE_MISSING'];
 import(workerData.thread).catch((error) => {
-  if (error.code !== 'ERR_UNKNOWN_FILE_EXTENSION' && error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  if (!TSX_CODES.includes(error.code)) throw error;
   return import(workerData.tsx).then(({ register }) => {
     register();
     return import(workerData.thread + '?tsx');
@@ -237,8 +241,8 @@ function timeLimit(request: JobRequest, limits: IntakeLimits): number {
 
 function overran(request: JobRequest, limits: IntakeLimits): Error {
   const limit = formatDuration(timeLimit(request, limits));
-  if (request.kind === 'seal') return new PdfError('sign_failed', `Sealing the PDF took longer than ${limit}.`);
-  return refuse(`The PDF took longer than ${limit} to check.`);
+  if (request.kind === 'seal') return new PdfError('sign_failed', t('errors.pdf.sealing_took_longer', { limit }));
+  return refuse(t('errors.pdf.took_longer_than_check', { limit }));
 }
 
 /** Why a thread died under a job: the heap limit, or a crash; a thread that never started is not the PDF's fault. */
@@ -246,9 +250,9 @@ function deathError(thread: Thread, code: number, limits: IntakeLimits): Error {
   const reason = thread.error?.message ?? `exit code ${code}`;
   if (!thread.ready) return new Error(`A PDF thread failed to start: ${reason}`);
   if ((thread.error as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return refuse(`The PDF needs more than ${limits.memoryMb} MB of memory to read.`);
+    return refuse(t('errors.pdf.needs_more_than_mb', { memoryMb: limits.memoryMb }));
   }
-  return refuse(`The PDF could not be checked: its thread stopped (${reason}).`);
+  return refuse(t('errors.pdf.could_not_checked_thread', { reason }));
 }
 
 function deserialiseError(error: SerialisedError): Error {

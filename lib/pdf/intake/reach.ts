@@ -1,6 +1,7 @@
 // What a reader can reach from the trailer, walked without recursion (a hostile PDF nests deeper
 // than any call stack), and the removal of everything else before the PDF is written again.
 import { PDFArray, type PDFContext, PDFDict, PDFInvalidObject, type PDFObject, PDFRef, PDFStream } from 'pdf-lib';
+import { t } from '../../i18n';
 import { refuse } from './refuse';
 
 // Real PDFs nest direct objects a few levels deep; pdf-lib writes (and readers parse) them recursively.
@@ -24,9 +25,9 @@ export function walkReachable(context: PDFContext, visit?: (object: PDFDict | PD
       reached.add(object);
       stack.push([context.lookup(object), 0]);
     } else if (object instanceof PDFInvalidObject) {
-      throw refuse('The PDF has objects that cannot be read (malformed or nested too deeply).');
+      throw refuse(t('errors.pdf.objects_cannot_read_malformed'));
     } else if (object instanceof PDFDict || object instanceof PDFArray) {
-      if (depth > MAX_NESTING) throw refuse(`The PDF nests objects more than ${MAX_NESTING} levels deep.`);
+      if (depth > MAX_NESTING) throw refuse(t('errors.pdf.nests_objects_more_than', { maxNesting: MAX_NESTING }));
       visit?.(object);
       const values = object instanceof PDFDict ? object.values() : object.asArray();
       for (const value of values) stack.push([value, depth + 1]);

@@ -3,6 +3,7 @@
 // keeping the output. pdf-lib decodes object streams whole and in pure JavaScript; past this scan the
 // bytes it can be made to hold are bounded by the budget.
 
+import { t } from '../../i18n';
 import { BudgetExceeded, DamagedStream, type Filter, InflateBudget, measureChain } from './inflate';
 import { formatBytes, type IntakeLimits, inflateBudget, MIN_INFLATE_ALLOWANCE } from './limits';
 import { refuse } from './refuse';
@@ -35,8 +36,6 @@ interface StreamRecord {
   after: number;
 }
 
-export const ENCRYPTED_MESSAGE = 'The PDF is encrypted; upload it without a password.';
-
 /**
  * `measure`: which streams' decoding to bound: `all` before the intake (it flattens and rewrites every
  * stream), or `object-streams` before reading signatures (pdf-lib then decodes only those: a damaged
@@ -47,7 +46,7 @@ export async function scanPdf(input: Uint8Array, limits: IntakeLimits, measure: 
   const headers = objectHeaders(bytes);
   const streams = findStreams(bytes, headers);
 
-  if (isEncrypted(bytes, streams)) throw refuse(ENCRYPTED_MESSAGE);
+  if (isEncrypted(bytes, streams)) throw refuse(t('errors.pdf.encrypted_upload_without_password'));
 
   let objects = countOutside(headers, streams);
   for (const stream of streams) {
@@ -55,11 +54,11 @@ export async function scanPdf(input: Uint8Array, limits: IntakeLimits, measure: 
     const count = stream.dict && dictGet(stream.dict, 'N');
     // pdf-lib reads /N entries from the decoded stream; an indirect /N would hide their number from this count.
     if (count?.kind !== 'number' || !Number.isInteger(count.value) || count.value < 0) {
-      throw refuse('The PDF has an object stream without a plain object count (/N).');
+      throw refuse(t('errors.pdf.object_stream_without_plain'));
     }
     objects += count.value;
   }
-  if (objects > limits.maxObjects) throw refuse(`The PDF has more than ${limits.maxObjects} objects (it has ${objects}).`);
+  if (objects > limits.maxObjects) throw refuse(t('errors.pdf.more_than_objects', { maxObjects: limits.maxObjects, objects }));
 
   const budget = new InflateBudget(inflateBudget(bytes.length, limits));
   for (const stream of streams) {
@@ -70,7 +69,7 @@ export async function scanPdf(input: Uint8Array, limits: IntakeLimits, measure: 
       await measureChain(bytes.subarray(stream.dataStart, stream.dataEnd), filters, budget);
     } catch (error) {
       if (error instanceof BudgetExceeded) throw refuse(inflateMessage(budget.limit, limits));
-      if (error instanceof DamagedStream) throw refuse('The PDF has a damaged compressed stream.');
+      if (error instanceof DamagedStream) throw refuse(t('errors.pdf.damaged_compressed_stream'));
       throw error;
     }
   }
@@ -78,11 +77,10 @@ export async function scanPdf(input: Uint8Array, limits: IntakeLimits, measure: 
 }
 
 export function inflateMessage(budget: number, limits: IntakeLimits): string {
-  const floor = limits.maxInflatedBytes > MIN_INFLATE_ALLOWANCE ? `, at least ${formatBytes(MIN_INFLATE_ALLOWANCE)}` : '';
-  return (
-    `The PDF inflates to more than ${formatBytes(budget)} ` +
-    `(limit: ${limits.maxInflateRatio} times its size${floor}, at most ${formatBytes(limits.maxInflatedBytes)}).`
-  );
+  const words = { budget: formatBytes(budget), ratio: limits.maxInflateRatio, most: formatBytes(limits.maxInflatedBytes) };
+  if (limits.maxInflatedBytes > MIN_INFLATE_ALLOWANCE)
+    return t('errors.pdf.inflates_floor', { ...words, least: formatBytes(MIN_INFLATE_ALLOWANCE) });
+  return t('errors.pdf.inflates', words);
 }
 
 interface Header {
@@ -184,7 +182,7 @@ function fallbackEnd(bytes: Buffer, dict: RawDict | undefined, dataStart: number
   let scanned = dataStart;
   for (let at = bytes.indexOf('stream', dataStart); at !== -1; at = bytes.indexOf('stream', scanned)) {
     work.remaining -= at + 6 - scanned;
-    if (work.remaining < 0) throw refuse('The PDF has streams whose ends cannot be found (no valid /Length).');
+    if (work.remaining < 0) throw refuse(t('errors.pdf.streams_whose_ends_cannot'));
     if (at - 3 >= scanned && matchesAt(bytes, at - 3, 'end')) {
       nesting--;
       if (nesting === 0) {
@@ -246,7 +244,7 @@ function filtersOf(dict: RawDict): Filter[] {
   if (!filter) return [];
   const parms = dictGet(dict, 'DecodeParms');
   const names = filter.kind === 'array' ? filter.items : [filter];
-  if (names.some((name) => name.kind === 'ref')) throw refuse('The PDF has a stream whose filter is an indirect object.');
+  if (names.some((name) => name.kind === 'ref')) throw refuse(t('errors.pdf.stream_whose_filter_indirect'));
   const filters: Filter[] = [];
   for (const [index, name] of names.entries()) {
     if (name.kind !== 'name') break;

@@ -4,6 +4,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { t } from '../../i18n';
 import { PdfError } from '../errors';
 import { verifyPdfBytes } from '../verify/verify';
 import { type IntakeLimits, inflateBudget } from './limits';
@@ -41,7 +42,7 @@ async function run(job: JobRequest, limits: IntakeLimits): Promise<{ result: Job
       } catch (error) {
         if (error instanceof PdfError) throw error;
         // A structure the verifier cannot follow is a file no reader could check either, never a 500.
-        throw refuse(`The PDF could not be checked (${(error as Error).message}).`);
+        throw refuse(t('errors.pdf.could_not_checked', { reason: (error as Error).message }));
       }
     }
     case 'seal': {

@@ -3,6 +3,7 @@
 // A request that finds no place is refused at once, before its body is read, so a stranger's uploads
 // never queue in front of a tenant's document, template or apply, nor pile up in memory.
 import { errors, retryAfter } from '../../errors';
+import { t } from '../../i18n';
 import type { IntakeLimits } from '../intake/limits';
 import { createPdfThreads, type PdfThreads } from '../intake/pool';
 import type { VerificationReport } from './report';
@@ -52,16 +53,12 @@ export function createVerifyLane(options: VerifyLaneOptions): VerifyLane {
       const mine = perAddress.get(address) ?? 0;
       if (mine >= options.perAddress)
         throw errors.rateLimited(
-          `This address already has ${mine} verification${mine === 1 ? '' : 's'} under way; wait for ${mine === 1 ? 'it' : 'them'} to finish.`,
+          t('errors.verify.address_busy', { count: mine }),
           [{ path: 'verifications_per_address', message: `at most ${options.perAddress} at once` }],
           retryAfter(RETRY_ADDRESS_MS),
         );
       if (admitted >= capacity)
-        throw errors.serviceUnavailable(
-          'The verifier is busy with other files; retry in a few seconds.',
-          undefined,
-          retryAfter(RETRY_FULL_MS),
-        );
+        throw errors.serviceUnavailable(t('errors.verify.verifier_busy_other_files_retry'), undefined, retryAfter(RETRY_FULL_MS));
       admitted++;
       perAddress.set(address, mine + 1);
       let released = false;
