@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Services } from '../../activities/services';
 import { MailMessage } from '../../db/models';
 import type { Config } from '../../lib/config/config';
+import { htmlLang, t } from '../../lib/i18n';
 import { mac, verifyMac } from '../../lib/secrets/signed';
 import { html, joinHtml } from '../http/html';
 
@@ -37,13 +38,13 @@ export function devMailRoutes(router: Router, deps: Services): void {
     const mails = await MailMessage.query(deps.db).orderBy('created_at', 'desc').limit(100);
     const rows = mails.map(
       (mail) =>
-        html`<article><h2>${mail.subject}</h2><p class="meta">To ${mail.to_address} · ${mail.created_at.toISOString()} · ${mail.purpose} · ${mail.status}</p><pre>${mail.text}</pre></article>`,
+        html`<article><h2>${mail.subject}</h2><p class="meta">${t('app.dev_mail.meta', { to: mail.to_address, at: mail.created_at.toISOString(), purpose: mail.purpose, status: mail.status })}</p><pre>${mail.text}</pre></article>`,
     );
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'");
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'html';
     ctx.body =
-      html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outbox</title><link rel="stylesheet" href="/static/sign.css"></head>
-<body><main class="outbox"><h1>Outbox (${deps.mailer.mode === 'smtp' ? 'SMTP delivers mail; copies here' : 'no SMTP_URL: mail stays here'})</h1>${rows.length ? joinHtml(rows, '\n') : html`<p>No mail yet.</p>`}</main></body></html>`.toString();
+      html`<!doctype html><html lang="${htmlLang()}"><head><meta charset="utf-8"><title>${t('app.dev_mail.title')}</title><link rel="stylesheet" href="/static/sign.css"></head>
+<body><main class="outbox"><h1>${t(deps.mailer.mode === 'smtp' ? 'app.dev_mail.heading_smtp' : 'app.dev_mail.heading_kept')}</h1>${rows.length ? joinHtml(rows, '\n') : html`<p>${t('app.dev_mail.empty')}</p>`}</main></body></html>`.toString();
   });
 }

@@ -1,6 +1,7 @@
 import Busboy from 'busboy';
 import type { Context } from 'koa';
 import { errors, type ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { isStorableText, printable, unstorableInput } from '../../lib/text';
 import { readLimitedBody, tooLarge, unreadBody } from '../http/body';
 
@@ -25,11 +26,13 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
   return new Promise((resolve, reject) => {
     if (Number(ctx.get('content-length') || '0') > limit) return reject(tooLarge(ctx, limit, 'form'));
     const form: Form = { fields: {}, files: {} };
+    // Worded now, in the request's locale: busboy's events run outside the request's async context.
+    const unreadable = t('app.form.unreadable');
     let parser: Busboy.Busboy;
     try {
       parser = Busboy({ headers: ctx.req.headers, limits: { fileSize: limit, files: 3, fields: 50, fieldSize: limit } });
     } catch {
-      reject(errors.invalidRequest('The form could not be read.'));
+      reject(errors.invalidRequest(unreadable));
       return;
     }
     let settled = false;
@@ -63,7 +66,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
       stream.on('limit', () => fail(tooLarge(ctx, limit, 'form')));
       // Busboy destroys an unfinished file's stream with an error (a form cut short, or refused mid-file):
       // an error event nobody listens to would end the process.
-      stream.on('error', () => fail(errors.invalidRequest('The form could not be read.')));
+      stream.on('error', () => fail(errors.invalidRequest(unreadable)));
       stream.on('end', () => {
         try {
           checkText(name, info.filename ?? '');
@@ -73,7 +76,7 @@ function multipart(ctx: Context, limit: number): Promise<Form> {
         }
       });
     });
-    parser.on('error', () => fail(errors.invalidRequest('The form could not be read.')));
+    parser.on('error', () => fail(errors.invalidRequest(unreadable)));
     // A client that leaves mid-body ends the request, not the pipe: without this busboy would wait forever.
     ctx.req.on('error', (error) => fail(unreadBody(error)));
     parser.on('close', () => {

@@ -90,7 +90,7 @@ export function errorPage(
     ctx,
     renderPage({
       ...page,
-      title: page.title ?? 'Something is not right',
+      title: page.title ?? t('app.page.error_title'),
       body: page.body ?? html``,
       notice: { kind: 'error', text: error.message },
     }),

@@ -3,12 +3,14 @@ import type { Context } from 'koa';
 import { requestLoginCode, signIn, signInWithLink, signOut } from '../../activities/principals/sessions';
 import type { Services } from '../../activities/services';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { randomBase62 } from '../../lib/ids';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 import { html, type SafeHtml } from '../http/html';
 import { actorFrom } from '../http/request';
 import { readForm } from './forms';
 import { errorPage, renderPage, sendPage } from './layout';
+import { tHtml } from './messages';
 import { codeDeps } from './pages/common';
 import { appState, checkForm, checkOrigin, endAppSession, safeNext, startAppSession } from './session';
 
@@ -18,20 +20,20 @@ export { requireLogin } from './session';
 function emailForm(appPath: string, next: string, email = ''): SafeHtml {
   return html`<form method="post" action="${appPath}/login" class="stack">
 <input type="hidden" name="next" value="${next}">
-<label>E-mail address <input type="email" name="email" required autocomplete="email" value="${email}" data-testid="login-email"></label>
-<button type="submit" data-testid="login-send">Send me a code</button></form>`;
+<label>${t('app.login.email')} <input type="email" name="email" required autocomplete="email" value="${email}" data-testid="login-email"></label>
+<button type="submit" data-testid="login-send">${t('app.login.send')}</button></form>`;
 }
 
 /** The cookie that binds a code mail's sign-in link to the browser that asked for the code (HttpOnly: no script reads it). */
 const BINDING_COOKIE = 'svc_code_bind';
 
 function codeForm(appPath: string, next: string, email: string, challenge: string): SafeHtml {
-  return html`<p>If <strong>${email}</strong> has an account, a 10-digit code and a sign-in link are on their way. Enter the code here (it works in this window only), or open the link in this browser.</p>
+  return html`<p>${tHtml('app.login.code_sent', { email: html`<strong>${email}</strong>` })}</p>
 <form method="post" action="${appPath}/login/verify" class="stack">
 <input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><input type="hidden" name="challenge" value="${challenge}">
-<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{10}" maxlength="10" required data-testid="login-code"></label>
-<button type="submit" data-testid="login-verify">Sign in</button></form>
-<form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><button type="submit" class="link">Send a new code</button></form>`;
+<label>${t('app.login.code')} <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{10}" maxlength="10" required data-testid="login-code"></label>
+<button type="submit" data-testid="login-verify">${t('app.login.sign_in')}</button></form>
+<form method="post" action="${appPath}/login"><input type="hidden" name="next" value="${next}"><input type="hidden" name="email" value="${email}"><button type="submit" class="link">${t('app.login.new_code')}</button></form>`;
 }
 
 /** Sign-in with an e-mailed one-time code; sign-out ends the session on the server too. */
@@ -39,12 +41,11 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
   const codes = codeDeps(deps);
   // No session exists yet to bind a form token to, so the Origin check and the per-address limit guard these forms.
   const guard = async (ctx: Context) => {
-    if (!checkOrigin(ctx, deps))
-      throw errors.invalidRequest('This form did not come from this app. Open the sign-in page again and retry.');
+    if (!checkOrigin(ctx, deps)) throw errors.invalidRequest(t('app.login.foreign_form'));
     await deps.codeLimits.consumeIp(ctx.ip);
   };
   const page = (ctx: Context, body: SafeHtml, notice?: { kind: 'ok' | 'error'; text: string }, status = 200) =>
-    sendPage(ctx, renderPage({ title: 'Sign in', appPath, body, notice }), status);
+    sendPage(ctx, renderPage({ title: t('app.login.title'), appPath, body, notice }), status);
   const cookiePath = `${appPath}/login`;
   const readBinding = (ctx: Context) =>
     readSignedCookie<{ nonce: string; next: string; exp: number }>(ctx, deps.secret, BINDING_COOKIE, 'code-binding');
@@ -80,10 +81,10 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       email = (fields.email ?? '').trim();
       next = safeNext(fields.next, appPath);
       if (!/^[^\s@]+@[^\s@]+$/.test(email))
-        return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: 'Enter an e-mail address.' }, 400);
+        return page(ctx, emailForm(appPath, next, email), { kind: 'error', text: t('app.login.no_email') }, 400);
       challenge = await requestLoginCode(codes, email, actorFrom(ctx, { type: 'principal' }), bindBrowser(ctx, next));
     } catch (error) {
-      return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, next, email) });
+      return errorPage(ctx, error, { appPath, title: t('app.login.title'), body: emailForm(appPath, next, email) });
     }
     page(ctx, codeForm(appPath, next, email, challenge));
   });
@@ -117,7 +118,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
     try {
       await deps.codeLimits.consumeIp(ctx.ip);
     } catch (error) {
-      return errorPage(ctx, error, { appPath, title: 'Sign in', body: emailForm(appPath, `${appPath}/`) });
+      return errorPage(ctx, error, { appPath, title: t('app.login.title'), body: emailForm(appPath, `${appPath}/`) });
     }
     const binding = readBinding(ctx);
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
@@ -127,8 +128,7 @@ export function loginRoutes(router: Router, deps: Services, appPath: string): vo
       actorFrom(ctx, { type: 'principal' }),
     );
     if (!signedIn) {
-      const text =
-        'This sign-in link does not work: it was used already, has expired, or was opened in another browser than the one that asked for the code. Ask for a new code here.';
+      const text = t('app.login.link_failed');
       return page(ctx, emailForm(appPath, safeNext(binding?.next, appPath)), { kind: 'error', text }, 400);
     }
     startAppSession(ctx, deps, signedIn.session.id);

@@ -4,6 +4,7 @@ import type { Services } from '../../activities/services';
 import type { Principal } from '../../db/models';
 import type { FlagSnapshot } from '../../lib/config/flags';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { mac, verifyMac } from '../../lib/secrets/signed';
 import { readSignedCookie, secureCookies, setSignedCookie } from '../http/cookies';
 
@@ -85,7 +86,7 @@ export function checkOrigin(ctx: Context, deps: Services): boolean {
 
 /** The same check for the sign page's and the claim binding's JSON posts: 403 `cross_origin` otherwise. */
 export function requireSameOrigin(ctx: Context, deps: Services): void {
-  if (!checkOrigin(ctx, deps)) throw errors.crossOrigin('This request came from another site’s page; use the page of this service.');
+  if (!checkOrigin(ctx, deps)) throw errors.crossOrigin(t('app.session.cross_origin'));
 }
 
 /** A form post of this session (the token is a MAC of the session id) from this origin. */

@@ -12,22 +12,24 @@ import {
 import { signRequestIdFromToken } from '../../activities/signing/signing';
 import { ApiKey, DocumentSigner, Mandate, Offer } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { Widget } from '../../lib/pdf/widgets';
 import { bestEffort } from '../../lib/temporal';
 import { html } from '../http/html';
 import { sendPdf } from './files';
 import { hiddenCsrf, renderPage, sendPage } from './layout';
-import { pageHandler, postedForm, principalActor } from './pages/common';
+import { tHtml } from './messages';
+import { catalogueWords, pageHandler, postedForm, principalActor } from './pages/common';
 import { appState } from './session';
 
-const WORDS: Record<string, string> = {
-  open: 'Waiting for your decision',
-  confirming: 'Confirmed: your signature is being applied',
-  applied: 'Signed: your signature was applied',
-  declined: 'Declined: the document was not signed',
-  expired: 'Expired: the document was not signed',
-  failed: 'Confirmed, but the signature could not be applied',
-};
+const WORDS: Readonly<Record<string, string>> = catalogueWords({
+  open: 'app.sign_request.status.open',
+  confirming: 'app.sign_request.status.confirming',
+  applied: 'app.sign_request.status.applied',
+  declined: 'app.sign_request.status.declined',
+  expired: 'app.sign_request.status.expired',
+  failed: 'app.sign_request.status.failed',
+});
 
 /**
  * The L1 confirm page. The link names the request; only the principal it belongs to, signed in,
@@ -38,7 +40,7 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
 
   async function load(ctx: Context) {
     const id = signRequestIdFromToken(deps.secret, ctx.params.token);
-    if (!id) throw errors.notFound('This confirm link is not valid.');
+    if (!id) throw errors.notFound(t('app.sign_request.invalid_link'));
     return principalsSignRequest(deps.db, appState(ctx).principal!, id);
   }
 
@@ -55,28 +57,32 @@ export function signRequestRoutes(router: Router, deps: Services, appPath: strin
     const open = request.isOpenAt();
     const noAppearance = !principal!.signature_sha256;
     const body = html`<dl class="facts" data-testid="sign-request">
-<dt>Document</dt><dd>${document.name} <a href="${link}/document.pdf" target="_blank" rel="noopener">View the PDF</a></dd>
-<dt>Asked by</dt><dd>Your API key “${key!.label}” (${key!.prefix}…)</dd>
-<dt>Its reason</dt><dd>${request.reason}</dd>
-${offer && html`<dt>Offer</dt><dd data-testid="offer">From ${offer.from_email}, on the document’s PDF with SHA-256 <code>${offer.pre_sign_hash}</code>; terms: ${offer.terms}</dd>`}
-<dt>Mandate</dt><dd>${mandate!.name} (${mandate!.id}, ${mandate!.confirmation_level})</dd>
-<dt>Expires</dt><dd>${request.expires_at.toISOString()}</dd>
-<dt>Status</dt><dd data-testid="sign-request-status">${WORDS[request.status] ?? request.status}${request.error_message && `: ${request.error_message}`}</dd></dl>
+<dt>${t('app.sign_request.document')}</dt><dd>${document.name} <a href="${link}/document.pdf" target="_blank" rel="noopener">${t('app.sign_request.view_pdf')}</a></dd>
+<dt>${t('app.sign_request.asked_by')}</dt><dd>${t('app.sign_request.asked_by_key', { label: key!.label, prefix: key!.prefix })}</dd>
+<dt>${t('app.sign_request.reason')}</dt><dd>${request.reason}</dd>
+${offer && html`<dt>${t('app.sign_request.offer')}</dt><dd data-testid="offer">${tHtml('app.sign_request.offer_terms', { from: offer.from_email, hash: html`<code>${offer.pre_sign_hash}</code>`, terms: offer.terms })}</dd>`}
+<dt>${t('app.sign_request.mandate')}</dt><dd>${t('app.sign_request.mandate_is', { name: mandate!.name, id: mandate!.id, level: mandate!.confirmation_level })}</dd>
+<dt>${t('app.sign_request.expires')}</dt><dd>${request.expires_at.toISOString()}</dd>
+<dt>${t('app.sign_request.status')}</dt><dd data-testid="sign-request-status">${
+      request.error_message
+        ? t('app.sign_request.status_error', { status: WORDS[request.status] ?? request.status, error: request.error_message })
+        : (WORDS[request.status] ?? request.status)
+    }</dd></dl>
 ${preview(
   link,
   document.widgets.filter((widget) => widget.role === signer?.role),
 )}
 ${
   open &&
-  html`${noAppearance && html`<p class="notice error">Add your signature first: <a href="${appPath}/signature">store your signature</a>.</p>`}
-<p>Confirming applies your stored signature to this document now, as you, with the line “Signer (via authorized agent)” and this mandate on its certificate.</p>
-<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="version" value="${requestVersion(request)}"><button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>Confirm and sign</button></form>
-<form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">Decline</button></form></div>`
+  html`${noAppearance && html`<p class="notice error">${tHtml('app.sign_request.no_signature', { link: html`<a href="${appPath}/signature">${t('app.sign_request.no_signature_link')}</a>` })}</p>`}
+<p>${t('app.sign_request.confirming')}</p>
+<div class="actions"><form method="post" action="${link}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="version" value="${requestVersion(request)}"><button type="submit" data-testid="confirm" ${noAppearance && html`disabled`}>${t('app.sign_request.confirm')}</button></form>
+<form method="post" action="${link}/decline">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="decline">${t('app.sign_request.decline')}</button></form></div>`
 }`;
     sendPage(
       ctx,
       renderPage({
-        title: 'Confirm a signature',
+        title: t('app.sign_request.title'),
         appPath,
         principal: principal!,
         csrf,
@@ -101,12 +107,12 @@ ${
     const fields = widgets
       .filter((widget) => pages.includes(widget.page))
       .map(({ page, x, y, width, height, type }) => ({ page, x, y, width, height, type }));
-    return html`<section aria-labelledby="preview-title"><h2 id="preview-title">Where your signature goes</h2>
-<p data-testid="preview-pages">Your signature goes on page${pages.length > 1 ? 's' : ''} ${pages.join(', ')} of the document; the fields filled for you there are marked below.</p>
-<div class="l1-preview" data-testid="l1-preview" data-pdf="${link}/document.pdf" data-fields="${JSON.stringify(fields)}"><p class="hint" data-preview-status>Drawing the page…</p></div></section>`;
+    return html`<section aria-labelledby="preview-title"><h2 id="preview-title">${t('app.sign_request.preview_title')}</h2>
+<p data-testid="preview-pages">${t('app.sign_request.preview_pages', { count: pages.length, pages: pages.join(', ') })}</p>
+<div class="l1-preview" data-testid="l1-preview" data-pdf="${link}/document.pdf" data-fields="${JSON.stringify(fields)}"><p class="hint" data-preview-status>${t('app.sign_request.preview_drawing')}</p></div></section>`;
   }
 
-  const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'Confirm a signature', ({ ctx }) => handler(ctx));
+  const guarded = (handler: (ctx: Context) => Promise<void>) => pageHandler(appPath, 'app.sign_request.title', ({ ctx }) => handler(ctx));
 
   router.get(
     base,
@@ -139,13 +145,13 @@ ${
         await deps.workflows.decideSignRequest(request.id, 'confirm');
       } catch {
         await reopenConfirm(deps.db, request.id);
-        throw errors.serviceUnavailable('The confirmation could not be handed over; try again in a moment.');
+        throw errors.serviceUnavailable(t('app.sign_request.handover_failed'));
       }
       const current = await settledDecision(deps, request.id, deps.config.durations.applyWaitMs);
       await render(
         ctx,
         current.status === 'failed'
-          ? { kind: 'error', text: current.error_message ?? 'The signature could not be applied.' }
+          ? { kind: 'error', text: current.error_message ?? t('app.sign_request.apply_failed') }
           : { kind: 'ok', text: WORDS[current.status] ?? current.status },
       );
     }),

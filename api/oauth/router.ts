@@ -17,6 +17,7 @@ import { exchangeCode, refreshTokens, revokeToken } from '../../activities/oauth
 import type { Services } from '../../activities/services';
 import { codeClient } from '../../lib/code-limits';
 import { ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { readForm } from '../app/forms';
 import { APP_CSP, errorPage, renderPage, sendPage } from '../app/layout';
 import { requireLogin } from '../app/login';
@@ -205,12 +206,12 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
   /** The service's own page for a request it cannot complete: never a redirect. */
   function refused(ctx: Context, error: OAuthError): void {
     const { principal, csrf } = appState(ctx);
-    const body = html`<p data-testid="oauth-refused">This connection request cannot be completed: ${error.description}</p><p>Nothing was shared. Close this page and tell the app that sent you here.</p>`;
+    const body = html`<p data-testid="oauth-refused">${t('app.oauth.refused', { description: error.description })}</p><p>${t('app.oauth.nothing_shared')}</p>`;
     sendPage(
       ctx,
       principal
-        ? renderPage({ title: 'Connect an app', appPath, principal, csrf, flags: deps.config.flags.values, body })
-        : renderPage({ title: 'Connect an app', appPath, body }),
+        ? renderPage({ title: t('app.oauth.title'), appPath, principal, csrf, flags: deps.config.flags.values, body })
+        : renderPage({ title: t('app.oauth.title'), appPath, body }),
       error.status === 503 ? 503 : 400,
     );
   }
@@ -268,7 +269,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
     sendPage(
       ctx,
       renderPage({
-        title: 'Connect an app',
+        title: t('app.oauth.title'),
         appPath,
         principal: principal!,
         csrf,
@@ -288,7 +289,7 @@ export function oauthRoutes(router: Router, deps: Services, appPath: string): vo
     } catch (error) {
       return errorPage(ctx, error, {
         appPath,
-        title: 'Connect an app',
+        title: t('app.oauth.title'),
         principal,
         csrf: appState(ctx).csrf,
         flags: deps.config.flags.values,

@@ -4,45 +4,57 @@ import { authorize } from '../../../activities/accounts/authorize';
 import { acceptContact, acceptContactByToken, contactsOf, invitationOf, revokeContact } from '../../../activities/contacts/contacts';
 import type { Services } from '../../../activities/services';
 import type { Contact, Principal } from '../../../db/models';
+import { type MessageKey, t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
-import { dataTable, type Notice, noticeFrom, type PageRequest, pageHandler, postedForm, principalActor, refusal, when } from './common';
+import { tHtml } from '../messages';
+import {
+  catalogueWords,
+  dataTable,
+  type Notice,
+  noticeFrom,
+  type PageRequest,
+  pageHandler,
+  postedForm,
+  principalActor,
+  refusal,
+  when,
+} from './common';
 
-const TITLE = 'Agent contacts';
+const TITLE = 'app.contacts.title';
 const CURRENT = '/agent-contacts';
 
-const NOTICES = {
-  accepted: 'You are now agent contacts: your agents and theirs may exchange offers. Accepting signed nothing.',
-  revoked: 'Ended on both sides: no offer can be made or accepted between your agents any more.',
-};
+const NOTICES = catalogueWords({ accepted: 'app.contacts.accepted_notice', revoked: 'app.contacts.revoked_notice' });
 
 /** How a revoked contact ended, and by whom, in the words of the side reading it. */
-function ending(contact: Contact): string {
+function ending(contact: Contact, within = false): MessageKey {
+  // Within a sentence, the same words in lower case (their own messages: not every language lower-cases alike).
+  if (within) return `${ending(contact)}_lower` as MessageKey;
   const self = contact.revoked_by === 'self';
-  if (contact.accepted_at) return self ? 'You revoked it' : 'They revoked it';
-  if (contact.direction === 'outbound') return self ? 'You cancelled your invitation' : 'They declined your invitation';
-  return self ? 'You declined their invitation' : 'They withdrew their invitation';
+  if (contact.accepted_at) return self ? 'app.contacts.ended.you_revoked' : 'app.contacts.ended.they_revoked';
+  if (contact.direction === 'outbound') return self ? 'app.contacts.ended.you_cancelled' : 'app.contacts.ended.they_declined';
+  return self ? 'app.contacts.ended.you_declined' : 'app.contacts.ended.they_withdrew';
 }
 
 /** The card of the invitation an accept link names, as the principal it was sent to sees it. */
 function invitationCard(appPath: string, csrf: string, token: string, invitation: Contact): SafeHtml {
   const base = `${appPath}/agent-contacts`;
-  const facts = html`<dl class="facts"><dt>From</dt><dd data-testid="invitation-from">${invitation.counterparty_name}</dd>
-<dt>E-mail</dt><dd data-testid="invitation-email">${invitation.counterparty_email}</dd><dt>Sent</dt><dd>${when(invitation.created_at)}</dd></dl>`;
+  const facts = html`<dl class="facts"><dt>${t('app.contacts.from')}</dt><dd data-testid="invitation-from">${invitation.counterparty_name}</dd>
+<dt>${t('app.contacts.email')}</dt><dd data-testid="invitation-email">${invitation.counterparty_email}</dd><dt>${t('app.contacts.sent')}</dt><dd>${when(invitation.created_at)}</dd></dl>`;
   const state =
     invitation.status === 'invited'
-      ? html`<p>Accepting makes you agent contacts: your agents and theirs may then exchange offers to sign documents. It signs nothing: every signature still needs your mandate or your confirmation here.</p>
-<div class="actions"><form method="post" action="${base}/accept">${hiddenCsrf(csrf)}<input type="hidden" name="token" value="${token}"><button type="submit" class="primary" data-testid="invitation-accept">Accept the invitation</button></form>
-<form method="post" action="${base}/${invitation.id}/revoke">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="invitation-decline">Decline</button></form></div>`
+      ? html`<p>${t('app.contacts.accepting')}</p>
+<div class="actions"><form method="post" action="${base}/accept">${hiddenCsrf(csrf)}<input type="hidden" name="token" value="${token}"><button type="submit" class="primary" data-testid="invitation-accept">${t('app.contacts.accept_invitation')}</button></form>
+<form method="post" action="${base}/${invitation.id}/revoke">${hiddenCsrf(csrf)}<button type="submit" class="secondary" data-testid="invitation-decline">${t('app.contacts.decline')}</button></form></div>`
       : invitation.status === 'active'
-        ? html`<p data-testid="invitation-state">You are agent contacts since ${when(invitation.accepted_at)}.</p>`
-        : html`<p data-testid="invitation-state">This invitation can no longer be accepted: ${ending(invitation).toLowerCase()} ${when(invitation.revoked_at)}.</p>`;
-  return html`<section class="card" aria-labelledby="invitation-title" data-testid="invitation"><h2 id="invitation-title">${invitation.counterparty_name} invites you to connect your agents</h2>
+        ? html`<p data-testid="invitation-state">${tHtml('app.contacts.since', { at: when(invitation.accepted_at) })}</p>`
+        : html`<p data-testid="invitation-state">${tHtml('app.contacts.no_longer', { ended: t(ending(invitation, true)), at: when(invitation.revoked_at) })}</p>`;
+  return html`<section class="card" aria-labelledby="invitation-title" data-testid="invitation"><h2 id="invitation-title">${t('app.contacts.invites_you', { name: invitation.counterparty_name })}</h2>
 ${facts}${state}</section>`;
 }
 
-function actionButton(action: string, csrf: string, label: string, testid: string, kind: 'primary' | 'secondary' | 'danger'): SafeHtml {
-  return html`<form method="post" action="${action}">${hiddenCsrf(csrf)}<button type="submit" class="${kind}" data-testid="${testid}">${label}</button></form>`;
+function actionButton(action: string, csrf: string, label: MessageKey, testid: string, kind: 'primary' | 'secondary' | 'danger'): SafeHtml {
+  return html`<form method="post" action="${action}">${hiddenCsrf(csrf)}<button type="submit" class="${kind}" data-testid="${testid}">${t(label)}</button></form>`;
 }
 
 function rowAttrs(contact: Contact): Record<string, string> {
@@ -59,16 +71,16 @@ function contactLists(appPath: string, csrf: string, contacts: Contact[], carded
 
   const invitations =
     toMe.length > 0 &&
-    html`<section aria-labelledby="to-you-title"><h2 id="to-you-title">Invitations to you</h2>${dataTable(
+    html`<section aria-labelledby="to-you-title"><h2 id="to-you-title">${t('app.contacts.to_you')}</h2>${dataTable(
       'invitations-to-you',
-      ['From', 'E-mail', 'Invited', ''],
+      [t('app.contacts.from'), t('app.contacts.email'), t('app.contacts.invited'), ''],
       toMe.map((contact) => ({
         attrs: rowAttrs(contact),
         cells: [
           contact.counterparty_name,
           contact.counterparty_email,
           when(contact.created_at),
-          html`<div class="actions">${actionButton(`${base}/${contact.id}/accept`, csrf, 'Accept', 'contact-accept', 'primary')}${actionButton(`${base}/${contact.id}/revoke`, csrf, 'Decline', 'contact-decline', 'secondary')}</div>`,
+          html`<div class="actions">${actionButton(`${base}/${contact.id}/accept`, csrf, 'app.contacts.accept', 'contact-accept', 'primary')}${actionButton(`${base}/${contact.id}/revoke`, csrf, 'app.contacts.decline', 'contact-decline', 'secondary')}</div>`,
         ],
       })),
     )}</section>`;
@@ -76,52 +88,52 @@ function contactLists(appPath: string, csrf: string, contacts: Contact[], carded
   const current = active.length
     ? dataTable(
         'contacts-active',
-        ['Name', 'E-mail', 'Since', ''],
+        [t('app.contacts.name'), t('app.contacts.email'), t('app.contacts.since_column'), ''],
         active.map((contact) => ({
           attrs: rowAttrs(contact),
           cells: [
             contact.counterparty_name,
             contact.counterparty_email,
             when(contact.accepted_at),
-            actionButton(`${base}/${contact.id}/revoke`, csrf, 'Revoke', 'contact-revoke', 'danger'),
+            actionButton(`${base}/${contact.id}/revoke`, csrf, 'app.contacts.revoke', 'contact-revoke', 'danger'),
           ],
         })),
       )
-    : html`<p class="muted" data-testid="no-contacts">No contacts yet.</p>`;
+    : html`<p class="muted" data-testid="no-contacts">${t('app.contacts.none')}</p>`;
 
   const outgoing =
     sent.length > 0 &&
-    html`<section aria-labelledby="sent-title"><h2 id="sent-title">Invitations you sent</h2><p class="hint">Sent by your agents; each waits for the person invited to accept.</p>${dataTable(
+    html`<section aria-labelledby="sent-title"><h2 id="sent-title">${t('app.contacts.you_sent')}</h2><p class="hint">${t('app.contacts.you_sent_hint')}</p>${dataTable(
       'invitations-sent',
-      ['To', 'E-mail', 'Sent', ''],
+      [t('app.contacts.to'), t('app.contacts.email'), t('app.contacts.sent'), ''],
       sent.map((contact) => ({
         attrs: rowAttrs(contact),
         cells: [
           contact.counterparty_name,
           contact.counterparty_email,
           when(contact.created_at),
-          actionButton(`${base}/${contact.id}/revoke`, csrf, 'Cancel', 'contact-cancel', 'secondary'),
+          actionButton(`${base}/${contact.id}/revoke`, csrf, 'app.contacts.cancel', 'contact-cancel', 'secondary'),
         ],
       })),
     )}</section>`;
 
   const ended =
     revoked.length > 0 &&
-    html`<section class="muted" aria-labelledby="revoked-title"><h2 id="revoked-title">Revoked</h2>${dataTable(
+    html`<section class="muted" aria-labelledby="revoked-title"><h2 id="revoked-title">${t('app.contacts.revoked')}</h2>${dataTable(
       'contacts-revoked',
-      ['Name', 'E-mail', 'Ended', 'How'],
+      [t('app.contacts.name'), t('app.contacts.email'), t('app.contacts.ended_column'), t('app.contacts.how')],
       revoked.map((contact) => ({
         attrs: rowAttrs(contact),
         cells: [
           contact.counterparty_name,
           contact.counterparty_email,
           when(contact.revoked_at),
-          html`<span data-testid="revoked-by">${ending(contact)}</span>`,
+          html`<span data-testid="revoked-by">${t(ending(contact))}</span>`,
         ],
       })),
     )}</section>`;
 
-  return html`${invitations}<section aria-labelledby="contacts-title"><h2 id="contacts-title">Your contacts</h2>${current}</section>${outgoing}${ended}`;
+  return html`${invitations}<section aria-labelledby="contacts-title"><h2 id="contacts-title">${t('app.contacts.yours')}</h2>${current}</section>${outgoing}${ended}`;
 }
 
 /**
@@ -141,12 +153,12 @@ export function agentContactRoutes(router: Router, deps: Services, appPath: stri
     options: { notice?: Notice; status?: number; top?: SafeHtml; carded?: string } = {},
   ) {
     const contacts = await contactsOf(deps.db, principal);
-    const body = html`${options.top}<p>An agent contact is another principal whose agents and yours may exchange offers to sign documents; accepting an invitation signs nothing.</p>
-<p class="hint">Your agents invite contacts by e-mail through the API (<code>POST /v1/contacts</code>); the person invited accepts here, or their agent does.</p>
+    const body = html`${options.top}<p>${t('app.contacts.intro')}</p>
+<p class="hint">${tHtml('app.contacts.intro_api', { endpoint: html`<code>POST /v1/contacts</code>` })}</p>
 ${contactLists(appPath, csrf, contacts, options.carded)}`;
     sendPage(
       ctx,
-      renderPage({ title: TITLE, appPath, principal, csrf, flags, body, notice: options.notice, current: CURRENT }),
+      renderPage({ title: t(TITLE), appPath, principal, csrf, flags, body, notice: options.notice, current: CURRENT }),
       options.status ?? 200,
     );
   }
@@ -177,7 +189,7 @@ ${contactLists(appPath, csrf, contacts, options.carded)}`;
       } catch (error) {
         const refused = refusal(error);
         ctx.set(refused.headers);
-        const top = html`<p class="hint" data-testid="invitation-hint">You are signed in as <strong>${principal.email}</strong>. An invitation can be accepted only by the address it was sent to: if it went to another of your addresses, sign out and sign in with that one.</p>`;
+        const top = html`<p class="hint" data-testid="invitation-hint">${tHtml('app.contacts.signed_in_as', { email: html`<strong>${principal.email}</strong>` })}</p>`;
         await send(ctx, principal, csrf, { top, notice: { kind: 'error', text: refused.message }, status: refused.status });
       }
     }),

@@ -4,6 +4,7 @@ import type { MandateDeps } from '../../../activities/mandates/mandates';
 import type { Services } from '../../../activities/services';
 import type { Principal, RevokedVia } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import { formatMoment, hasMessage, type MessageKey, type MessageParams, t } from '../../../lib/i18n';
 import { type HtmlValue, html, type SafeHtml } from '../../http/html';
 import { actorFrom } from '../../http/request';
 import { type Form, readForm } from '../forms';
@@ -23,7 +24,7 @@ export interface PageRequest {
  * A page of the signed-in principal: everyone else is sent to sign in; a rule's refusal
  * (ServiceError) is shown as a page with its status, never a 500.
  */
-export function pageHandler(appPath: string, title: string, handler: (request: PageRequest) => Promise<void>) {
+export function pageHandler(appPath: string, title: MessageKey, handler: (request: PageRequest) => Promise<void>) {
   return async (ctx: Context) => {
     if (!requireLogin(ctx, appPath)) return;
     const { principal, csrf, flags } = appState(ctx);
@@ -32,11 +33,11 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       ctx.set(error.headers);
-      const back = html`<p><a href="${ctx.path}">Back</a> · <a href="${appPath}/">Overview</a></p>`;
+      const back = html`<p><a href="${ctx.path}">${t('app.page.back')}</a> · <a href="${appPath}/">${t('app.nav.overview')}</a></p>`;
       sendPage(
         ctx,
         renderPage({
-          title,
+          title: t(title),
           appPath,
           principal: principal!,
           csrf,
@@ -53,8 +54,7 @@ export function pageHandler(appPath: string, title: string, handler: (request: P
 /** A posted form of this session; one without the session's form token is refused with 400. */
 export async function postedForm(ctx: Context, deps: Services, limit?: number): Promise<Form> {
   const form = await readForm(ctx, limit);
-  if (!checkForm(ctx, deps, form.fields._csrf))
-    throw errors.invalidRequest('This form has expired or did not come from this app. Open the page again and retry.');
+  if (!checkForm(ctx, deps, form.fields._csrf)) throw errors.invalidRequest(t('app.form.expired'));
   return form;
 }
 
@@ -84,13 +84,33 @@ export function mandateDeps(deps: Services): MandateDeps {
   };
 }
 
+/**
+ * Words by name, each read from the catalogue when it is read (so in the request's locale): a
+ * record the pages index as before (`LEVEL_WORDS.L1`), whose values are the messages of `keys`.
+ */
+export function catalogueWords<K extends string>(keys: Record<K, MessageKey>, params?: MessageParams): Readonly<Record<K, string>> {
+  const words = {} as Record<K, string>;
+  for (const [name, key] of Object.entries(keys) as [K, MessageKey][])
+    Object.defineProperty(words, name, { get: () => t(key, params), enumerable: true });
+  return words;
+}
+
+/**
+ * A name the service shows (a status, a plan, a level, a kind of field) in words: the catalogue's
+ * `app.<group>.<name>` (`app.status.active`), or the name as it is when the catalogue has none.
+ */
+export function nameWord(group: 'status' | 'plan' | 'level' | 'mode' | 'image' | 'widget', name: string): string {
+  const key = `app.${group}.${name}`;
+  return hasMessage(key) ? t(key) : name;
+}
+
 /** How a mandate or key was revoked, as the mandates and keys pages say it. */
-export const REVOKED_VIA: Record<RevokedVia, string> = {
-  app: 'in the app',
-  'stop-link': 'by the “Stop this agent” link of an e-mail',
-  key: 'with its API key',
-  operator: 'by an operator',
-};
+export const REVOKED_VIA: Readonly<Record<RevokedVia, string>> = catalogueWords({
+  app: 'app.revoked_via.app',
+  'stop-link': 'app.revoked_via.stop_link',
+  key: 'app.revoked_via.key',
+  operator: 'app.revoked_via.operator',
+});
 
 /** When and how something was revoked: "revoked 2026-… by the “Stop this agent” link of an e-mail". */
 export function revokedWords(at: Date | null, via: RevokedVia | null): SafeHtml {
@@ -100,8 +120,7 @@ export function revokedWords(at: Date | null, via: RevokedVia | null): SafeHtml 
 /** A moment as people read it, in UTC, with the machine-readable value beside it. */
 export function when(date: Date | null | undefined, empty = '—'): SafeHtml {
   if (!date) return html`${empty}`;
-  const iso = date.toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${date.toISOString()}">${formatMoment(date)}</time>`;
 }
 
 /**
@@ -111,7 +130,7 @@ export function when(date: Date | null | undefined, empty = '—'): SafeHtml {
 export function formErrors(error: ServiceError | undefined, describe?: (detail: ErrorDetail) => string): SafeHtml {
   if (!error) return html``;
   const details = describe && error.details?.length ? error.details.map((detail) => html`<li>${describe(detail)}</li>`) : [];
-  const head = details.length ? 'Please correct the following:' : error.message;
+  const head = details.length ? t('app.form.correct') : error.message;
   return html`<div class="form-errors" role="alert" data-testid="form-errors"><p>${head}</p>${details.length > 0 && html`<ul>${details}</ul>`}</div>`;
 }
 
@@ -137,7 +156,9 @@ export interface TableRow {
 
 /** A table that becomes one card per row on a phone: each cell names its column (data-label); its scrolling wrapper is keyboard-reachable. */
 export function dataTable(testid: string, columns: string[], rows: TableRow[]): SafeHtml {
-  const head = columns.map((column) => html`<th scope="col">${column || html`<span class="visually-hidden">Actions</span>`}</th>`);
+  const head = columns.map(
+    (column) => html`<th scope="col">${column || html`<span class="visually-hidden">${t('app.table.actions')}</span>`}</th>`,
+  );
   const body = rows.map(({ attrs = {}, cells }) => {
     const [first, ...rest] = cells;
     const tds = rest.map((cell, index) =>

@@ -11,7 +11,7 @@ import { pageHandler, postedForm, principalActor } from './common';
 export function documentVoidRoutes(router: Router, deps: Services, appPath: string): void {
   router.post(
     `${appPath}/documents/:id/void`,
-    pageHandler(appPath, 'Void a document', async ({ ctx, principal }) => {
+    pageHandler(appPath, 'app.document_void.title', async ({ ctx, principal }) => {
       const form = await postedForm(ctx, deps, 16 * 1024);
       const voided = await voidDocument(deps, { principal }, ctx.params.id, form.fields.reason ?? '', principalActor(ctx, principal));
       ctx.redirect(`${appPath}/documents/${encodeURIComponent(voided.id)}?done=voided`);

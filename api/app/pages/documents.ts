@@ -5,21 +5,20 @@ import { documentOfPrincipal, INBOX_SECTIONS, type InboxSection, inboxOf } from 
 import type { Services } from '../../../activities/services';
 import { DocumentSigner } from '../../../db/models';
 import { errors } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { html } from '../../http/html';
 import { sendPdf } from '../files';
 import { renderPage, sendPage } from '../layout';
-import { dataTable, pageHandler, when } from './common';
+import { dataTable, nameWord, pageHandler, when } from './common';
 import { documentPageRoutes } from './document';
 
 const PAGE_SIZE = 20;
 
-export const SECTION_WORDS: Record<InboxSection, { tab: string; empty: string }> = {
-  waiting: { tab: 'Waiting for you', empty: 'Nothing is waiting for your signature.' },
-  sent: { tab: 'Sent by you or your agents', empty: 'Nothing you or your agents sent is in progress.' },
-  completed: { tab: 'Completed', empty: 'No completed documents yet.' },
-  closed: { tab: 'Declined, expired and voided', empty: 'No declined, expired or voided documents.' },
-  all: { tab: 'All', empty: 'No documents yet.' },
-};
+/** Each section's tab and what it says when empty: `app.documents.<section>.tab` and `.empty`. */
+const sectionWords = (section: InboxSection) => ({
+  tab: t(`app.documents.${section}.tab`),
+  empty: t(`app.documents.${section}.empty`),
+});
 
 const InboxQuerySchema = z.object({
   section: z.enum(INBOX_SECTIONS).default('waiting'),
@@ -37,9 +36,9 @@ const InboxQuerySchema = z.object({
 export function documentRoutes(router: Router, deps: Services, appPath: string): void {
   router.get(
     `${appPath}/documents`,
-    pageHandler(appPath, 'Documents', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.documents.title', async ({ ctx, principal, csrf }) => {
       const parsed = InboxQuerySchema.safeParse(ctx.query);
-      if (!parsed.success) throw errors.invalidRequest('This list does not take these parameters.');
+      if (!parsed.success) throw errors.invalidRequest(t('app.documents.bad_query'));
       const { section, q, cursor, limit } = parsed.data;
       const search = q?.trim() ?? '';
       const { items, next_cursor } = await inboxOf(deps.db, principal, { section, search, limit, cursor });
@@ -62,15 +61,15 @@ export function documentRoutes(router: Router, deps: Services, appPath: string):
         return `${appPath}/documents?${params}`;
       };
 
-      const tabs = html`<nav class="tabs" aria-label="Sections" data-testid="inbox-sections">${INBOX_SECTIONS.map(
+      const tabs = html`<nav class="tabs" aria-label="${t('app.documents.sections')}" data-testid="inbox-sections">${INBOX_SECTIONS.map(
         (name) =>
-          html`<a href="${appPath}/documents?section=${name}" data-section="${name}"${name === section && html` aria-current="page"`}>${SECTION_WORDS[name].tab}</a>`,
+          html`<a href="${appPath}/documents?section=${name}" data-section="${name}"${name === section && html` aria-current="page"`}>${sectionWords(name).tab}</a>`,
       )}</nav>`;
       const searchForm = html`<form method="get" action="${appPath}/documents" class="search" role="search" data-testid="inbox-search">
 <input type="hidden" name="section" value="${section}">
-<label for="inbox-q">Search by document name or counterparty (name or e-mail)</label>
+<label for="inbox-q">${t('app.documents.search_label')}</label>
 <input id="inbox-q" name="q" type="search" maxlength="200" value="${search}">
-<button type="submit">Search</button></form>`;
+<button type="submit">${t('app.documents.search')}</button></form>`;
 
       const rows = items.map((document) => {
         const others = signers.filter((signer) => signer.document_id === document.id && signer.email !== me);
@@ -79,33 +78,51 @@ export function documentRoutes(router: Router, deps: Services, appPath: string):
           attrs: { 'data-document': document.id },
           cells: [
             html`<a href="${appPath}/documents/${document.id}" data-testid="document-link">${document.name}</a>`,
-            html`<span class="badge ${document.status}">${document.status}</span>${
+            html`<span class="badge ${document.status}">${nameWord('status', document.status)}</span>${
               mine?.status === 'pending' &&
               document.status === 'sent' &&
-              html` <span class="badge pending" data-testid="your-signature">your signature</span>`
+              html` <span class="badge pending" data-testid="your-signature">${t('app.documents.your_signature')}</span>`
             }`,
-            document.owner_principal_id === principal.id ? 'You or your agents sent it' : 'Sent to you',
+            t(document.owner_principal_id === principal.id ? 'app.documents.sent_by_you' : 'app.documents.sent_to_you'),
             others.map((signer) => `${signer.name} <${signer.email}>`).join(', ') || '—',
             when(document.completed_at ?? document.sent_at ?? document.created_at),
           ],
         };
       });
       const list = items.length
-        ? dataTable('documents', ['Document', 'Status', 'Direction', 'Counterparties', 'Last change'], rows)
-        : html`<p class="muted" data-testid="inbox-empty">${search ? `No documents match “${search}” here.` : SECTION_WORDS[section].empty}</p>`;
+        ? dataTable(
+            'documents',
+            [
+              t('app.documents.column.document'),
+              t('app.documents.column.status'),
+              t('app.documents.column.direction'),
+              t('app.documents.column.counterparties'),
+              t('app.documents.column.last_change'),
+            ],
+            rows,
+          )
+        : html`<p class="muted" data-testid="inbox-empty">${search ? t('app.documents.no_match', { search }) : sectionWords(section).empty}</p>`;
       const more = next_cursor
-        ? html`<p><a href="${query({ cursor: next_cursor })}" data-testid="next-page" rel="next">Older documents</a></p>`
+        ? html`<p><a href="${query({ cursor: next_cursor })}" data-testid="next-page" rel="next">${t('app.documents.older')}</a></p>`
         : '';
-      const body = html`${tabs}${searchForm}<h2 data-testid="inbox-section">${SECTION_WORDS[section].tab}</h2>${list}${more}`;
+      const body = html`${tabs}${searchForm}<h2 data-testid="inbox-section">${sectionWords(section).tab}</h2>${list}${more}`;
       sendPage(
         ctx,
-        renderPage({ title: 'Documents', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/documents' }),
+        renderPage({
+          title: t('app.documents.title'),
+          appPath,
+          principal,
+          csrf,
+          flags: deps.config.flags.values,
+          body,
+          current: '/documents',
+        }),
       );
     }),
   );
   router.get(
     `${appPath}/documents/:id/download`,
-    pageHandler(appPath, 'Documents', async ({ ctx, principal }) => {
+    pageHandler(appPath, 'app.documents.title', async ({ ctx, principal }) => {
       const document = await documentOfPrincipal(deps.db, principal, ctx.params.id);
       sendPdf(ctx, await deps.blobs.get(document.current_sha256), `${document.name}.pdf`, document.current_sha256);
     }),

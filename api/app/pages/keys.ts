@@ -6,11 +6,24 @@ import { clientsById, redirectHosts } from '../../../activities/oauth/clients';
 import type { Services } from '../../../activities/services';
 import { type ApiKey, type Plan, type Principal, Tenant } from '../../../db/models';
 import { errors, type ServiceError } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, type PageOptions, renderPage, sendPage } from '../layout';
-import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal, revokedWords, when } from './common';
+import { tHtml } from '../messages';
+import {
+  dataTable,
+  formErrors,
+  nameWord,
+  noticeFrom,
+  pageHandler,
+  postedForm,
+  principalActor,
+  refusal,
+  revokedWords,
+  when,
+} from './common';
 
-const TITLE = 'API keys';
+const TITLE = 'app.keys.title';
 
 function scopeList(scopes: string[]): SafeHtml {
   return joinHtml(
@@ -21,15 +34,16 @@ function scopeList(scopes: string[]): SafeHtml {
 
 /** A key's or a connected app's status badge, and its revoke link while it is active. */
 function statusCells(appPath: string, key: ApiKey, revokeTestId: string): [SafeHtml, SafeHtml | false] {
-  if (key.revoked_at) return [html`<span class="badge revoked">revoked</span> ${revokedWords(key.revoked_at, key.revoked_via)}`, false];
+  if (key.revoked_at)
+    return [html`<span class="badge revoked">${t('app.status.revoked')}</span> ${revokedWords(key.revoked_at, key.revoked_via)}`, false];
   return [
-    html`<span class="badge active">active</span>`,
-    html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="${revokeTestId}">Revoke</a>`,
+    html`<span class="badge active">${t('app.status.active')}</span>`,
+    html`<a href="${appPath}/keys/${key.id}/revoke" class="danger-link" data-testid="${revokeTestId}">${t('app.keys.revoke')}</a>`,
   ];
 }
 
 function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
-  if (keys.length === 0) return html`<p class="muted" data-testid="no-keys">You have no API keys yet.</p>`;
+  if (keys.length === 0) return html`<p class="muted" data-testid="no-keys">${t('app.keys.none')}</p>`;
   const rows = keys.map((key) => {
     const [status, action] = statusCells(appPath, key, 'revoke-key');
     return {
@@ -38,14 +52,15 @@ function keyRows(appPath: string, keys: ApiKey[]): SafeHtml {
         key.label,
         html`<code>${key.prefix}…</code>`,
         when(key.created_at),
-        when(key.last_used_at, 'never'),
+        when(key.last_used_at, t('app.keys.never')),
         status,
         scopeList(key.scopes),
         action,
       ],
     };
   });
-  return dataTable('keys', ['Label', 'Key', 'Created', 'Last used', 'Status', 'Scopes', ''], rows);
+  const columns = ['label', 'key', 'created', 'last_used', 'status', 'scopes'] as const;
+  return dataTable('keys', [...columns.map((column) => t(`app.keys.column.${column}`)), ''], rows);
 }
 
 /** The principal's connected apps (OAuth clients they approved): each is a key row of kind `oauth`. */
@@ -60,29 +75,33 @@ function connectedAppRows(appPath: string, apps: ApiKey[], redirectHosts: Map<st
         html`<code>${redirectHosts.get(app.oauth_client_id ?? '') ?? ''}</code>`,
         scopeList(app.scopes),
         when(app.created_at),
-        when(app.last_used_at, 'never'),
+        when(app.last_used_at, t('app.keys.never')),
         status,
         action,
       ],
     };
   });
-  return html`<section aria-labelledby="apps-title"><h2 id="apps-title">Connected apps</h2>
-<p>Apps you allowed to act for you by signing in here (OAuth). They act like a key: grant one a mandate to let it sign.</p>
-${dataTable('connected-apps', ['App', 'Redirects to', 'Scopes', 'Connected', 'Last used', 'Status', ''], rows)}</section>`;
+  const columns = ['app', 'redirects', 'scopes', 'connected', 'last_used', 'status'] as const;
+  return html`<section aria-labelledby="apps-title"><h2 id="apps-title">${t('app.keys.apps_title')}</h2>
+<p>${t('app.keys.apps_intro')}</p>
+${dataTable('connected-apps', [...columns.map((column) => t(`app.keys.column.${column}`)), ''], rows)}</section>`;
 }
 
 function createForm(appPath: string, csrf: string, plan: Plan, label: string, error?: ServiceError): SafeHtml {
   if (!permits({ tenant: { plan } }, { plan: 'keys' })) {
-    return html`<section class="card" aria-labelledby="create-title" data-testid="plan-required"><h2 id="create-title">Create a key</h2>
-${formErrors(error)}<p>API keys need the <strong>Business</strong> plan or higher. Your account is on <strong>${plan}</strong>, so agents cannot use the API yet and no key can be created here.</p></section>`;
+    return html`<section class="card" aria-labelledby="create-title" data-testid="plan-required"><h2 id="create-title">${t('app.keys.create_title')}</h2>
+${formErrors(error)}<p>${tHtml('app.keys.plan_required', {
+      business: html`<strong>${t('app.keys.plan_business')}</strong>`,
+      plan: html`<strong>${nameWord('plan', plan)}</strong>`,
+    })}</p></section>`;
   }
-  return html`<section class="card" aria-labelledby="create-title"><h2 id="create-title">Create a key</h2>
+  return html`<section class="card" aria-labelledby="create-title"><h2 id="create-title">${t('app.keys.create_title')}</h2>
 <form method="post" action="${appPath}/keys" class="stack" data-testid="create-key-form">${hiddenCsrf(csrf)}${formErrors(error)}
-<label for="key-label">Label</label>
+<label for="key-label">${t('app.keys.column.label')}</label>
 <input id="key-label" name="label" required maxlength="200" value="${label}" aria-describedby="key-label-help" data-testid="key-label">
-<p id="key-label-help" class="hint">Name the agent that will use it, so you can tell your keys apart (for example “invoice bot”).</p>
-<p class="hint">A new key can read and write documents, templates, contacts, offers, transfers and webhooks. It cannot sign: only a mandate you grant adds <code>${SIGN_SCOPE}</code>.</p>
-<div><button type="submit" class="primary" data-testid="create-key">Create key</button></div></form></section>`;
+<p id="key-label-help" class="hint">${t('app.keys.label_help')}</p>
+<p class="hint">${tHtml('app.keys.scopes_help', { scope: html`<code>${SIGN_SCOPE}</code>` })}</p>
+<div><button type="submit" class="primary" data-testid="create-key">${t('app.keys.create')}</button></div></form></section>`;
 }
 
 async function redirectHostsOf(db: Services['db'], apps: ApiKey[]): Promise<Map<string, string>> {
@@ -102,12 +121,12 @@ export function keyRoutes(router: Router, deps: Services, appPath: string): void
     const [tenant, all] = await Promise.all([Tenant.query(deps.db).findById(principal.tenant_id), keysOfPrincipal(deps.db, principal.id)]);
     const keys = all.filter((key) => key.kind !== 'oauth');
     const apps = all.filter((key) => key.kind === 'oauth');
-    const body = html`<p>Agents call the API with one of these keys in <code>Authorization: Bearer …</code>. Each acts for you; none is ever a party to a document.</p>
+    const body = html`<p>${tHtml('app.keys.intro', { header: html`<code>Authorization: Bearer …</code>` })}</p>
 ${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf(deps.db, apps))}${createForm(appPath, csrf, tenant!.plan, options.label ?? '', options.error)}`;
     sendPage(
       ctx,
       renderPage({
-        title: TITLE,
+        title: t(TITLE),
         appPath,
         principal,
         csrf,
@@ -122,7 +141,7 @@ ${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf
 
   async function ownKey(principal: Principal, id: string): Promise<ApiKey> {
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === id);
-    if (!key) throw errors.notFound('No such API key of yours.');
+    if (!key) throw errors.notFound(t('app.keys.not_found'));
     return key;
   }
 
@@ -131,7 +150,7 @@ ${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf
     pageHandler(appPath, TITLE, async ({ ctx, principal, csrf }) => {
       await send(ctx, principal, csrf, {
         notice: noticeFrom(ctx, {
-          revoked: 'The key is revoked: it answers 401 from now on, and every mandate it held is revoked with it.',
+          revoked: t('app.keys.revoked_notice'),
         }),
       });
     }),
@@ -146,19 +165,19 @@ ${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf
         label = (fields.label ?? '').trim();
         const { apiKey, secret } = await createOwnKey(deps.db, principal, label, principalActor(ctx, principal));
         const body = html`<div class="card key-once" data-testid="key-created">
-<p><strong>Copy this key now.</strong> It is shown only this once: we keep only its SHA-256, so nobody (not even us) can show it again. If you lose it, revoke it and create another.</p>
-<p class="key-line"><code id="new-key" data-testid="new-key">${secret}</code> <button type="button" data-copy="new-key" hidden>Copy</button></p>
+<p>${tHtml('app.keys.copy_now', { now: html`<strong>${t('app.keys.copy_now_strong')}</strong>` })}</p>
+<p class="key-line"><code id="new-key" data-testid="new-key">${secret}</code> <button type="button" data-copy="new-key" hidden>${t('app.keys.copy')}</button></p>
 <p role="status" class="hint" data-copy-status></p>
-<dl class="facts"><dt>Label</dt><dd>${apiKey.label}</dd><dt>Shown later as</dt><dd><code>${apiKey.prefix}…</code></dd><dt>Scopes</dt><dd>${joinHtml(
+<dl class="facts"><dt>${t('app.keys.column.label')}</dt><dd>${apiKey.label}</dd><dt>${t('app.keys.shown_as')}</dt><dd><code>${apiKey.prefix}…</code></dd><dt>${t('app.keys.column.scopes')}</dt><dd>${joinHtml(
           apiKey.scopes.map((scope) => html`<code class="scope">${scope}</code>`),
           ' ',
         )}</dd></dl>
-<p>To let this key sign for you, <a href="${appPath}/mandates/new?key=${apiKey.id}">grant it a mandate</a>.</p></div>
-<p><a href="${appPath}/keys">Back to your keys</a></p>`;
+<p>${tHtml('app.keys.grant', { link: html`<a href="${appPath}/mandates/new?key=${apiKey.id}">${t('app.keys.grant_link')}</a>` })}</p></div>
+<p><a href="${appPath}/keys">${t('app.keys.back')}</a></p>`;
         sendPage(
           ctx,
           renderPage({
-            title: 'Your new API key',
+            title: t('app.keys.new_title'),
             appPath,
             principal,
             csrf,
@@ -178,23 +197,31 @@ ${keyRows(appPath, keys)}${connectedAppRows(appPath, apps, await redirectHostsOf
 
   router.get(
     `${appPath}/keys/:id/revoke`,
-    pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.keys.revoke_title', async ({ ctx, principal, csrf }) => {
       const key = await ownKey(principal, ctx.params.id);
       const body = key.revoked_at
-        ? html`<p>The key “${key.label}” was revoked ${revokedWords(key.revoked_at, key.revoked_via)}.</p><p><a href="${appPath}/keys">Back to your keys</a></p>`
-        : html`<p>Revoke the key “<strong>${key.label}</strong>” (<code>${key.prefix}…</code>)?</p>
-<ul><li>Every agent using it gets <code>401</code> from then on; this cannot be undone.</li><li>Every mandate granted to it is revoked with it, and offers it made can no longer be accepted. Documents already signed stay signed.</li></ul>
-<form method="post" action="${appPath}/keys/${key.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">Revoke the key</button><a href="${appPath}/keys" class="button">Cancel</a></form>`;
+        ? html`<p>${tHtml('app.keys.was_revoked', { label: key.label, when: revokedWords(key.revoked_at, key.revoked_via) })}</p><p><a href="${appPath}/keys">${t('app.keys.back')}</a></p>`
+        : html`<p>${tHtml('app.keys.revoke_question', { label: html`<strong>${key.label}</strong>`, prefix: html`<code>${key.prefix}…</code>` })}</p>
+<ul><li>${tHtml('app.keys.revoke_401', { status: html`<code>401</code>` })}</li><li>${t('app.keys.revoke_mandates')}</li></ul>
+<form method="post" action="${appPath}/keys/${key.id}/revoke" class="actions">${hiddenCsrf(csrf)}<button type="submit" class="danger" data-testid="revoke-confirm">${t('app.keys.revoke_confirm')}</button><a href="${appPath}/keys" class="button">${t('app.keys.cancel')}</a></form>`;
       sendPage(
         ctx,
-        renderPage({ title: 'Revoke an API key', appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/keys' }),
+        renderPage({
+          title: t('app.keys.revoke_title'),
+          appPath,
+          principal,
+          csrf,
+          flags: deps.config.flags.values,
+          body,
+          current: '/keys',
+        }),
       );
     }),
   );
 
   router.post(
     `${appPath}/keys/:id/revoke`,
-    pageHandler(appPath, 'Revoke an API key', async ({ ctx, principal }) => {
+    pageHandler(appPath, 'app.keys.revoke_title', async ({ ctx, principal }) => {
       await postedForm(ctx, deps);
       await revokeOwnKey(deps.db, principal, ctx.params.id, principalActor(ctx, principal));
       ctx.redirect(`${appPath}/keys?done=revoked`);

@@ -13,13 +13,26 @@ import {
 import type { Services } from '../../../activities/services';
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
 import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { tHtml } from '../messages';
 import { appState } from '../session';
-import { formErrors, mandateDeps, type Notice, noticeFrom, pageHandler, postedForm, principalActor, refusal, when } from './common';
+import {
+  formErrors,
+  mandateDeps,
+  type Notice,
+  nameWord,
+  noticeFrom,
+  pageHandler,
+  postedForm,
+  principalActor,
+  refusal,
+  when,
+} from './common';
 import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandate-common';
 
-const TITLE = 'Grant a mandate';
+const TITLE = 'app.grant.title';
 const MODES: MandateMode[] = ['outbound', 'inbound', 'both'];
 
 interface GrantForm {
@@ -36,9 +49,7 @@ function endOfDay(value: string): Date | undefined {
   if (!value) return undefined;
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T23:59:59.999Z`) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw errors.invalidRequest('The expiry is not a date.', [
-      { path: 'expires_on', message: 'Enter a date such as 2030-12-31, or leave it empty.' },
-    ]);
+    throw errors.invalidRequest(t('app.grant.expiry_not_date'), [{ path: 'expires_on', message: t('app.grant.expiry_help') }]);
   }
   return date;
 }
@@ -46,19 +57,21 @@ function endOfDay(value: string): Date | undefined {
 /** The form's own checks, all at once, before the rule runs its own. */
 function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: ConfirmationLevel; mode: MandateMode; expiresAt?: Date } {
   const details: ErrorDetail[] = [];
-  if (!form.api_key_id) details.push({ path: 'api_key_id', message: 'Choose the API key this mandate is for.' });
-  if (!form.name.trim()) details.push({ path: 'name', message: 'Give the mandate a name.' });
-  if (!levels.includes(form.level as ConfirmationLevel))
-    details.push({ path: 'level', message: `Choose a confirmation level (${levels.join(' or ')}).` });
-  if (!MODES.includes(form.mode as MandateMode)) details.push({ path: 'mode', message: 'Choose which documents the mandate covers.' });
-  if (!form.consent) details.push({ path: 'consent', message: `Tick “I accept” to accept the terms (${CONSENT_VERSION}).` });
+  if (!form.api_key_id) details.push({ path: 'api_key_id', message: t('app.grant.choose_key') });
+  if (!form.name.trim()) details.push({ path: 'name', message: t('app.grant.give_name') });
+  if (!levels.includes(form.level as ConfirmationLevel)) {
+    const choices = new Intl.ListFormat('en', { type: 'disjunction' }).format(levels.map((level) => nameWord('level', level)));
+    details.push({ path: 'level', message: t('app.grant.choose_level', { levels: choices }) });
+  }
+  if (!MODES.includes(form.mode as MandateMode)) details.push({ path: 'mode', message: t('app.grant.choose_mode') });
+  if (!form.consent) details.push({ path: 'consent', message: t('app.grant.tick_consent', { version: CONSENT_VERSION }) });
   let expiresAt: Date | undefined;
   try {
     expiresAt = endOfDay(form.expires_on);
   } catch (error) {
     details.push(...(refusal(error).details ?? []));
   }
-  if (details.length) throw errors.invalidRequest('The mandate is not complete.', details);
+  if (details.length) throw errors.invalidRequest(t('app.grant.incomplete'), details);
   return { level: form.level as ConfirmationLevel, mode: form.mode as MandateMode, expiresAt };
 }
 
@@ -74,47 +87,45 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
     const keys = (await keysOfPrincipal(deps.db, principal.id)).filter((key) => !key.revoked_at);
     let body: SafeHtml;
     if (levels.length === 0) {
-      body = html`<p data-testid="signing-disabled">Signing mandates are turned off on this deployment.</p>`;
+      body = html`<p data-testid="signing-disabled">${t('app.grant.signing_off')}</p>`;
     } else if (keys.length === 0) {
-      body = html`<p data-testid="no-keys">A mandate is granted to one of your API keys, and you have none. <a href="${appPath}/keys">Create an API key</a> first.</p>`;
+      body = html`<p data-testid="no-keys">${tHtml('app.grant.no_keys', { link: html`<a href="${appPath}/keys">${t('app.grant.no_keys_link')}</a>` })}</p>`;
     } else {
       const keyOptions = keys.map(
         (key) =>
-          html`<option value="${key.id}"${key.id === form.api_key_id && html` selected`}>${key.label} (${key.kind === 'oauth' ? 'connected app' : `${key.prefix}…`})</option>`,
+          html`<option value="${key.id}"${key.id === form.api_key_id && html` selected`}>${t('app.grant.key_option', { label: key.label, what: key.kind === 'oauth' ? t('app.grant.connected_app') : `${key.prefix}…` })}</option>`,
       );
       const levelChoices = levels.map(
         (level) =>
-          html`<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span><strong>${level}</strong>: ${LEVEL_WORDS[level]}.</span></label>`,
+          html`<label class="choice"><input type="radio" name="level" value="${level}" required${checked(form.level === level)} data-testid="level-${level}"><span>${tHtml('app.mandates.level_line', { level: html`<strong>${nameWord('level', level)}</strong>`, words: LEVEL_WORDS[level] })}</span></label>`,
       );
-      const l2Note =
-        !flags.l2_signing &&
-        html`<p class="hint" data-testid="l2-disabled">L2 (signing without asking each time) is turned off on this deployment, so only L1 is offered.</p>`;
-      const l1Note = !flags.l1_signing && html`<p class="hint">L1 is turned off on this deployment.</p>`;
+      const l2Note = !flags.l2_signing && html`<p class="hint" data-testid="l2-disabled">${t('app.grant.l2_off')}</p>`;
+      const l1Note = !flags.l1_signing && html`<p class="hint">${t('app.grant.l1_off')}</p>`;
       const modeChoices = MODES.map(
         (mode) =>
-          html`<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span><strong>${mode}</strong>: ${MODE_WORDS[mode]}.</span></label>`,
+          html`<label class="choice"><input type="radio" name="mode" value="${mode}" required${checked(form.mode === mode)} data-testid="mode-${mode}"><span>${tHtml('app.mandates.level_line', { level: html`<strong>${nameWord('mode', mode)}</strong>`, words: MODE_WORDS[mode] })}</span></label>`,
       );
-      body = html`<p>Choose which key may sign for you, and how. Nothing is granted until you enter the code we e-mail you next.</p>
+      body = html`<p>${t('app.grant.intro')}</p>
 <form method="post" action="${appPath}/mandates/new" class="stack" data-testid="grant-form" novalidate>${hiddenCsrf(csrf)}${formErrors(error, listed ? (detail) => detail.message : undefined)}
-<label for="grant-key">API key</label>
-<select id="grant-key" name="api_key_id" required data-testid="grant-key"><option value="">Choose a key…</option>${keyOptions}</select>
-<label for="grant-name">Name of the mandate</label>
+<label for="grant-key">${t('app.grant.key')}</label>
+<select id="grant-key" name="api_key_id" required data-testid="grant-key"><option value="">${t('app.grant.choose_a_key')}</option>${keyOptions}</select>
+<label for="grant-name">${t('app.grant.name')}</label>
 <input id="grant-name" name="name" required maxlength="200" value="${form.name}" aria-describedby="grant-name-help" data-testid="grant-name">
-<p id="grant-name-help" class="hint">For you and the completion certificate, for example “Supplier NDAs”.</p>
-<fieldset><legend>Confirmation level</legend>${levelChoices}${l2Note}${l1Note}</fieldset>
-<fieldset><legend>Which documents it covers</legend>${modeChoices}</fieldset>
-<label for="grant-expiry">Expires (optional)</label>
+<p id="grant-name-help" class="hint">${t('app.grant.name_help')}</p>
+<fieldset><legend>${t('app.grant.level')}</legend>${levelChoices}${l2Note}${l1Note}</fieldset>
+<fieldset><legend>${t('app.grant.covers')}</legend>${modeChoices}</fieldset>
+<label for="grant-expiry">${t('app.grant.expires')}</label>
 <input id="grant-expiry" type="date" name="expires_on" value="${form.expires_on}" min="${new Date().toISOString().slice(0, 10)}" aria-describedby="grant-expiry-help" data-testid="grant-expiry">
-<p id="grant-expiry-help" class="hint">The mandate ends at the end of that day (23:59 UTC). Leave it empty for no expiry; you can revoke it at any time.</p>
-<fieldset class="consent"><legend>Terms of the mandate <span class="version" data-testid="consent-version">${CONSENT_VERSION}</span></legend>
+<p id="grant-expiry-help" class="hint">${t('app.grant.expires_help')}</p>
+<fieldset class="consent"><legend>${t('app.grant.terms')} <span class="version" data-testid="consent-version">${CONSENT_VERSION}</span></legend>
 <p id="consent-text" class="consent-text" data-testid="consent-text">${CONSENT_TEXT}</p>
 <input type="hidden" name="consent_version" value="${CONSENT_VERSION}">
-<label class="choice"><input type="checkbox" name="consent" value="accepted" required aria-describedby="consent-text"${checked(form.consent)} data-testid="grant-consent"><span>I accept these terms (${CONSENT_VERSION}).</span></label></fieldset>
-<div><button type="submit" class="primary" data-testid="grant-submit">Continue: e-mail me a code</button> <a href="${appPath}/mandates">Cancel</a></div></form>`;
+<label class="choice"><input type="checkbox" name="consent" value="accepted" required aria-describedby="consent-text"${checked(form.consent)} data-testid="grant-consent"><span>${t('app.grant.accept', { version: CONSENT_VERSION })}</span></label></fieldset>
+<div><button type="submit" class="primary" data-testid="grant-submit">${t('app.grant.submit')}</button> <a href="${appPath}/mandates">${t('app.mandates.cancel')}</a></div></form>`;
     }
     sendPage(
       ctx,
-      renderPage({ title: TITLE, appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/mandates' }),
+      renderPage({ title: t(TITLE), appPath, principal, csrf, flags: deps.config.flags.values, body, current: '/mandates' }),
       error?.status ?? 200,
     );
   }
@@ -123,27 +134,27 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
   async function sendConfirm(ctx: Context, principal: Principal, csrf: string, mandate: Mandate, notice?: Notice, status = 200, link = '') {
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === mandate.api_key_id);
     const current = mandateStatus(mandate);
-    const facts = html`<dl class="facts" data-testid="mandate-facts"><dt>Name</dt><dd>${mandate.name}</dd><dt>API key</dt><dd>${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code></dd>
-<dt>Level</dt><dd>${mandate.confirmation_level}: ${LEVEL_WORDS[mandate.confirmation_level]}</dd><dt>Covers</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>Expires</dt><dd>${when(mandate.expires_at, 'no expiry')}</dd><dt>Terms</dt><dd>${mandate.consent_version}, accepted ${when(mandate.consent_accepted_at)}</dd></dl>`;
+    const facts = html`<dl class="facts" data-testid="mandate-facts"><dt>${t('app.mandates.column.name')}</dt><dd>${mandate.name}</dd><dt>${t('app.grant.key')}</dt><dd>${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code></dd>
+<dt>${t('app.mandates.column.level')}</dt><dd>${t('app.grant.level_is', { level: nameWord('level', mandate.confirmation_level), words: LEVEL_WORDS[mandate.confirmation_level] })}</dd><dt>${t('app.mandates.column.covers')}</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>${t('app.mandates.column.expires')}</dt><dd>${when(mandate.expires_at, t('app.mandates.no_expiry'))}</dd><dt>${t('app.grant.terms_short')}</dt><dd>${tHtml('app.grant.terms_accepted', { version: mandate.consent_version, at: when(mandate.consent_accepted_at) })}</dd></dl>`;
     const minutes = Math.round(deps.config.durations.oneTimeCodeMs / 60_000);
     const linkForm =
       link &&
       html`<form method="post" action="${appPath}/mandates/${mandate.id}/confirm" class="stack" data-testid="grant-link-form">${hiddenCsrf(csrf)}<input type="hidden" name="link" value="${link}">
-<p>You opened the confirmation link of the e-mail. Press the button to grant the mandate above.</p>
-<div><button type="submit" class="primary" data-testid="grant-link-confirm">Grant the mandate</button></div></form>`;
+<p>${t('app.grant.link_opened')}</p>
+<div><button type="submit" class="primary" data-testid="grant-link-confirm">${t('app.grant.grant')}</button></div></form>`;
     const body =
       current === 'pending'
-        ? html`${facts}${linkForm}<p>We e-mailed a 10-digit code and a confirmation link to <strong>${principal.email}</strong>. Enter the code to grant the mandate, or open the link while signed in here; each works once, for ${minutes} minutes.</p>
+        ? html`${facts}${linkForm}<p>${tHtml('app.grant.code_sent', { email: html`<strong>${principal.email}</strong>`, minutes })}</p>
 <form method="post" action="${appPath}/mandates/${mandate.id}/confirm" class="stack" data-testid="grant-code-form">${hiddenCsrf(csrf)}
-<label for="grant-code">Code from the e-mail</label>
+<label for="grant-code">${t('app.grant.code')}</label>
 <input id="grant-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{10}" maxlength="10" required data-testid="grant-code">
-<div><button type="submit" class="primary" data-testid="grant-confirm">Grant the mandate</button></div></form>
-<form method="post" action="${appPath}/mandates/${mandate.id}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">Send a new code</button></form>`
-        : html`${facts}<p>This mandate is <span class="badge ${current}">${current}</span>.</p><p><a href="${appPath}/mandates">Back to your mandates</a></p>`;
+<div><button type="submit" class="primary" data-testid="grant-confirm">${t('app.grant.grant')}</button></div></form>
+<form method="post" action="${appPath}/mandates/${mandate.id}/confirm">${hiddenCsrf(csrf)}<input type="hidden" name="resend" value="1"><button type="submit" class="link" data-testid="grant-resend">${t('app.grant.new_code')}</button></form>`
+        : html`${facts}<p>${tHtml('app.grant.mandate_is', { status: html`<span class="badge ${current}">${nameWord('status', current)}</span>` })}</p><p><a href="${appPath}/mandates">${t('app.mandates.back')}</a></p>`;
     sendPage(
       ctx,
       renderPage({
-        title: 'Confirm the mandate',
+        title: t('app.grant.confirm_title'),
         appPath,
         principal,
         csrf,
@@ -187,7 +198,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
         // Terms accepted on a page older than the current text are not the terms in force.
         if (form.consent && fields.consent_version !== CONSENT_VERSION) {
           form.consent = false;
-          throw errors.invalidRequest(`The terms changed to ${CONSENT_VERSION} since the page was opened; read them and accept again.`);
+          throw errors.invalidRequest(t('app.grant.terms_changed', { version: CONSENT_VERSION }));
         }
         let grant: ReturnType<typeof checkGrant>;
         try {
@@ -212,14 +223,14 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
 
   router.get(
     `${appPath}/mandates/:id/confirm`,
-    pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.grant.confirm_title', async ({ ctx, principal, csrf }) => {
       const mandate = await ownMandate(deps, principal, ctx.params.id);
       await sendConfirm(
         ctx,
         principal,
         csrf,
         mandate,
-        noticeFrom(ctx, { resent: 'A new code is on its way; the earlier one no longer works.' }),
+        noticeFrom(ctx, { resent: t('app.grant.resent') }),
         200,
         typeof ctx.query.link === 'string' ? ctx.query.link : '',
       );
@@ -228,21 +239,21 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
 
   router.post(
     `${appPath}/mandates/:id/confirm`,
-    pageHandler(appPath, 'Confirm the mandate', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.grant.confirm_title', async ({ ctx, principal, csrf }) => {
       const mandate = await ownMandate(deps, principal, ctx.params.id);
       try {
         await deps.codeLimits.consumeIp(ctx.ip);
         const { fields } = await postedForm(ctx, deps);
         if (fields.resend) {
-          if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
+          if (mandate.status !== 'pending')
+            throw errors.invalidState(t('app.grant.already', { status: nameWord('status', mandateStatus(mandate)) }));
           await sendGrantCode(mandateDeps(deps), principal, mandate, { sessionId: appState(ctx).sessionId });
           return ctx.redirect(`${appPath}/mandates/${encodeURIComponent(mandate.id)}/confirm?done=resent`);
         }
         const confirmation: GrantConfirmation = fields.link
           ? { link: fields.link, sessionId: appState(ctx).sessionId }
           : { code: (fields.code ?? '').replace(/\s+/g, '') };
-        if ('code' in confirmation && !/^\d{10}$/.test(confirmation.code))
-          throw errors.invalidRequest('Enter the 10 digits from the e-mail.');
+        if ('code' in confirmation && !/^\d{10}$/.test(confirmation.code)) throw errors.invalidRequest(t('app.grant.ten_digits'));
         await confirmGrant(mandateDeps(deps), principal, mandate.id, confirmation, principalActor(ctx, principal));
         ctx.redirect(`${appPath}/mandates?done=granted&mandate=${encodeURIComponent(mandate.id)}`);
       } catch (error) {

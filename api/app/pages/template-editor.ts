@@ -6,12 +6,13 @@ import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate, deleteTemplate, findTemplate, updateTemplate } from '../../../activities/templates/templates';
 import type { Principal, Template } from '../../../db/models';
 import { type ErrorDetail, errors } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
 import { assertStorableJson } from '../../../lib/text';
 import { html, type SafeHtml } from '../../http/html';
 import { sendPdf } from '../files';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
-import { formErrors, noticeFrom, pageHandler, postedForm, principalActor, refusal } from './common';
+import { formErrors, nameWord, noticeFrom, pageHandler, postedForm, principalActor, refusal } from './common';
 import { noPdf, postedTemplate, rolesOf } from './templates';
 
 /** Widgets of up to 2,000 fields as JSON, with the form's other fields. */
@@ -31,7 +32,7 @@ function widgetsOf(text: string): unknown {
   try {
     parsed = JSON.parse(text || '[]');
   } catch {
-    throw errors.invalidRequest('The fields could not be read; place them again.', [{ path: 'widgets', message: 'not valid JSON' }]);
+    throw errors.invalidRequest(t('app.editor.unreadable'), [{ path: 'widgets', message: t('app.editor.not_json') }]);
   }
   assertStorableJson(parsed, 'widgets');
   return parsed;
@@ -39,10 +40,12 @@ function widgetsOf(text: string): unknown {
 
 function describe(detail: ErrorDetail, widgets: unknown): string {
   const match = /^widgets\.(\d+)(?:\.(.+))?$/.exec(detail.path);
-  if (!match) return detail.path ? `${detail.path}: ${detail.message}` : detail.message;
+  if (!match) return detail.path ? t('app.form.detail', { path: detail.path, message: detail.message }) : detail.message;
   const widget = Array.isArray(widgets) ? widgets[Number(match[1])] : undefined;
-  const name = typeof widget?.id === 'string' ? `Field “${widget.id}”` : `Field ${Number(match[1]) + 1}`;
-  return `${name}${match[2] ? ` (${match[2]})` : ''}: ${detail.message}`;
+  const named = typeof widget?.id === 'string';
+  const params = { id: named ? widget.id : '', n: Number(match[1]) + 1, field: match[2] ?? '', message: detail.message };
+  if (named) return t(match[2] ? 'app.editor.detail.id_field' : 'app.editor.detail.id', params);
+  return t(match[2] ? 'app.editor.detail.n_field' : 'app.editor.detail.n', params);
 }
 
 function renderEditor(appPath: string, csrf: string, options: { template?: Template; form: EditorForm; errors?: SafeHtml }): SafeHtml {
@@ -50,31 +53,31 @@ function renderEditor(appPath: string, csrf: string, options: { template?: Templ
   const action = template ? `${appPath}/templates/${template.id}/edit` : `${appPath}/templates/new`;
   const pdfUrl = template ? `${appPath}/templates/${template.id}/template.pdf` : '';
   return html`<link rel="stylesheet" href="/static/template-editor.css">
-<p>Choose a signer role and a kind of field, then drag the field from the palette onto a page. Drag a placed field to move it, its corner to resize it; × removes it.${template && html` Documents already made from this template keep the fields they were made with.`}</p>
+<p>${t('app.editor.intro')}${template && html` ${t('app.editor.intro_template')}`}</p>
 <form method="post" action="${action}" ${template ? html`` : html`enctype="multipart/form-data"`} class="stack editor-form" data-testid="editor-form">${hiddenCsrf(csrf)}${options.errors}
-<label for="editor-name">Name</label>
+<label for="editor-name">${t('app.templates.name')}</label>
 <input id="editor-name" name="name" required maxlength="200" value="${form.name}" data-testid="editor-name">
 ${
   template
     ? html``
-    : html`<label for="editor-pdf">PDF, up to 20 MB</label>
+    : html`<label for="editor-pdf">${t('app.templates.pdf')}</label>
 <input id="editor-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required data-testid="editor-pdf">`
 }
-<label for="editor-roles">Signer roles in signing order, separated by commas</label>
-<input id="editor-roles" name="roles" maxlength="2000" value="${form.roles}" data-testid="editor-roles" placeholder="Seller, Buyer">
+<label for="editor-roles">${t('app.editor.roles')}</label>
+<input id="editor-roles" name="roles" maxlength="2000" value="${form.roles}" data-testid="editor-roles" placeholder="${t('app.editor.roles_placeholder')}">
 <input type="hidden" name="widgets" id="editor-widgets" value="${form.widgets}" data-testid="editor-widgets">
-<div class="editor-tools" role="toolbar" aria-label="Field palette">
-<label for="editor-role">Role</label><select id="editor-role" data-testid="editor-role"></select>
-<label for="editor-kind">Field</label><select id="editor-kind" data-testid="editor-kind">${PALETTE.map((type) => html`<option value="${type}">${type}</option>`)}</select>
-<span class="palette-field" data-testid="palette-field" aria-label="Drag onto a page to place a field">Drag me onto a page</span>
+<div class="editor-tools" role="toolbar" aria-label="${t('app.editor.palette')}">
+<label for="editor-role">${t('app.editor.role')}</label><select id="editor-role" data-testid="editor-role"></select>
+<label for="editor-kind">${t('app.editor.kind')}</label><select id="editor-kind" data-testid="editor-kind">${PALETTE.map((type) => html`<option value="${type}">${nameWord('widget', type)}</option>`)}</select>
+<span class="palette-field" data-testid="palette-field" aria-label="${t('app.editor.drag_label')}">${t('app.editor.drag')}</span>
 <span class="hint" id="editor-count" data-testid="editor-count" aria-live="polite"></span>
 </div>
-<div class="editor-pages" id="editor-pages" data-testid="editor-pages" data-pdf-url="${pdfUrl}"><p class="hint">${template ? 'Loading the PDF…' : 'Choose a PDF to place fields on its pages.'}</p></div>
-<div class="actions"><button type="submit" class="primary" data-testid="editor-save">${template ? 'Save template' : 'Add template'}</button> <a href="${appPath}/templates">Back to templates</a></div>
+<div class="editor-pages" id="editor-pages" data-testid="editor-pages" data-pdf-url="${pdfUrl}"><p class="hint">${t(template ? 'app.editor.loading' : 'app.editor.choose_pdf')}</p></div>
+<div class="actions"><button type="submit" class="primary" data-testid="editor-save">${t(template ? 'app.editor.save' : 'app.templates.add')}</button> <a href="${appPath}/templates">${t('app.editor.back')}</a></div>
 </form>
 ${
   template &&
-  html`<form method="post" action="${appPath}/templates/${template.id}/delete" class="editor-delete">${hiddenCsrf(csrf)}<p class="hint">Deleting keeps the documents made from it working; agents can no longer use it for new ones.</p><button type="submit" class="secondary" data-testid="editor-delete">Delete template</button></form>`
+  html`<form method="post" action="${appPath}/templates/${template.id}/delete" class="editor-delete">${hiddenCsrf(csrf)}<p class="hint">${t('app.editor.delete_hint')}</p><button type="submit" class="secondary" data-testid="editor-delete">${t('app.editor.delete')}</button></form>`
 }
 <script type="module" src="/static/template-editor.js"></script>`;
 }
@@ -89,7 +92,7 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
   const gate = () => authorize(null, { flag: 'agent_editor' }, flags);
   const editable = async (principal: Principal, id: string) => {
     const template = await findTemplate(deps.db, principal.tenant_id, id);
-    if (template.deleted_at) throw errors.notFound('No such template.');
+    if (template.deleted_at) throw errors.notFound(t('app.editor.not_found'));
     return template;
   };
   const show = (
@@ -100,13 +103,13 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
     sendPage(
       ctx,
       renderPage({
-        title: options.template ? `Edit “${options.template.name}”` : 'New template',
+        title: options.template ? t('app.editor.edit_title', { name: options.template.name }) : t('app.editor.new_title'),
         appPath,
         principal: request.principal,
         csrf: request.csrf,
         flags,
         body: renderEditor(appPath, request.csrf, options),
-        notice: noticeFrom(ctx, { created: 'The template is added. Agents can use it now.', saved: 'The template is saved.' }),
+        notice: noticeFrom(ctx, { created: t('app.templates.created'), saved: t('app.editor.saved') }),
         current: '/templates',
       }),
       options.status ?? 200,
@@ -119,14 +122,14 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
 
   router.get(
     `${appPath}/templates/new`,
-    pageHandler(appPath, 'New template', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.editor.new_title', async ({ ctx, principal, csrf }) => {
       gate();
       show(ctx, { principal, csrf }, { form: { name: '', roles: '', widgets: '[]' } });
     }),
   );
   router.post(
     `${appPath}/templates/new`,
-    pageHandler(appPath, 'New template', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.editor.new_title', async ({ ctx, principal, csrf }) => {
       gate();
       const form: EditorForm = { name: '', roles: '', widgets: '[]' };
       let widgets: unknown;
@@ -157,7 +160,7 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
   );
   router.get(
     `${appPath}/templates/:id/edit`,
-    pageHandler(appPath, 'Edit template', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.editor.page_title', async ({ ctx, principal, csrf }) => {
       gate();
       const template = await editable(principal, ctx.params.id);
       show(ctx, { principal, csrf }, { template, form: formOf(template) });
@@ -165,7 +168,7 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
   );
   router.get(
     `${appPath}/templates/:id/template.pdf`,
-    pageHandler(appPath, 'Edit template', async ({ ctx, principal }) => {
+    pageHandler(appPath, 'app.editor.page_title', async ({ ctx, principal }) => {
       gate();
       const template = await editable(principal, ctx.params.id);
       sendPdf(ctx, await deps.blobs.get(template.pdf_sha256), `${template.name}.pdf`, template.pdf_sha256, 'inline');
@@ -173,7 +176,7 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
   );
   router.post(
     `${appPath}/templates/:id/edit`,
-    pageHandler(appPath, 'Edit template', async ({ ctx, principal, csrf }) => {
+    pageHandler(appPath, 'app.editor.page_title', async ({ ctx, principal, csrf }) => {
       gate();
       const template = await editable(principal, ctx.params.id);
       const form = formOf(template);
@@ -202,7 +205,7 @@ export function templateEditorRoutes(router: Router, deps: Services, appPath: st
   );
   router.post(
     `${appPath}/templates/:id/delete`,
-    pageHandler(appPath, 'Edit template', async ({ ctx, principal }) => {
+    pageHandler(appPath, 'app.editor.page_title', async ({ ctx, principal }) => {
       gate();
       await postedForm(ctx, deps);
       await deleteTemplate(deps.db, { tenantId: principal.tenant_id, id: ctx.params.id, actor: principalActor(ctx, principal) });

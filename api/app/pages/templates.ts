@@ -6,13 +6,15 @@ import type { TemplateDefinition } from '../../../activities/templates/schema';
 import { createTemplate } from '../../../activities/templates/templates';
 import { type Principal, Template } from '../../../db/models';
 import { type ErrorDetail, errors, ServiceError } from '../../../lib/errors';
+import { t } from '../../../lib/i18n';
 import { WIDGET_TYPES } from '../../../lib/pdf/widgets';
 import { assertStorableJson } from '../../../lib/text';
 import { html, joinHtml, type SafeHtml } from '../../http/html';
 import { hiddenCsrf, renderPage, sendPage } from '../layout';
+import { tHtml } from '../messages';
 import { dataTable, formErrors, noticeFrom, pageHandler, postedForm, refusal, when } from './common';
 
-const TITLE = 'Templates';
+const TITLE = 'app.templates.title';
 const PDF_LIMIT = 20 * 1024 * 1024;
 
 interface TemplateForm {
@@ -21,39 +23,31 @@ interface TemplateForm {
   widgets: string;
 }
 
-const EXAMPLE = `[
-  // one object per field; "id" is yours to choose, unique in the template
-  { "id": "buyer-sign", "type": "signature", "role": "Buyer",
-    "page": 1, "x": 72, "y": 650, "width": 200, "height": 40,   // PDF points from the top-left
-    "required": true },
-  { "id": "buyer-date", "type": "date", "role": "Buyer",
-    "page": 1, "x": 300, "y": 660, "width": 120, "height": 20 },
-  { "id": "plan", "type": "dropdown", "role": "Buyer", "label": "Plan",
-    "page": 1, "x": 72, "y": 600, "width": 160, "height": 20,
-    "options": ["Basic", "Premium"] }                              // dropdowns only
-]`;
+/** The example of the widgets' JSON, its comments in words (`{` and `}` quoted in the catalogue's text). */
+const example = () => t('app.templates.example');
 
 /** A detail's path (widgets.3.type) as a person reads it (widget 4, its "type"). */
 function describe(detail: ErrorDetail, widgets: unknown): string {
   const match = /^widgets\.(\d+)(?:\.(.+))?$/.exec(detail.path);
-  if (!match) return detail.path ? `${detail.path}: ${detail.message}` : detail.message;
+  if (!match) return detail.path ? t('app.form.detail', { path: detail.path, message: detail.message }) : detail.message;
   const index = Number(match[1]);
-  const id = Array.isArray(widgets) && typeof widgets[index]?.id === 'string' ? ` (“${widgets[index].id}”)` : '';
-  return `Widget ${index + 1}${id}${match[2] ? `, “${match[2]}”` : ''}: ${detail.message}`;
+  const id = Array.isArray(widgets) && typeof widgets[index]?.id === 'string' ? (widgets[index].id as string) : undefined;
+  const params = { n: index + 1, id: id ?? '', field: match[2] ?? '', message: detail.message };
+  if (id !== undefined) return t(match[2] ? 'app.templates.detail.id_field' : 'app.templates.detail.id', params);
+  return t(match[2] ? 'app.templates.detail.field' : 'app.templates.detail.widget', params);
 }
 
 /** A template form as posted (its fields and its PDF, up to 20 MB): the JSON form's and the editor's. */
 export async function postedTemplate(ctx: Context, deps: Services): Promise<{ fields: Record<string, string>; pdf?: { bytes: Buffer } }> {
   const { fields, files } = await postedForm(ctx, deps, PDF_LIMIT).catch((error) => {
     throw error instanceof ServiceError && error.code === 'payload_too_large'
-      ? errors.payloadTooLarge('The PDF is larger than 20 MB.')
+      ? errors.payloadTooLarge(t('app.templates.too_large'))
       : error;
   });
   return { fields, pdf: files.pdf };
 }
 
-export const noPdf = () =>
-  errors.invalidRequest('Choose the PDF of the template.', [{ path: 'pdf', message: 'Choose the PDF of the template.' }]);
+export const noPdf = () => errors.invalidRequest(t('app.templates.no_pdf'), [{ path: 'pdf', message: t('app.templates.no_pdf') }]);
 
 /** The roles typed in a form, comma-separated; undefined when none. */
 export function rolesOf(text: string): string[] | undefined {
@@ -70,15 +64,15 @@ function parseWidgets(text: string): { widgets: unknown; roles?: unknown } {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw errors.invalidRequest('The widgets are not valid JSON.', [
-      { path: 'widgets', message: `Not valid JSON: ${(error as Error).message}` },
+    throw errors.invalidRequest(t('app.templates.not_json'), [
+      { path: 'widgets', message: t('app.templates.not_json_detail', { error: (error as Error).message }) },
     ]);
   }
   // "\u0000" in the JSON text becomes a NUL only here, after the form's own check.
   assertStorableJson(parsed, Array.isArray(parsed) ? 'widgets' : undefined);
   if (Array.isArray(parsed)) return { widgets: parsed };
   if (parsed && typeof parsed === 'object' && 'widgets' in parsed) return parsed as { widgets: unknown; roles?: unknown };
-  throw errors.invalidRequest('The widgets must be a JSON list.', [{ path: 'widgets', message: 'Expected a list [ … ] of widgets.' }]);
+  throw errors.invalidRequest(t('app.templates.not_list'), [{ path: 'widgets', message: t('app.templates.not_list_detail') }]);
 }
 
 function renderTemplates(
@@ -92,7 +86,10 @@ function renderTemplates(
   const list = templates.length
     ? dataTable(
         'templates',
-        ['Name', 'Pages', 'Signer roles', 'Fields', 'Created', 'Id', ...(editor ? ['Edit'] : [])],
+        [
+          ...(['name', 'pages', 'roles', 'fields', 'created', 'id'] as const).map((column) => t(`app.templates.column.${column}`)),
+          ...(editor ? [t('app.templates.column.edit')] : []),
+        ],
         templates.map((template) => ({
           attrs: { 'data-testid': 'template-row' },
           cells: [
@@ -102,45 +99,59 @@ function renderTemplates(
             template.widgets.length,
             when(template.created_at),
             html`<code>${template.id}</code>`,
-            ...(editor ? [html`<a href="${appPath}/templates/${template.id}/edit" data-testid="template-edit">Edit</a>`] : []),
+            ...(editor
+              ? [html`<a href="${appPath}/templates/${template.id}/edit" data-testid="template-edit">${t('app.templates.edit')}</a>`]
+              : []),
           ],
         })),
       )
-    : html`<p class="muted" data-testid="no-templates">Your account has no templates yet.</p>`;
-  const intro = html`<p>A template is a PDF and the fields each signer fills. Agents create documents from it with <code>POST /v1/documents</code>; signer <em>n</em> takes role <em>n</em>.</p>`;
+    : html`<p class="muted" data-testid="no-templates">${t('app.templates.none')}</p>`;
+  const n = html`<em>${t('app.templates.n')}</em>`;
+  const intro = html`<p>${tHtml('app.templates.intro', { endpoint: html`<code>POST /v1/documents</code>`, n })}</p>`;
+  const code = (name: string) => html`<code>${name}</code>`;
   // Making and changing templates is the editor's (agent_editor): off, only the list shows.
   if (!editor) return html`${intro}${list}`;
   return html`${intro}
-<p><a class="button primary" href="${appPath}/templates/new" data-testid="template-new">New template in the visual editor</a></p>
+<p><a class="button primary" href="${appPath}/templates/new" data-testid="template-new">${t('app.templates.new')}</a></p>
 ${list}
-<section class="card" aria-labelledby="new-template-title"><h2 id="new-template-title">Add a template</h2>
+<section class="card" aria-labelledby="new-template-title"><h2 id="new-template-title">${t('app.templates.add_title')}</h2>
 <form method="post" action="${appPath}/templates" enctype="multipart/form-data" class="stack" data-testid="template-form">${hiddenCsrf(csrf)}${errors}
-<label for="template-name">Name</label>
+<label for="template-name">${t('app.templates.name')}</label>
 <input id="template-name" name="name" required maxlength="200" value="${form.name}" data-testid="template-name">
-<label for="template-pdf">PDF, up to 20 MB</label>
+<label for="template-pdf">${t('app.templates.pdf')}</label>
 <input id="template-pdf" type="file" name="pdf" accept="application/pdf,.pdf" required aria-describedby="template-pdf-help" data-testid="template-pdf">
-<p id="template-pdf-help" class="hint">${errors && html`<strong>Choose the PDF again:</strong> browsers do not keep a chosen file after an error. `}Without a password.</p>
-<label for="template-roles">Signer roles in signing order (optional)</label>
+<p id="template-pdf-help" class="hint">${errors && html`${tHtml('app.templates.pdf_again', { again: html`<strong>${t('app.templates.pdf_again_strong')}</strong>` })} `}${t('app.templates.no_password')}</p>
+<label for="template-roles">${t('app.templates.roles')}</label>
 <input id="template-roles" name="roles" maxlength="2000" value="${form.roles}" aria-describedby="template-roles-help" data-testid="template-roles">
-<p id="template-roles-help" class="hint">Separated by commas, for example “Seller, Buyer”. Empty: the roles of the widgets, in the order they first appear.</p>
-<label for="template-widgets">Widgets (JSON)</label>
+<p id="template-roles-help" class="hint">${t('app.templates.roles_help')}</p>
+<label for="template-widgets">${t('app.templates.widgets')}</label>
 <textarea id="template-widgets" name="widgets" rows="14" required spellcheck="false" aria-describedby="widgets-help" data-testid="template-widgets">${form.widgets}</textarea>
 <div id="widgets-help" class="hint help">
-<p>A JSON list with one object per field:</p>
+<p>${t('app.templates.help.list')}</p>
 <ul>
-<li><code>id</code>: your name for the field (letters, digits, <code>_ . -</code>), unique in the template;</li>
-<li><code>type</code>: ${joinHtml(
-    WIDGET_TYPES.map((type) => html`<code>${type}</code>`),
-    ', ',
-  )};</li>
-<li><code>role</code>: the signer who fills it;</li>
-<li><code>page</code>: from 1; <code>x</code>, <code>y</code>, <code>width</code>, <code>height</code>: in PDF points (72 to an inch) from the page’s <strong>top-left</strong> corner;</li>
-<li><code>required</code>: <code>true</code> (the default) or <code>false</code>; <code>label</code>: optional text shown to the signer;</li>
-<li><code>options</code>: the choices of a <code>dropdown</code> (and only of a dropdown).</li>
+<li>${tHtml('app.templates.help.id', { id: code('id'), chars: code('_ . -') })}</li>
+<li>${tHtml('app.templates.help.type', {
+    type: code('type'),
+    types: joinHtml(
+      WIDGET_TYPES.map((type) => code(type)),
+      ', ',
+    ),
+  })}</li>
+<li>${tHtml('app.templates.help.role', { role: code('role') })}</li>
+<li>${tHtml('app.templates.help.page', {
+    page: code('page'),
+    x: code('x'),
+    y: code('y'),
+    width: code('width'),
+    height: code('height'),
+    corner: html`<strong>${t('app.templates.help.top_left')}</strong>`,
+  })}</li>
+<li>${tHtml('app.templates.help.required', { required: code('required'), true: code('true'), false: code('false'), label: code('label') })}</li>
+<li>${tHtml('app.templates.help.options', { options: code('options'), dropdown: code('dropdown') })}</li>
 </ul>
-<p>Signature, initials, date, name and e-mail fill themselves when the signer signs; text, checkbox and dropdown are filled by the signer. For example (the <code>//</code> comments explain; leave them out of your JSON):</p>
-<pre tabindex="0" aria-label="Example of a template’s JSON">${EXAMPLE}</pre></div>
-<div><button type="submit" class="primary" data-testid="template-create">Add template</button></div></form></section>`;
+<p>${tHtml('app.templates.help.fill', { comment: code('//') })}</p>
+<pre tabindex="0" aria-label="${t('app.templates.example_label')}">${example()}</pre></div>
+<div><button type="submit" class="primary" data-testid="template-create">${t('app.templates.add')}</button></div></form></section>`;
 }
 
 /** The tenant's templates: list, and add one from a PDF and its widgets. */
@@ -162,7 +173,7 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
     sendPage(
       ctx,
       renderPage({
-        title: TITLE,
+        title: t(TITLE),
         appPath,
         principal,
         csrf,
@@ -186,8 +197,8 @@ export function templateRoutes(router: Router, deps: Services, appPath: string):
         undefined,
         200,
         noticeFrom(ctx, {
-          created: 'The template is added. Agents can use it now.',
-          deleted: 'The template is deleted. Documents made from it keep working.',
+          created: t('app.templates.created'),
+          deleted: t('app.templates.deleted'),
         }),
       );
     }),
