@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { SignState } from '../../../activities/signers/wire';
 import { outsideCatalogue } from '../../../test/catalogue';
 import { mailedCode, openSignPage, problems, sendNda, textOf, useSignPage } from '../../../test/fixtures/sign-page';
 
@@ -32,7 +33,7 @@ const READ_PAGE = `(() => {
 async function dataOf(page: Page, extra: string[]): Promise<string[]> {
   const state = await page.evaluate(async () => {
     const base = document.getElementById('sign').dataset.base;
-    return (await fetch(`${base}/state`, { credentials: 'same-origin' })).json();
+    return (await fetch(`${base}/state`, { credentials: 'same-origin' })).json() as Promise<SignState>;
   });
   return [
     ...extra,
@@ -42,13 +43,8 @@ async function dataOf(page: Page, extra: string[]): Promise<string[]> {
     state.signer.initials,
     // The consent is the server's sentence (recorded with the signature as what was agreed to): the sign area's.
     state.consent_text,
-    ...state.signers.flatMap((signer: { name: string; role: string }) => [signer.name, signer.role]),
-    ...state.widgets.flatMap((widget: { label?: string; options?: string[]; text: string | null; role: string }) => [
-      widget.label ?? '',
-      ...(widget.options ?? []),
-      widget.text ?? '',
-      widget.role,
-    ]),
+    ...state.signers.flatMap((signer) => [signer.name, signer.role]),
+    ...state.widgets.flatMap((widget) => [widget.label ?? '', ...(widget.options ?? []), widget.text ?? '', widget.role]),
   ].filter(Boolean);
 }
 
