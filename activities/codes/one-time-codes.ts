@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect';
 import { OneTimeCode } from '../../db/models';
 import { CheckBudgetSpent, type CodeLimits } from '../../lib/code-limits';
 import { errors, retryAfter, type ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId, randomBase62 } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { mac, verifyMac } from '../../lib/secrets/signed';
@@ -70,28 +71,20 @@ function codeIdOf(secret: Buffer, challenge: string | undefined): string | undef
 
 /** The one answer to a refused code, for login, the sign page and the mandate grant alike. */
 export function codeRefusal(result: Exclude<CodeCheck, 'ok'> | 'slowed' | 'spent', waitMs = 0): ServiceError {
-  if (result === 'expired') return errors.expired('The code has expired; ask for a new one.');
-  if (result === 'exhausted') return errors.rateLimited('Too many wrong codes; ask for a new one.');
+  if (result === 'expired') return errors.expired(t('errors.codes.code_expired_ask_new_one'));
+  if (result === 'exhausted') return errors.rateLimited(t('errors.codes.too_many_wrong_codes_ask'));
   if (result === 'slowed') {
-    return errors.rateLimited(
-      `Too many wrong codes were entered from your address: wait ${waitWords(waitMs)} before the next try.`,
-      undefined,
-      retryAfter(waitMs),
-    );
+    return errors.rateLimited(t('errors.codes.wrong_codes_from_address', { wait: waitWords(waitMs) }), undefined, retryAfter(waitMs));
   }
   if (result === 'spent') {
-    return errors.rateLimited(
-      `Too many wrong codes were entered for this, from anywhere: codes are not checked for the next ${waitWords(waitMs)}. The link in the same e-mail still works: open it where you asked for the code.`,
-      undefined,
-      retryAfter(waitMs),
-    );
+    return errors.rateLimited(t('errors.codes.wrong_codes_from_anywhere', { wait: waitWords(waitMs) }), undefined, retryAfter(waitMs));
   }
-  return errors.invalidRequest('That code is not right.', [{ path: 'code', message: 'wrong code' }]);
+  return errors.invalidRequest(t('errors.codes.code_not_right'), [{ path: 'code', message: 'wrong code' }]);
 }
 
 function waitWords(ms: number): string {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return seconds < 120 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minutes`;
+  return seconds < 120 ? t('errors.codes.wait_seconds', { seconds }) : t('errors.codes.wait_minutes', { minutes: Math.ceil(seconds / 60) });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { Contact, Principal } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId, newUuid } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
@@ -90,7 +91,7 @@ function inboundCopy(outbound: Contact, invitee: Principal, inviter: { email: st
 /** The side of a contact that belongs to this principal; 404 for anyone else's. */
 export async function findContact(db: Db | Knex.Transaction, principalId: string, id: string): Promise<Contact> {
   const contact = await Contact.query(db).findById(id).where({ principal_id: principalId });
-  if (!contact) throw errors.notFound('No such contact.');
+  if (!contact) throw errors.notFound(t('errors.contacts.no_such_contact'));
   return contact;
 }
 
@@ -126,7 +127,7 @@ export async function inviteContact(
   const me = party.principal;
   const email = normalizeEmail(input.email);
   if (email === normalizeEmail(me.email))
-    throw errors.invalidRequest('You cannot invite yourself.', [{ path: 'email', message: 'your own e-mail' }]);
+    throw errors.invalidRequest(t('errors.contacts.cannot_invite_yourself'), [{ path: 'email', message: 'your own e-mail' }]);
   const inbox = input.inbox_url
     ? await newInbox({ secret: deps.secret, allowedHosts: deps.config.webhooks.allowedHosts }, input.inbox_url)
     : undefined;
@@ -192,8 +193,9 @@ export async function inviteContact(
         .whereRaw('lower(counterparty_email) = ?', [email])
         .first());
     if (theirs?.direction === 'inbound' && theirs.status === 'invited')
-      throw errors.conflict(`${email} already invited you: accept their invitation (contact ${theirs.id}) instead.`);
-    throw errors.conflict(`You already have a contact with ${email}${theirs ? ` (${theirs.id}, ${theirs.status})` : ''}.`);
+      throw errors.conflict(t('errors.contacts.already_invited_accept_their_invitation', { email, contact: theirs.id }));
+    if (theirs) throw errors.conflict(t('errors.contacts.already_contact_with_id', { email, contact: theirs.id, status: theirs.status }));
+    throw errors.conflict(t('errors.contacts.already_contact', { email }));
   }
 }
 
@@ -219,11 +221,10 @@ async function acceptPair(
   const contact = await deps.db.transaction(async (trx) => {
     const sides = await pairOf(trx, pairId);
     const mine = sides.find((side) => side.principal_id === party.principal.id);
-    if (!mine) throw errors.notFound('No such invitation for you.');
+    if (!mine) throw errors.notFound(t('errors.contacts.no_such_invitation'));
     if (mine.direction === 'outbound')
-      throw errors.invalidState(`This is your own invitation: ${mine.counterparty_email} accepts it, not you.`);
-    if (mine.status === 'revoked')
-      throw errors.invalidState('This invitation was withdrawn or the contact revoked; it cannot be accepted.');
+      throw errors.invalidState(t('errors.contacts.own_invitation_accepts_not', { counterpartyEmail: mine.counterparty_email }));
+    if (mine.status === 'revoked') throw errors.invalidState(t('errors.contacts.invitation_withdrawn_contact_revoked_cannot'));
     if (mine.status === 'active' && !inbox) return mine;
     const now = new Date();
     for (const side of sides) {
@@ -290,14 +291,14 @@ export async function acceptContactByToken(
 export async function invitationOf(deps: Pick<ContactDeps, 'db' | 'secret'>, principal: Principal, token: string): Promise<Contact> {
   const pairId = pairFromToken(deps.secret, token);
   const outbound = pairId ? await Contact.query(deps.db).findOne({ pair_id: pairId, direction: 'outbound' }) : undefined;
-  if (!outbound) throw errors.notFound('This invitation link is not valid.');
+  if (!outbound) throw errors.notFound(t('errors.contacts.invitation_link_not_valid'));
   if (outbound.principal_id === principal.id)
-    throw errors.invalidState(`This is your own invitation: ${outbound.counterparty_email} accepts it, not you.`);
+    throw errors.invalidState(t('errors.contacts.own_invitation_accepts_not', { counterpartyEmail: outbound.counterparty_email }));
   if (normalizeEmail(outbound.counterparty_email) !== normalizeEmail(principal.email))
-    throw errors.notFound('No such invitation for you: it was sent to another e-mail address.');
+    throw errors.notFound(t('errors.contacts.no_such_invitation_sent_another'));
   await syncInvitations(deps.db, principal);
   const mine = await Contact.query(deps.db).findOne({ pair_id: outbound.pair_id, principal_id: principal.id });
-  if (!mine) throw errors.invalidState('This invitation was withdrawn; it cannot be accepted.');
+  if (!mine) throw errors.invalidState(t('errors.contacts.invitation_withdrawn_cannot_accepted'));
   return mine;
 }
 
@@ -311,7 +312,7 @@ export async function revokeContact(deps: ContactDeps, party: ContactParty, id: 
   return deps.db.transaction(async (trx) => {
     const sides = await pairOf(trx, contact.pair_id);
     const mine = sides.find((side) => side.id === contact.id)!;
-    if (mine.status === 'revoked') throw errors.invalidState('This contact is already revoked.');
+    if (mine.status === 'revoked') throw errors.invalidState(t('errors.contacts.contact_already_revoked'));
     const now = new Date();
     for (const side of sides) {
       await side.$query(trx).patch({ status: 'revoked', revoked_at: now, revoked_by: side === mine ? 'self' : 'counterparty' });

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Document, type DocumentSigner, Principal } from '../../db/models';
 import { errors, retryAfter } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
@@ -90,9 +91,9 @@ export async function remindNow(
   const interval = deps.config.durations.remindIntervalMs;
   return deps.db.transaction(async (trx) => {
     const document = await Document.query(trx).findById(documentId).where({ tenant_id: tenantId }).forUpdate();
-    if (!document) throw errors.notFound('No such document.');
+    if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
     if (document.status !== 'sent')
-      throw errors.invalidState(`Only a sent document's signers can be reminded; this document is ${document.status}.`);
+      throw errors.invalidState(t('errors.documents.only_sent_document_signers_can', { status: document.status }));
     const due = signersAllowedNow(document, await signersOf(trx, documentId));
     const waitMs = Math.max(
       0,
@@ -100,7 +101,7 @@ export async function remindNow(
     );
     if (waitMs > 0)
       throw errors.rateLimited(
-        `A signer of this document was reminded less than ${Math.round(interval / 1000)} s ago; try again in ${Math.ceil(waitMs / 1000)} s.`,
+        t('errors.documents.signer_document_reminded_less_than', { interval: Math.round(interval / 1000), wait: Math.ceil(waitMs / 1000) }),
         [{ path: 'signers', message: 'reminded too recently' }],
         retryAfter(waitMs),
       );

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Document, DocumentSigner, type Principal, Transfer, TransferRecipient } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { bestEffort } from '../../lib/temporal';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
@@ -26,16 +27,16 @@ export const VOID_REASON_MAX = 1000;
 async function lockForVoid(trx: Knex.Transaction, who: Voider, id: string): Promise<Document> {
   const document = await Document.query(trx).findById(id).forUpdate();
   if ('tenantId' in who) {
-    if (!document || document.tenant_id !== who.tenantId) throw errors.notFound('No such document.');
+    if (!document || document.tenant_id !== who.tenantId) throw errors.notFound(t('errors.documents.no_such_document'));
     return document;
   }
-  if (!document) throw errors.notFound('No such document.');
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
   if (document.owner_principal_id === who.principal.id) return document;
   // A signer sees the document in the app (once sent), so it is not hidden from them: it is just not theirs to void.
   const email = normalizeEmail(who.principal.email);
   const signs = document.status !== 'draft' && (await DocumentSigner.query(trx).where({ document_id: id, email }).resultSize()) > 0;
-  if (!signs) throw errors.notFound('No such document.');
-  throw errors.notOwner('Only the principal who sent this document can void it.');
+  if (!signs) throw errors.notFound(t('errors.documents.no_such_document'));
+  throw errors.notOwner(t('errors.documents.only_principal_who_sent_document'));
 }
 
 /**
@@ -47,10 +48,13 @@ async function lockForVoid(trx: Knex.Transaction, who: Voider, id: string): Prom
 export async function voidDocument(deps: VoidDeps, who: Voider, id: string, reason: string, actor: Actor): Promise<Document> {
   const why = reason.trim();
   if (!why || why.length > VOID_REASON_MAX)
-    throw errors.invalidRequest('A void needs a reason.', [{ path: 'reason', message: `1 to ${VOID_REASON_MAX} characters` }]);
+    throw errors.invalidRequest(t('errors.documents.void_needs_reason'), [
+      { path: 'reason', message: `1 to ${VOID_REASON_MAX} characters` },
+    ]);
   const { voided, ended, transfers } = await deps.db.transaction(async (trx) => {
     const document = await lockForVoid(trx, who, id);
-    if (document.status !== 'sent') throw errors.invalidState(`Only a sent document can be voided; this document is ${document.status}.`);
+    if (document.status !== 'sent')
+      throw errors.invalidState(t('errors.documents.only_sent_document_can_voided', { status: document.status }));
     const now = new Date();
     const voided = await document.$query(trx).patchAndFetch({ status: 'voided', voided_at: now, void_reason: why });
     const ended = await endOpenWork(trx, document, { code: 'invalid_state', message: `The document was voided by its sender: ${why}` });

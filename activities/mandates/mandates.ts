@@ -5,6 +5,7 @@ import type { CodeLimits } from '../../lib/code-limits';
 import { codeClient } from '../../lib/code-limits';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import type { Mailer } from '../../lib/mail';
 import { page } from '../../lib/paging';
@@ -59,7 +60,7 @@ export function mandateStatus(mandate: Mandate, now = new Date()): MandateState 
 
 async function ownKey(db: Db | Knex.Transaction, principal: Principal, apiKeyId: string): Promise<ApiKey> {
   const key = await ApiKey.query(db).findById(apiKeyId).where({ principal_id: principal.id }).whereNull('revoked_at');
-  if (!key) throw errors.notFound('No such API key of yours.');
+  if (!key) throw errors.notFound(t('errors.mandates.no_such_api_key_yours'));
   return key;
 }
 
@@ -75,10 +76,10 @@ export async function startGrant(
   sessionId?: string,
 ): Promise<Mandate> {
   if (!input.consentAccepted)
-    throw errors.invalidRequest('Accept the mandate terms to continue.', [{ path: 'consent', message: 'required' }]);
+    throw errors.invalidRequest(t('errors.mandates.accept_mandate_terms_continue'), [{ path: 'consent', message: 'required' }]);
   authorize(null, { flag: LEVEL_FLAG[input.level] }, deps.flags);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-    throw errors.invalidRequest('The expiry must be in the future.', [{ path: 'expires_at', message: 'in the past' }]);
+    throw errors.invalidRequest(t('errors.mandates.expiry_must_future'), [{ path: 'expires_at', message: 'in the past' }]);
   }
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
   authorize({ tenant }, { plan: 'signing' });
@@ -171,8 +172,8 @@ export async function confirmGrant(
 ): Promise<Mandate> {
   const confirm = typeof confirmation === 'string' ? { code: confirmation } : confirmation;
   const mandate = await Mandate.query(deps.db).findById(mandateId).where({ principal_id: principal.id });
-  if (!mandate) throw errors.notFound('No such mandate.');
-  if (mandate.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(mandate)}.`);
+  if (!mandate) throw errors.notFound(t('errors.mandates.no_such_mandate'));
+  if (mandate.status !== 'pending') throw errors.invalidState(t('errors.mandates.mandate_already', { status: mandateStatus(mandate) }));
   if ('link' in confirm) {
     const subject = await useCodeLink(deps.db, deps.secret, {
       purpose: 'mandate-grant',
@@ -181,9 +182,7 @@ export async function confirmGrant(
       binding: confirm.sessionId,
     });
     if (subject !== mandate.id) {
-      throw errors.invalidRequest(
-        'This confirmation link does not work: it was used already, has expired, is for another mandate, or was opened outside the app session that asked for the code. Ask for a new code.',
-      );
+      throw errors.invalidRequest(t('errors.mandates.confirmation_link_does_not_work'));
     }
   } else {
     await verifyCode(deps, {
@@ -200,7 +199,7 @@ export async function confirmGrant(
   return deps.db.transaction(async (trx) => {
     // Under the row lock a revoke (which takes it too) either committed before, and wins, or waits for this grant.
     const current = (await Mandate.query(trx).findById(mandate.id).forUpdate())!;
-    if (current.status !== 'pending') throw errors.invalidState(`This mandate is already ${mandateStatus(current)}.`);
+    if (current.status !== 'pending') throw errors.invalidState(t('errors.mandates.mandate_already', { status: mandateStatus(current) }));
     const activated = await current
       .$query(trx)
       .patchAndFetch({ status: 'active', confirmed_at: new Date(), confirmed_ip: actor.ip ?? null });
@@ -233,7 +232,7 @@ export async function confirmGrant(
  */
 export async function revokeMandate(db: Db, principal: Principal, mandateId: string, actor: Actor): Promise<Mandate> {
   const mandate = await Mandate.query(db).findById(mandateId).where({ principal_id: principal.id });
-  if (!mandate) throw errors.notFound('No such mandate.');
+  if (!mandate) throw errors.notFound(t('errors.mandates.no_such_mandate'));
   return db.transaction((trx) => revokeMandateIn(trx, mandate.id, actor, 'app'));
 }
 
@@ -253,7 +252,7 @@ export async function mandatesOfKey(db: Db, apiKeyId: string, list: { limit: num
 /** One mandate granted to the key; 404 for any other (another key's, another tenant's, a pending one). */
 export async function mandateOfKey(db: Db, apiKeyId: string, id: string): Promise<Mandate> {
   const mandate = await Mandate.query(db).findById(id).where({ api_key_id: apiKeyId }).whereNot('status', 'pending');
-  if (!mandate) throw errors.notFound('No such mandate for this key.');
+  if (!mandate) throw errors.notFound(t('errors.mandates.no_such_mandate_key'));
   return mandate;
 }
 

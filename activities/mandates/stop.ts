@@ -66,7 +66,7 @@ export async function revokeMandateIn(trx: Knex.Transaction, mandateId: string, 
  */
 export async function revokeKeyIn(trx: Knex.Transaction, keyId: string, actor: Actor, via: Exclude<RevokedVia, 'key'>): Promise<Stopped> {
   const key = await ApiKey.query(trx).findById(keyId).forUpdate();
-  if (!key) throw errors.notFound(`No API key ${keyId}.`);
+  if (!key) throw errors.notFound(t('errors.mandates.no_api_key', { keyId }));
   const live = await Mandate.query(trx).where({ api_key_id: key.id }).whereIn('status', ['active', 'pending']).orderBy('id');
   const mandates: Mandate[] = [];
   for (const mandate of live) mandates.push(await revokeMandateIn(trx, mandate.id, actor, 'key'));
@@ -116,7 +116,7 @@ export async function resolveStopLink(
 ): Promise<{ mandate: Mandate; key: ApiKey; principal: Principal }> {
   const id = idFromToken(deps.secret, STOP_PURPOSE, token, /^mdt_[0-9A-Za-z]{20}$/);
   const mandate = id ? await Mandate.query(deps.db).findById(id) : undefined;
-  if (!mandate) throw errors.notFound('This stop link is not valid.');
+  if (!mandate) throw errors.notFound(t('errors.mandates.stop_link_not_valid'));
   const [key, principal] = await Promise.all([
     ApiKey.query(deps.db).findById(mandate.api_key_id),
     Principal.query(deps.db).findById(mandate.principal_id),
@@ -131,8 +131,7 @@ export async function resolveStopLink(
  */
 export async function stopAgent(deps: { db: Db; secret: Buffer }, token: string, what: 'mandate' | 'key', actor: Actor): Promise<Stopped> {
   const { mandate, key } = await resolveStopLink(deps, token);
-  if (mandate.status === 'active' && !mandate.isInForce())
-    throw errors.expired('This link expired with its mandate; to revoke the key as well, sign in to the app.');
+  if (mandate.status === 'active' && !mandate.isInForce()) throw errors.expired(t('errors.mandates.link_expired_mandate_revoke_key'));
   return deps.db.transaction(async (trx) => {
     if (what === 'key') return revokeKeyIn(trx, key.id, actor, 'stop-link');
     return { mandates: [await revokeMandateIn(trx, mandate.id, actor, 'stop-link')] };

@@ -3,6 +3,7 @@ import { Document, DocumentSigner, Principal, Tenant } from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
 import { codeClient } from '../../lib/code-limits';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { Mailer } from '../../lib/mail';
 import { type Actor, recordObservation } from '../audit/audit';
 import { codeMinutes, lockedWhat, signCodeMail } from '../codes/mails';
@@ -47,7 +48,7 @@ export async function resolveSignLink(deps: { db: Db; secret: Buffer }, token: s
   const signerId = signerIdFromToken(deps.secret, token);
   const signer = signerId ? await DocumentSigner.query(deps.db).findById(signerId) : undefined;
   const document = signer ? await Document.query(deps.db).findById(signer.document_id) : undefined;
-  if (!signer || !document || document.status === 'draft') throw errors.notFound('This sign link is not valid.');
+  if (!signer || !document || document.status === 'draft') throw errors.notFound(t('errors.signers.sign_link_not_valid'));
   return { signer, document, signers: await signersOf(deps.db, document.id) };
 }
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { recordAudit } from '../audit/audit';
 import { applyOutcome, rejectionOf } from '../documents/apply-outcome';
 import { recordApply } from '../documents/apply-record';
@@ -70,7 +71,7 @@ async function stepConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Pro
   if (!request.apply_id) {
     try {
       const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
-      if (!mandate?.isInForce()) throw errors.mandateInactive('The mandate was revoked or expired before the confirmation.');
+      if (!mandate?.isInForce()) throw errors.mandateInactive(t('errors.signing.mandate_revoked_expired_before_confirmation'));
       if (request.offer_id) await checkEscalationStillValid(deps.db, request.offer_id);
       const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
       const apply = await recordApply(deps, {

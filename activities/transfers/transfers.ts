@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Document, DriveFile, Principal, Transfer, TransferFile, TransferRecipient } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import { bestEffort } from '../../lib/temporal';
@@ -66,19 +67,19 @@ export async function createTransfer(
   actor: Actor,
 ): Promise<TransferView> {
   if (input.document_id && input.requires_acceptance)
-    throw errors.invalidRequest('A package unlocks when its document completes or when every recipient accepts, not both.', [
+    throw errors.invalidRequest(t('errors.transfers.package_unlocks_when_document_completes'), [
       { path: 'requires_acceptance', message: 'not with document_id' },
     ]);
   if (new Set(input.drive_file_ids).size !== input.drive_file_ids.length)
-    throw errors.invalidRequest('A Drive file is listed twice.', [{ path: 'drive_file_ids', message: 'duplicate' }]);
+    throw errors.invalidRequest(t('errors.transfers.drive_file_listed_twice'), [{ path: 'drive_file_ids', message: 'duplicate' }]);
   const emails = input.recipients.map((recipient) => normalizeEmail(recipient.email));
   if (new Set(emails).size !== emails.length)
-    throw errors.invalidRequest('A recipient is listed twice.', [{ path: 'recipients', message: 'duplicate e-mail' }]);
+    throw errors.invalidRequest(t('errors.transfers.recipient_listed_twice'), [{ path: 'recipients', message: 'duplicate e-mail' }]);
   if (input.document_id) {
     const document = await Document.query(deps.db).findById(input.document_id).where({ tenant_id: caller.tenant.id });
-    if (!document) throw errors.notFound('No such document of this account.');
+    if (!document) throw errors.notFound(t('errors.transfers.no_such_document_account'));
     if (document.status === 'declined' || document.status === 'voided' || document.status === 'expired')
-      throw errors.invalidState(`The document is ${document.status}: it will never complete, so the files would never unlock.`);
+      throw errors.invalidState(t('errors.transfers.document_will_never_complete_so', { status: document.status }));
   }
   const mode = input.document_id ? 'sign' : input.requires_acceptance ? 'accept' : 'share';
   return deps.db.transaction(async (trx) => {
@@ -127,7 +128,7 @@ export async function visibleTransfer(db: Db, principal: Principal, id: string):
       .first();
     if (mine) return { transfer, sent: false };
   }
-  throw errors.notFound('No such transfer.');
+  throw errors.notFound(t('errors.transfers.no_such_transfer_of_account'));
 }
 
 /** GET /transfers: packages this principal sent, or received (offered to their e-mail or bound to them), newest first. */
@@ -153,7 +154,7 @@ export async function listTransfers(
 
 async function lockSent(trx: Knex.Transaction, caller: Caller, id: string): Promise<Transfer> {
   const transfer = await Transfer.query(trx).findById(id).where({ principal_id: caller.principal.id }).forUpdate();
-  if (!transfer) throw errors.notFound('No such transfer.');
+  if (!transfer) throw errors.notFound(t('errors.transfers.no_such_transfer_of_account'));
   return transfer;
 }
 
@@ -172,7 +173,7 @@ export async function offerTransfer(deps: TransferDeps, caller: Caller, id: stri
   return deps.db.transaction(async (trx) => {
     const transfer = await lockSent(trx, caller, id);
     if (transfer.status !== 'created')
-      throw errors.invalidState(`This transfer is ${transfer.status}; it is offered once (its claim tokens were shown then).`);
+      throw errors.invalidState(t('errors.transfers.transfer_offered_once_claim_tokens', { status: transfer.status }));
     const sender = (await Principal.query(trx).findById(transfer.principal_id))!;
     const recipients = await TransferRecipient.query(trx).where({ transfer_id: id }).orderBy('position');
     const tokens = new Map<string, string>();
@@ -214,7 +215,7 @@ export async function cancelTransfer(deps: TransferDeps, caller: Caller, id: str
   const view = await deps.db.transaction(async (trx) => {
     const transfer = await lockSent(trx, caller, id);
     if (transfer.status !== 'created' && transfer.status !== 'offered')
-      throw errors.invalidState(`This transfer is ${transfer.status}; only a created or offered one can be cancelled.`);
+      throw errors.invalidState(t('errors.transfers.transfer_only_created_offered_one', { status: transfer.status }));
     const cancelled = await transfer.$query(trx).patchAndFetch({ status: 'cancelled', cancelled_at: new Date() });
     await TransferRecipient.query(trx).where({ transfer_id: id }).patch({ token_hash: null });
     await recordAudit(trx, { tenantId: transfer.tenant_id, actor, action: 'transfer.cancelled', data: { transfer_id: id } });
@@ -232,6 +233,6 @@ export async function recipientOfToken(
 ): Promise<{ recipient: TransferRecipient; transfer: Transfer }> {
   const recipient = TOKEN.test(token) ? await TransferRecipient.query(db).findOne({ token_hash: sha256Hex(token) }) : undefined;
   const transfer = recipient && (await Transfer.query(db).findById(recipient.transfer_id));
-  if (!recipient || !transfer || transfer.status === 'cancelled') throw errors.notFound('No such transfer for this link.');
+  if (!recipient || !transfer || transfer.status === 'cancelled') throw errors.notFound(t('errors.transfers.no_such_transfer_link'));
   return { recipient, transfer };
 }
