@@ -21,15 +21,13 @@ useAppStack();
 // The mandate's terms: a versioned legal text of the rules (activities/mandates), stored with each mandate as accepted.
 const CONSENT = [CONSENT_VERSION, CONSENT_TEXT];
 
-// Messages of rules (activities/) that the errors area has not moved into the catalogue yet.
-const RULE_MESSAGES: readonly string[] = ['This invitation link is not valid.'];
 
 async function outside(html: string, more: readonly string[] = []): Promise<string[]> {
   assert.match(html, /⟦/, 'the page is in the pseudo-locale');
   // The principal's keys: their scopes (names of the API's) and prefixes (key material) are values, not words.
   const keys = await ApiKey.query(stack.deps.db).where({ principal_id: account.principalId });
   const values = keys.flatMap((key) => [...key.scopes, `${key.prefix}…`]);
-  return pageOutsideCatalogue(html, ['Ada Principal', account.email, 'test agent', ...values, ...CONSENT, ...RULE_MESSAGES, ...more]);
+  return pageOutsideCatalogue(html, ['Ada Principal', account.email, 'test agent', ...values, ...CONSENT, ...more]);
 }
 
 /** A multipart post in the pseudo-locale (the template forms take a PDF). */

@@ -22,8 +22,6 @@ useAppStack();
 // The mandate's terms: a versioned legal text of the rules (activities/mandates), stored with each mandate as accepted.
 const CONSENT = [CONSENT_VERSION, CONSENT_TEXT];
 
-// Messages of rules (activities/) that the errors area has not moved into the catalogue yet.
-const RULE_MESSAGES: readonly string[] = ['That code is not right.', 'A void needs a reason.'];
 
 async function outside(html: string, more: readonly string[] = []): Promise<string[]> {
   assert.match(html, /⟦/, 'the page is in the pseudo-locale');
@@ -33,7 +31,7 @@ async function outside(html: string, more: readonly string[] = []): Promise<stri
   // The principal's keys: their scopes (names of the API's) and prefixes (key material) are values, not words.
   const keys = await ApiKey.query(stack.deps.db).where({ principal_id: account.principalId });
   const values = keys.flatMap((key) => [...key.scopes, `${key.prefix}…`]);
-  return pageOutsideCatalogue(html, ['Ada Principal', account.email, 'test agent', ...values, ...CONSENT, ...RULE_MESSAGES, ...shown]);
+  return pageOutsideCatalogue(html, ['Ada Principal', account.email, 'test agent', ...values, ...CONSENT, ...shown]);
 }
 
 describe('the app in the pseudo-locale', () => {
