@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { type ApiKey, type Apply, type Document, type DocumentSigner, Mandate, Principal } from '../../db/models';
 import { errors } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { type AuditStatement, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 
@@ -24,7 +25,7 @@ export async function signingIdentity(db: Db, apply: Apply, signer: DocumentSign
   if (!apply.mandate_id) return { name: signer.name, email: signer.email, tenantId: signer.tenant_id };
   const mandate = await Mandate.query(db).findById(apply.mandate_id);
   const principal = mandate ? await Principal.query(db).findById(mandate.principal_id) : undefined;
-  if (!principal) throw errors.mandateInactive('The mandate of this apply no longer exists.');
+  if (!principal) throw errors.mandateInactive(t('errors.documents.apply_mandate_gone'));
   return { name: principal.name, email: principal.email, tenantId: principal.tenant_id };
 }
 

@@ -4,6 +4,7 @@
 // who signs and what the signature records (audit line, event) apply-signed.ts.
 import { ApiKey, Apply, Document, DocumentRevision, DocumentSigner, Mandate } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { stampWidgets } from '../../lib/pdf/stamp';
@@ -65,7 +66,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
   const clock = stageClock();
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const apply = await Apply.query(deps.db).findById(applyId);
-    if (!apply) throw errors.notFound(`No apply ${applyId}.`);
+    if (!apply) throw errors.notFound(t('errors.documents.no_apply', { applyId }));
     const document = (await Document.query(deps.db).findById(apply.document_id))!;
     const signers = await signersOf(deps.db, document.id);
     if (apply.status !== 'pending') return outcomeOf(apply, document, signers);
@@ -81,7 +82,7 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     }
     const signatureImage = await deps.blobs.get(apply.signature_sha256!);
     if (!(await readableImageKind(signatureImage))) {
-      return (await rejectApply(deps.db, apply.id, errors.missingAppearance('The stored signature is not a readable PNG or JPEG.')))!;
+      return (await rejectApply(deps.db, apply.id, errors.missingAppearance(t('errors.documents.stored_signature_unreadable'))))!;
     }
     const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
     const signedAt = new Date();

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import type { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import type { ApplyWaiter, Workflows } from '../workflows';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { rejectApply } from './apply-record';
@@ -20,10 +21,7 @@ export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waite
   try {
     await deps.workflows.handOverApply(apply, waiter);
   } catch (error) {
-    const reason =
-      error instanceof ServiceError
-        ? error
-        : errors.serviceUnavailable('The signature could not be handed over; nothing was applied. Retry later.');
+    const reason = error instanceof ServiceError ? error : errors.serviceUnavailable(t('errors.documents.hand_over_failed'));
     await rejectApply(deps.db, apply.id, reason);
     throw error;
   }
