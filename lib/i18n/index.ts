@@ -7,6 +7,7 @@ import common from './en/common.json';
 import errors from './en/errors.json';
 import mail from './en/mail.json';
 import sign from './en/sign.json';
+import verify from './en/verify.json';
 
 /**
  * The message catalogue: every string a person reads (pages, mails, the certificate page, the
@@ -21,7 +22,7 @@ import sign from './en/sign.json';
  * nothing set it. `en-XA` is the pseudo-locale: each message is English wrapped in ⟦ ⟧, so a
  * string that did not come from the catalogue stands out (test/catalogue.ts checks pages with it).
  */
-const AREAS = { common, app, sign, browser, mail, certificate, errors } as const;
+const AREAS = { common, app, sign, browser, mail, certificate, errors, verify } as const;
 type Areas = typeof AREAS;
 type AreaKeys<Area extends keyof Areas> = Area extends string ? `${Area}.${Extract<keyof Areas[Area], string>}` : never;
 export type MessageKey = AreaKeys<keyof Areas>;

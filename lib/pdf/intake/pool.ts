@@ -2,7 +2,7 @@
 // a PDF's signatures, sealing), each job under a wall-clock limit and each thread under a heap limit;
 // a thread that overruns either is ended and replaced.
 import { Worker } from 'node:worker_threads';
-import { t } from '../../i18n';
+import { currentLocale, type Locale, t } from '../../i18n';
 import { PdfError } from '../errors';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
@@ -37,6 +37,8 @@ interface Job {
   /** Bulk work: served after every waiting interactive job, on all threads but one. */
   bulk: boolean;
   request: JobRequest;
+  /** The locale of the request that queued it: the thread words its results in it. */
+  locale: Locale;
   resolve: (result: JobResult) => void;
   reject: (error: Error) => void;
 }
@@ -116,7 +118,7 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
       },
       timeLimit(job.request, limits),
     );
-    thread.worker.postMessage({ id: job.id, ...job.request } satisfies ThreadRequest, [job.request.pdf]);
+    thread.worker.postMessage({ id: job.id, locale: job.locale, ...job.request } satisfies ThreadRequest, [job.request.pdf]);
   };
 
   const bulkRunning = () => {
@@ -189,7 +191,14 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
   const run = <K extends JobRequest['kind']>(request: Extract<JobRequest, { kind: K }>, bulk: boolean) => {
     if (closed) return Promise.reject(new Error('The PDF threads are closed.'));
     return new Promise<Extract<JobResult, { kind: K }>>((resolve, reject) => {
-      (bulk ? bulkQueue : queue).push({ id: nextId++, bulk, request, resolve: resolve as (result: JobResult) => void, reject });
+      (bulk ? bulkQueue : queue).push({
+        id: nextId++,
+        bulk,
+        request,
+        locale: currentLocale(),
+        resolve: resolve as (result: JobResult) => void,
+        reject,
+      });
       pump();
     });
   };

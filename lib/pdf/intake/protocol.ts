@@ -1,5 +1,6 @@
 // What the pool (pool.ts) and its threads (thread.ts) say to each other: the thread's start data,
 // the jobs and their answers. Both sides import it; neither imports the other.
+import type { Locale } from '../../i18n';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
 import type { VerificationReport } from '../verify/report';
@@ -17,7 +18,8 @@ export type JobRequest =
   | { kind: 'intake'; pdf: ArrayBuffer }
   | { kind: 'verify'; pdf: ArrayBuffer; anchors: Uint8Array[] }
   | { kind: 'seal'; pdf: ArrayBuffer; info: SealInfo; sealer: SealerConfig };
-export type ThreadRequest = JobRequest & { id: number };
+/** A job as sent to a thread, with the locale of the request that asked for it (its words, e.g. the verifier's, are in it). */
+export type ThreadRequest = JobRequest & { id: number; locale: Locale };
 
 export type JobResult =
   | { kind: 'intake'; pdf: ArrayBuffer; pages: Array<{ width: number; height: number }>; removed: string[] }

@@ -4,7 +4,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { t } from '../../i18n';
+import { t, withLocale } from '../../i18n';
 import { PdfError } from '../errors';
 import { verifyPdfBytes } from '../verify/verify';
 import { type IntakeLimits, inflateBudget } from './limits';
@@ -60,9 +60,10 @@ if (parentPort) {
   // one a message to the main thread's event loop.
   console.warn = () => {};
   console.log = () => {};
-  port.on('message', async ({ id, ...job }: ThreadRequest) => {
+  port.on('message', async ({ id, locale, ...job }: ThreadRequest) => {
     try {
-      const { result, transfer } = await run(job as JobRequest, limits);
+      // The words of the result (the verifier's report, a refusal's reason) in the locale of the request.
+      const { result, transfer } = await withLocale(locale, () => run(job as JobRequest, limits));
       port.postMessage({ type: 'done', id, result } satisfies ThreadReply, transfer);
     } catch (error) {
       port.postMessage({ type: 'failed', id, error: serialiseError(error) } satisfies ThreadReply);

@@ -1,5 +1,6 @@
 // What a changed object is, as the revision comparison (changes.ts) judges and reports it: the level of a
 // signature, the fields a revision gave a value, the objects a value names, and an object in words.
+import { t } from '../../i18n';
 import type { ChangeLevel } from './change-levels';
 import type { PdfDict, PdfValue } from './objects';
 import { invisible, type Layout, refsOf } from './structure';
@@ -45,18 +46,18 @@ export function directRefs(value: PdfValue): number[] {
 /** A changed object in words: a page, a page's content stream, or the kind of object it is. */
 export function describe(state: DocumentState, layout: Layout, num: number): string {
   const page = layout.pages.get(num);
-  if (page) return `page ${page}`;
+  if (page) return t('verify.object.page', { page });
   const content = layout.contentOf.get(num);
-  if (content) return `a content stream of page ${content} (what the page shows)`;
-  if (layout.pageNodes.has(num)) return 'the page tree (pages added, removed or reordered)';
+  if (content) return t('verify.object.content_stream', { page: content });
+  if (layout.pageNodes.has(num)) return t('verify.object.page_tree');
   const field = layout.fields.get(num);
-  if (field) return `the form field "${field.name}"`;
+  if (field) return t('verify.object.field', { field: field.name });
   let value: PdfValue | undefined;
   try {
     value = state.object(num)?.value;
   } catch {
-    return `object ${num} (unreadable)`;
+    return t('verify.object.unreadable', { num });
   }
   const type = nameOf(get(value, 'Type')) ?? nameOf(get(value, 'Subtype'));
-  return type ? `a /${type} object (${num})` : `object ${num}${value?.t === 'stream' ? ' (a stream)' : ''}`;
+  return type ? t('verify.object.typed', { type, num }) : t('verify.object.plain', { num, stream: value?.t === 'stream' ? 'yes' : 'no' });
 }

@@ -5,6 +5,7 @@
 // only reachable through a permitted addition (the appearance of a new signature, the DSS) is explained
 // by that addition, and everything the document itself displays must not have changed.
 // Its words (the levels) are change-levels.ts; what a changed object is, change-objects.ts.
+import { t } from '../../i18n';
 import { type ChangeLevel, maxLevel, type RevisionChanges } from './change-levels';
 import { describe, directRefs, refNum, signatureLevel, valuedFields } from './change-objects';
 import type { PdfDict, PdfValue } from './objects';
@@ -22,7 +23,7 @@ export function compareRevisions(before: DocumentState, after: DocumentState, re
     compare(before, after, add, result.fields);
   } catch (error) {
     if (!(error instanceof StructureError)) throw error;
-    add('other', `it cannot be read as its cross-reference data says (${error.message})`);
+    add('other', t('verify.change.unreadable_revision', { message: error.message }));
   }
   return result;
 }
@@ -40,11 +41,11 @@ function compare(a: DocumentState, b: DocumentState, add: Add, fields: string[])
   const rootA = a.root;
   const rootB = b.root;
   if (rootB?.t !== 'ref' || rootA?.t !== 'ref' || rootA.num !== rootB.num) {
-    add('other', 'the document catalog was replaced (the trailer names another /Root)');
+    add('other', t('verify.change.root_replaced'));
     return;
   }
   if (!sameValue(a.trailer.v.get('Encrypt'), b.trailer.v.get('Encrypt'))) {
-    add('other', 'the encryption dictionary changed');
+    add('other', t('verify.change.encryption'));
     return;
   }
   const changed = changedObjects(a, b);
@@ -148,16 +149,19 @@ class Diff {
       if (la.topFields.includes(num)) continue;
       const field = lb.fields.get(num);
       if (field?.type !== 'Sig' || !this.isNew(num)) {
-        this.add('other', `a form field was added (${describe(b, lb, num)})`);
+        this.add('other', t('verify.change.field_added', { object: describe(b, lb, num) }));
         continue;
       }
       const level = signatureLevel(b, field.dict);
       this.newSignatures.set(num, level);
       for (const widget of refsOf(b, field.dict.v.get('Kids'))) this.newSignatures.set(widget, level);
-      this.add(level, level === 'lta' ? 'a document timestamp was added' : `a signature field "${field.name}" was added`);
+      this.add(
+        level,
+        level === 'lta' ? t('verify.change.timestamp_added') : t('verify.change.signature_field_added', { field: field.name }),
+      );
     }
     for (const num of la.topFields)
-      if (!lb.topFields.includes(num)) this.add('other', `the form field "${la.fields.get(num)?.name}" was removed`);
+      if (!lb.topFields.includes(num)) this.add('other', t('verify.change.field_removed', { field: String(la.fields.get(num)?.name) }));
     // New objects only: no unchanged object of the signed revision can reach them.
     for (const [num, level] of this.newSignatures) this.roots.push({ num, level, byTarget: true });
   }
@@ -167,7 +171,7 @@ class Diff {
     const before = a.resolve(a.root);
     const after = b.resolve(b.root);
     if (before?.t !== 'dict' || after?.t !== 'dict') {
-      this.add('other', 'the document catalog is not a dictionary');
+      this.add('other', t('verify.change.catalog_not_dict'));
       return;
     }
     let level: ChangeLevel = 'lta';
@@ -177,12 +181,12 @@ class Diff {
         this.cut(catalog, key);
         const target = refNum(after.v.get(key));
         if (target !== undefined) this.roots.push({ num: target, level: 'lta', byTarget: false });
-        if (key === 'DSS') this.add('lta', 'validation data (a DSS) was added');
+        if (key === 'DSS') this.add('lta', t('verify.change.dss_added'));
       } else if (key === 'AcroForm' && after.v.get(key)?.t === 'dict') {
         level = maxLevel(level, this.compareForm(before.v.get(key), after.v.get(key)));
       } else if (key === 'AcroForm' && before.v.get(key) === undefined && after.v.get(key)?.t === 'ref') {
         level = maxLevel(level, this.compareForm(undefined, b.resolve(after.v.get(key)), refNum(after.v.get(key))));
-      } else this.add('other', `the document catalog's /${key} changed`);
+      } else this.add('other', t('verify.change.catalog_key', { key }));
     }
     this.explain(catalog, level);
   }
@@ -195,7 +199,7 @@ class Diff {
       if (sameValue(get(before, key), get(after, key)) || key === 'Fields' || key === 'SigFlags') continue;
       if (key === 'NeedAppearances' || key === 'DR' || key === 'DA') level = maxLevel(level, 'form_fill');
       else {
-        this.add('other', `the form's /${key} changed`);
+        this.add('other', t('verify.change.form_key', { key }));
         level = 'other';
       }
     }
@@ -208,12 +212,12 @@ class Diff {
     const after = this.b.object(num)?.value;
     const page = this.lb.pages.get(num);
     if (before?.t !== 'dict' || after?.t !== 'dict') {
-      this.add('other', `page ${page} is no longer a dictionary`);
+      this.add('other', t('verify.change.page_not_dict', { page: String(page) }));
       return;
     }
     for (const key of new Set([...before.v.keys(), ...after.v.keys()])) {
       if (sameValue(before.v.get(key), after.v.get(key)) || key === 'Annots') continue;
-      this.add('other', `page ${page}'s /${key} changed${key === 'Contents' ? ' (what the page shows)' : ''}`);
+      this.add('other', t('verify.change.page_key', { page: String(page), key, contents: key === 'Contents' ? 'yes' : 'no' }));
     }
     if (!sameValue(before.v.get('Annots'), after.v.get('Annots'))) this.compareAnnotations(num);
     this.explain(num, 'lta');
@@ -228,16 +232,19 @@ class Diff {
     for (const num of before) {
       if (after.includes(num)) continue;
       const subtype = nameOf(get(a.object(num)?.value, 'Subtype'));
-      this.add(subtype && MARKUP.has(subtype) ? 'annotation' : 'other', `a ${subtype ?? ''} annotation was removed from page ${index}`);
+      this.add(
+        subtype && MARKUP.has(subtype) ? 'annotation' : 'other',
+        t('verify.change.annotation_removed', { subtype: subtype ?? '', page: String(index) }),
+      );
     }
     for (const num of after) {
       if (before.includes(num) || this.newSignatures.has(num)) continue;
       const subtype = nameOf(get(b.object(num)?.value, 'Subtype'));
       if (subtype && MARKUP.has(subtype) && !la.reach.has(num)) {
-        this.add('annotation', `a ${subtype} annotation was added to page ${index}`);
+        this.add('annotation', t('verify.change.annotation_added', { subtype, page: String(index) }));
         this.roots.push({ num, level: 'annotation', byTarget: true });
         this.explain(num, 'annotation');
-      } else this.add('other', `a ${subtype ?? ''} annotation was added to page ${index}`);
+      } else this.add('other', t('verify.change.annotation_added', { subtype: subtype ?? '', page: String(index) }));
     }
   }
 
@@ -253,15 +260,15 @@ class Diff {
       if (sameValue(before.v.get(key), after.v.get(key))) continue;
       if (key === 'V' && signature && !before.v.has('V')) {
         level = signatureLevel(this.b, after);
-        this.add(level, level === 'lta' ? 'a document timestamp was added' : `the signature field "${field.name}" was signed`);
+        this.add(level, level === 'lta' ? t('verify.change.timestamp_added') : t('verify.change.field_signed', { field: field.name }));
         this.fields.push(field.name);
       } else if (key === 'V' && !signature && !field.widgetOnly && !readOnly) {
-        this.add('form_fill', `the form field "${field.name}" was filled in`);
+        this.add('form_fill', t('verify.change.field_filled', { field: field.name }));
         this.fields.push(field.name);
       } else if ((key === 'AP' || key === 'AS' || key === 'MK') && this.valued.has(field.name)) {
         // A new appearance goes with the value it shows, and only then.
       } else {
-        this.add('other', `the form field "${field.name}"'s /${key} changed${readOnly ? ' (it is read-only)' : ''}`);
+        this.add('other', t('verify.change.field_key', { field: field.name, key, readOnly: readOnly ? 'yes' : 'no' }));
         level = 'other';
         continue;
       }
@@ -296,7 +303,11 @@ class Diff {
     for (const num of pending) {
       const level = core.has(num) ? undefined : subtreeLevel.get(num);
       if (level) this.explain(num, level);
-      else this.add('other', `${describe(b, lb, num)} ${this.isNew(num) ? 'was added' : 'changed'}`);
+      else
+        this.add(
+          'other',
+          t(this.isNew(num) ? 'verify.change.object_added' : 'verify.change.object_changed', { object: describe(b, lb, num) }),
+        );
     }
   }
 }

@@ -2,9 +2,11 @@
 // Node's crypto for every signature value: the digest of what is signed, the signer's certificate as
 // the signature names it (and as its ESS attribute pins it), the signature, and what the signature
 // carries (its timestamp token, its embedded revocation data).
+
 import { constants, createHash, createPublicKey, createVerify, type KeyObject, verify } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { t } from '../../i18n';
 import { OID, readSignedData } from '../pades/cms';
 
 const HASHES: Record<string, string> = {
@@ -104,15 +106,14 @@ export function checkSigner(
   try {
     signed = readSignedData(der);
   } catch (error) {
-    return { ...result, format: `its CMS structure cannot be read (${(error as Error).message})` };
+    return { ...result, format: t('verify.cms.unreadable', { message: (error as Error).message }) };
   }
   result.signedData = signed;
   result.certificates = (signed.certificates ?? []).filter((cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate);
-  if (signed.signerInfos.length !== 1)
-    return { ...result, format: `its CMS structure holds ${signed.signerInfos.length} signers, not one` };
+  if (signed.signerInfos.length !== 1) return { ...result, format: t('verify.cms.signers', { count: signed.signerInfos.length }) };
   const info = signed.signerInfos[0];
   const hash = hashName(info.digestAlgorithm.algorithmId);
-  if (!hash) return { ...result, format: `its digest algorithm ${info.digestAlgorithm.algorithmId} is not supported` };
+  if (!hash) return { ...result, format: t('verify.cms.digest_algorithm', { algorithm: info.digestAlgorithm.algorithmId }) };
   result.hash = hash;
   result.signer = findSigner(info.sid, result.certificates);
   if (!result.signer) return result;
@@ -132,7 +133,7 @@ export function checkSigner(
     content.stream(verifier);
     result.digestOk = verifier.verify(key, signature);
     result.signatureOk = result.digestOk;
-  } else return { ...result, format: 'its signature has no signed attributes' };
+  } else return { ...result, format: t('verify.cms.no_signed_attributes') };
   return result;
 }
 
@@ -218,7 +219,7 @@ export function checkToken(der: Uint8Array, stamped: (hash: string) => Buffer | 
   try {
     const encapsulated = readSignedData(der).encapContentInfo;
     if (encapsulated.eContentType !== OID.tstInfo || !encapsulated.eContent)
-      return { certificates: [], digestOk: false, signatureOk: false, imprintOk: false, format: 'the token holds no TSTInfo' };
+      return { certificates: [], digestOk: false, signatureOk: false, imprintOk: false, format: t('verify.token.no_tstinfo') };
     tstBytes = new Uint8Array(encapsulated.eContent.getValue());
     tstInfo = pkijs.TSTInfo.fromBER(tstBytes);
   } catch (error) {
@@ -227,7 +228,7 @@ export function checkToken(der: Uint8Array, stamped: (hash: string) => Buffer | 
       digestOk: false,
       signatureOk: false,
       imprintOk: false,
-      format: `the token cannot be read (${(error as Error).message})`,
+      format: t('verify.token.unreadable', { message: (error as Error).message }),
     };
   }
   const checked = checkSigner(der, { digest: (hash) => createHash(hash).update(tstBytes).digest() });

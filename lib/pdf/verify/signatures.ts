@@ -3,7 +3,9 @@
 // structure every one must have before its CMS is worth checking: a /ByteRange from byte 0 to the end
 // of a revision whose gap is exactly its /Contents hex string, inside a dictionary inside the signed
 // bytes.
+
 import * as asn1js from 'asn1js';
+import { t } from '../../i18n';
 import type { PdfDict, PdfValue } from './objects';
 import { get, nameOf, numberOf, textOf } from './values';
 import type { DocumentState, IndirectObject, PdfFile, RevisionEnd } from './xref';
@@ -157,30 +159,28 @@ function describe(
 
 function structureProblem(file: PdfFile, signature: FoundSignature, revisions: RevisionEnd[]): string | undefined {
   const { dict, holder } = signature;
-  if (dict.duplicateKey) return `its dictionary names /${dict.duplicateKey} twice`;
+  if (dict.duplicateKey) return t('verify.structure.duplicate_key', { key: dict.duplicateKey });
   const range = dict.v.get('ByteRange');
   const numbers = range?.t === 'array' ? range.v.map(numberOf) : [];
   if (numbers.length !== 4 || numbers.some((n) => n === undefined || !Number.isInteger(n) || n < 0))
-    return 'it has no /ByteRange of four non-negative integers';
+    return t('verify.structure.no_byte_range');
   const [a, b, c, d] = numbers as [number, number, number, number];
   signature.byteRange = [a, b, c, d];
   const contents = dict.v.get('Contents');
-  if (contents?.t !== 'str') return 'it has no /Contents string';
-  if (a !== 0) return 'its byte range does not start at the beginning of the file';
-  if (b <= 0 || c <= b || c + d > file.bytes.length) return 'its byte ranges do not fit the file';
+  if (contents?.t !== 'str') return t('verify.structure.no_contents');
+  if (a !== 0) return t('verify.structure.range_start');
+  if (b <= 0 || c <= b || c + d > file.bytes.length) return t('verify.structure.range_fit');
   const revision = revisions.findIndex((candidate) => candidate.end === c + d || candidate.eof === c + d);
-  if (revision === -1) return 'its byte range does not end where a revision of the file ends';
+  if (revision === -1) return t('verify.structure.range_end');
   signature.revision = revision;
-  if (holder.offset === undefined || holder.end === undefined)
-    return 'its dictionary lies inside a compressed object stream, not in the signed bytes';
-  if (holder.offset >= b || holder.end > c + d) return 'its dictionary lies outside the bytes it signs';
+  if (holder.offset === undefined || holder.end === undefined) return t('verify.structure.in_object_stream');
+  if (holder.offset >= b || holder.end > c + d) return t('verify.structure.outside_signed_bytes');
   const span = dict.contentsSpan;
-  if (!contents.hex || !span || span[0] !== b || span[1] !== c)
-    return 'the gap in its byte range is not exactly its /Contents hex string (unsigned bytes sit in the gap)';
+  if (!contents.hex || !span || span[0] !== b || span[1] !== c) return t('verify.structure.gap');
   const der = derPrefix(contents.v);
-  if (!der) return 'its /Contents is not a DER-encoded CMS structure';
+  if (!der) return t('verify.structure.contents_not_der');
   if (der.length < contents.v.length && contents.v.subarray(der.length).some((byte) => byte !== 0))
-    return 'its /Contents holds bytes after its CMS structure';
+    return t('verify.structure.bytes_after_cms');
   signature.contents = der;
   return undefined;
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { t } from '../../i18n';
 import { subjectOf } from '../pades/cms';
 import { signedBy } from './cms';
 
@@ -61,7 +62,7 @@ export class TrustStore {
         failure: {
           indication: 'INDETERMINATE',
           sub: 'NO_CERTIFICATE_CHAIN_FOUND',
-          reason: `${subjectOf(leaf)} does not chain to a trusted anchor`,
+          reason: t('verify.chain.no_anchor', { subject: subjectOf(leaf) }),
         },
         revocation: 'unknown',
         revocationComplete: false,
@@ -79,25 +80,25 @@ export class TrustStore {
       if (rank(status.status) > rank(result.revocation)) result.revocation = status.status;
       if (status.status === 'unknown') result.revocationComplete = false;
       if (status.status === 'revoked' && status.at! <= at)
-        fail('TOTAL-FAILED', 'REVOKED', `${subjectOf(certificate)} was revoked on ${status.at!.toISOString()}, before ${at.toISOString()}`);
+        fail(
+          'TOTAL-FAILED',
+          'REVOKED',
+          t('verify.chain.revoked', { subject: subjectOf(certificate), revokedAt: status.at!.toISOString(), at: at.toISOString() }),
+        );
       const { notBefore, notAfter } = validity(certificate);
       if (at < notBefore)
         fail(
           index === 0 ? 'TOTAL-FAILED' : 'INDETERMINATE',
           'NOT_YET_VALID',
-          `${subjectOf(certificate)} was not yet valid at ${at.toISOString()}`,
+          t('verify.chain.not_yet_valid', { subject: subjectOf(certificate), at: at.toISOString() }),
         );
       if (at > notAfter)
-        fail(
-          'INDETERMINATE',
-          'OUT_OF_BOUNDS_NO_POE',
-          `${subjectOf(certificate)} had expired by ${at.toISOString()}, and nothing proves it signed earlier`,
-        );
+        fail('INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE', t('verify.chain.expired', { subject: subjectOf(certificate), at: at.toISOString() }));
       if (index > 0 && !isCa(certificate))
-        fail('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE', `${subjectOf(certificate)} issued a certificate but is not a CA`);
+        fail('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE', t('verify.chain.issuer_not_ca', { subject: subjectOf(certificate) }));
     }
     if (path.length > 1 && !isCa(path.at(-1)!))
-      fail('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE', `${subjectOf(path.at(-1)!)} is not a CA`);
+      fail('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE', t('verify.chain.anchor_not_ca', { subject: subjectOf(path.at(-1)!) }));
     const usageProblem = usage === 'signing' ? signingUsageProblem(leaf) : timestampingUsageProblem(leaf);
     if (usageProblem) fail('INDETERMINATE', 'CHAIN_CONSTRAINTS_FAILURE', usageProblem);
     return result;
@@ -169,18 +170,16 @@ function ekus(certificate: pkijs.Certificate): string[] | undefined {
 function signingUsageProblem(certificate: pkijs.Certificate): string | undefined {
   const usage = keyUsageBits(certificate);
   // digitalSignature (0x80) or nonRepudiation (0x40) of the first byte.
-  if (usage !== undefined && (usage & 0xc0) === 0)
-    return `${subjectOf(certificate)} may not sign (its key usage allows neither digitalSignature nor nonRepudiation)`;
+  if (usage !== undefined && (usage & 0xc0) === 0) return t('verify.chain.may_not_sign', { subject: subjectOf(certificate) });
   const purposes = ekus(certificate);
   if (purposes && !purposes.some((purpose) => SIGNING_EKUS.has(purpose)))
-    return `${subjectOf(certificate)} may not sign documents (its extended key usage is ${purposes.join(', ')})`;
+    return t('verify.chain.may_not_sign_documents', { subject: subjectOf(certificate), purposes: purposes.join(', ') });
   return undefined;
 }
 
 function timestampingUsageProblem(certificate: pkijs.Certificate): string | undefined {
   const purposes = ekus(certificate);
-  if (!purposes?.includes(TIME_STAMPING))
-    return `${subjectOf(certificate)} is not a timestamp authority (no timeStamping extended key usage)`;
+  if (!purposes?.includes(TIME_STAMPING)) return t('verify.chain.not_timestamp_authority', { subject: subjectOf(certificate) });
   return undefined;
 }
 

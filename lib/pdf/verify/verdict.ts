@@ -1,6 +1,7 @@
 // The judgement of each signature from what the verifier established (structure, CMS, timestamps,
 // chains, changes after it), as ETSI EN 319 102-1 names it, and the report a relying party reads.
 import type * as pkijs from 'pkijs';
+import { t } from '../../i18n';
 import { subjectOf } from '../pades/cms';
 import type { SignerCheck, TokenCheck } from './cms';
 import type { ChangeReport, Indication, PadesLevel, SignatureReport, TimeSource, TimestampReport, VerificationReport } from './report';
@@ -33,63 +34,68 @@ export function judge(item: Judged, certification: FoundSignature | undefined, a
     return {
       indication: 'INDETERMINATE',
       sub: 'FORMAT_FAILURE',
-      reason: 'no field of the document’s form holds it, so PDF readers do not show it',
+      reason: t('verify.reason.unreachable'),
     };
   if (signature.structureProblem) return { indication: 'TOTAL-FAILED', sub: 'FORMAT_FAILURE', reason: signature.structureProblem };
   if (signature.kind === 'certification' && all.find((other) => other.reachable) !== signature)
     return {
       indication: 'TOTAL-FAILED',
       sub: 'FORMAT_FAILURE',
-      reason: 'a certification signature must be the document’s first signature',
+      reason: t('verify.reason.certification_not_first'),
     };
   if (signature.kind !== 'timestamp' && !['ETSI.CAdES.detached', 'adbe.pkcs7.detached'].includes(signature.subfilter))
     return {
       indication: 'INDETERMINATE',
       sub: 'FORMAT_FAILURE',
-      reason: `its format (${signature.subfilter}) is not one this service verifies`,
+      reason: t('verify.reason.subfilter', { subfilter: signature.subfilter }),
     };
   const check = signature.kind === 'timestamp' ? token : cms;
-  if (!check) return { indication: 'INDETERMINATE', sub: 'FORMAT_FAILURE', reason: 'it could not be read' };
+  if (!check) return { indication: 'INDETERMINATE', sub: 'FORMAT_FAILURE', reason: t('verify.reason.unreadable') };
   if (check.format) return { indication: 'TOTAL-FAILED', sub: 'FORMAT_FAILURE', reason: check.format };
   if (!check.signer)
-    return { indication: 'INDETERMINATE', sub: 'NO_SIGNING_CERTIFICATE_FOUND', reason: 'its signing certificate is not in it' };
+    return { indication: 'INDETERMINATE', sub: 'NO_SIGNING_CERTIFICATE_FOUND', reason: t('verify.reason.no_signing_certificate') };
   if (!check.digestOk)
     return {
       indication: 'TOTAL-FAILED',
       sub: 'HASH_FAILURE',
-      reason: signature.kind === 'timestamp' ? 'the file changed since it was timestamped' : 'the signed bytes changed after it was signed',
+      reason: t(signature.kind === 'timestamp' ? 'verify.reason.changed_since_timestamp' : 'verify.reason.changed_since_signed'),
     };
-  if (!check.signatureOk) return { indication: 'TOTAL-FAILED', sub: 'SIG_CRYPTO_FAILURE', reason: 'its signature value does not verify' };
+  if (!check.signatureOk) return { indication: 'TOTAL-FAILED', sub: 'SIG_CRYPTO_FAILURE', reason: t('verify.reason.signature_value') };
   if (signature.kind === 'timestamp' && !token!.imprintOk)
-    return { indication: 'TOTAL-FAILED', sub: 'HASH_FAILURE', reason: 'the file changed since it was timestamped' };
+    return { indication: 'TOTAL-FAILED', sub: 'HASH_FAILURE', reason: t('verify.reason.changed_since_timestamp') };
   const disallowed = item.changes.find((change) => !change.allowed);
   if (disallowed) {
-    const after = certification && signature.kind !== 'approval' && certification === signature ? 'modified after certification: ' : '';
+    const certified = certification && signature.kind !== 'approval' && certification === signature ? 'yes' : 'no';
     return {
       indication: 'TOTAL-FAILED',
       sub: 'FORMAT_FAILURE',
-      reason: `${after}in revision ${disallowed.revision}, ${disallowed.what}, which ${permissionText(signature, certification)} does not allow`,
+      reason: t('verify.reason.disallowed', {
+        certified,
+        revision: disallowed.revision,
+        what: disallowed.what,
+        permission: permissionText(signature, certification),
+      }),
     };
   }
   if (check.ess === false)
     return {
       indication: 'INDETERMINATE',
       sub: 'NO_SIGNING_CERTIFICATE_FOUND',
-      reason: 'its signing-certificate attribute names another certificate',
+      reason: t('verify.reason.ess_other'),
     };
   const chain = signature.kind === 'timestamp' ? item.tokenChain : item.chain;
   if (chain?.failure) return chain.failure;
   if (signature.kind === 'timestamp' && token?.time && token.time < token.signer!.notBefore.value)
-    return { indication: 'TOTAL-FAILED', sub: 'NOT_YET_VALID', reason: 'its time is before its authority’s certificate was valid' };
+    return { indication: 'TOTAL-FAILED', sub: 'NOT_YET_VALID', reason: t('verify.reason.time_before_authority') };
   return undefined;
 }
 
 function permissionText(signature: FoundSignature, certification: FoundSignature | undefined): string {
   const p = certification?.docMdp ?? signature.lock?.permission;
-  if (p === 1) return 'the certification’s permission (DocMDP P=1: no changes)';
-  if (p === 3) return 'the permission (DocMDP P=3: form filling, signing and comments)';
-  if (p === 2) return 'the permission (DocMDP P=2: form filling and signing)';
-  return 'an approval signature (new signatures, form filling and validation data only)';
+  if (p === 1) return t('verify.permission.p1');
+  if (p === 3) return t('verify.permission.p3');
+  if (p === 2) return t('verify.permission.p2');
+  return t('verify.permission.approval');
 }
 
 export function padesLevel(item: Judged, all: Judged[], dss: DssData, dssRevision: number): PadesLevel | null {
@@ -113,28 +119,33 @@ export function assemble(judged: Judged[], meta: { sha256: string; revisions: nu
   for (const signature of signatures) {
     if (signature.problem)
       problems.push(
-        `Signature ${signature.index} (${signature.kind}${signature.field ? `, field "${signature.field}"` : ''}): ${signature.problem}.`,
+        t('verify.problem.signature', {
+          index: signature.index,
+          kind: signature.kind,
+          hasField: signature.field ? 'yes' : 'no',
+          field: signature.field ?? '',
+          problem: signature.problem,
+        }),
       );
     if (signature.kind !== 'timestamp' && signature.timestamp && signature.timestamp.indication !== 'TOTAL-PASSED')
-      problems.push(`Signature ${signature.index}'s timestamp proves no time: ${signature.timestamp.problem}.`);
+      problems.push(t('verify.problem.timestamp', { index: signature.index, problem: signature.timestamp.problem }));
   }
   const reachable = signatures.filter((signature) => signature.reachable);
   let verdict: VerificationReport['verdict'];
   let summary: string;
   if (reachable.some((signature) => signature.indication === 'TOTAL-FAILED')) {
     verdict = 'invalid';
-    summary = 'At least one signature fails: the document is not what was signed, or a signature does not hold.';
+    summary = t('verify.summary.invalid');
   } else if (reachable.length === 0 && signatures.length === 0) {
     verdict = 'invalid';
-    summary = 'The PDF carries no digital signature.';
-    problems.push('The PDF carries no digital signature.');
+    summary = t('verify.summary.no_signature');
+    problems.push(t('verify.summary.no_signature'));
   } else if (problems.length > 0) {
     verdict = 'indeterminate';
-    summary = 'No signature fails, but not everything could be established (see the problems): this is not a valid result.';
+    summary = t('verify.summary.indeterminate');
   } else {
     verdict = 'valid';
-    summary =
-      'Every signature and timestamp passed on a trusted chain, and nothing after them changed the document beyond what they permit.';
+    summary = t('verify.summary.valid');
   }
   const last = reachable.at(-1);
   return {
@@ -213,15 +224,15 @@ function report(item: Judged, index: number, meta: { revisions: number; tail: bo
 function tokenJudgement(token: TokenCheck, chain: ChainResult | undefined): Judged['failure'] {
   if (token.format) return { indication: 'TOTAL-FAILED', sub: 'FORMAT_FAILURE', reason: token.format };
   if (!token.signer)
-    return { indication: 'INDETERMINATE', sub: 'NO_SIGNING_CERTIFICATE_FOUND', reason: 'its authority’s certificate is not in it' };
+    return { indication: 'INDETERMINATE', sub: 'NO_SIGNING_CERTIFICATE_FOUND', reason: t('verify.reason.token_no_authority_certificate') };
   if (!token.digestOk || !token.imprintOk)
-    return { indication: 'TOTAL-FAILED', sub: 'HASH_FAILURE', reason: 'it is not over this signature' };
-  if (!token.signatureOk) return { indication: 'TOTAL-FAILED', sub: 'SIG_CRYPTO_FAILURE', reason: 'its signature does not verify' };
+    return { indication: 'TOTAL-FAILED', sub: 'HASH_FAILURE', reason: t('verify.reason.token_not_over_signature') };
+  if (!token.signatureOk) return { indication: 'TOTAL-FAILED', sub: 'SIG_CRYPTO_FAILURE', reason: t('verify.reason.token_signature') };
   if (token.ess === false)
     return {
       indication: 'INDETERMINATE',
       sub: 'NO_SIGNING_CERTIFICATE_FOUND',
-      reason: 'its signing-certificate attribute names another certificate',
+      reason: t('verify.reason.ess_other'),
     };
   return chain?.failure;
 }

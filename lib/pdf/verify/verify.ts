@@ -3,8 +3,10 @@
 // the time a trusted timestamp proves, and every change made after it; then answers valid, invalid
 // or indeterminate with the ETSI EN 319 102-1 indication of each signature. It trusts nothing in the
 // file it has not checked, and fetches nothing.
+
 import { createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
+import { t } from '../../i18n';
 import { refuse } from '../intake/refuse';
 import { type Change, LEVELS, type RevisionChanges } from './change-levels';
 import { compareRevisions } from './changes';
@@ -180,14 +182,13 @@ function parseCertificate(der: Uint8Array): pkijs.Certificate | undefined {
 /** Bytes after the last revision no cross-reference section describes, and a last revision that cannot be read. */
 function tailChanges(pdf: Uint8Array, ends: RevisionEnd[], final: DocumentState, revision: number): Change[] {
   const changes: Change[] = [];
-  if (ends.at(-1) !== final.revision)
-    changes.push({ level: 'other', what: 'the file’s last revision cannot be read as its cross-reference data says' });
+  if (ends.at(-1) !== final.revision) changes.push({ level: 'other', what: t('verify.change.last_revision_unreadable') });
   let extra = 0;
   for (let at = final.revision.end; at < pdf.length; at++) if (!isWhitespace(pdf[at])) extra++;
   if (extra > 0 && ends.at(-1) === final.revision)
     changes.push({
       level: 'other',
-      what: `${extra} bytes follow the last revision (${revision - 1}) that no cross-reference section describes`,
+      what: t('verify.change.tail_bytes', { count: extra, revision: revision - 1 }),
     });
   return changes;
 }
