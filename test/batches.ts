@@ -169,8 +169,8 @@ export function batches(phase: Phase, files: string[], target: number, weights =
   return jobs;
 }
 
-/** The TypeScript projects the typecheck runs: the service, and the browser's scripts (checkJs, api/app/static/tsconfig.json). */
-const TYPECHECKED = ['tsconfig.json', 'api/app/static/tsconfig.json'];
+/** The TypeScript projects the typecheck runs: the service, and the browser's scripts (checkJs, api/app/browser/tsconfig.json). */
+const TYPECHECKED = ['tsconfig.json', 'api/app/browser/tsconfig.json'];
 
 /**
  * `tsc --noEmit` over the whole project and over the browser's scripts (npm run typecheck): one test

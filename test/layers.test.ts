@@ -83,7 +83,7 @@ export function violations(): string[] {
 }
 
 const LAYERS = Object.keys(ALLOWED);
-const BROWSER = path.join(ROOT, 'api', 'app', 'static');
+const BROWSER = path.join(ROOT, 'api', 'app', 'browser');
 
 /** Every source file of the project: the layers' .ts (tests aside) and the browser's ES modules. */
 function allSources(): string[] {

@@ -1,7 +1,7 @@
 // What the sign link answers in JSON, declared once for both halves: the server builds its answers
 // against these types (`satisfies`: activities/signers/state.ts, api/app/sign/router.ts) and the sign
-// page's scripts (api/app/static/sign*.js) read them through JSDoc, so a renamed or removed field
-// fails the typecheck on both sides (api/app/static/tsconfig.json; api/app/static/typecheck.test.ts).
+// page's scripts (api/app/browser/sign*.js) read them through JSDoc, so a renamed or removed field
+// fails the typecheck on both sides (api/app/browser/tsconfig.json; api/app/browser/typecheck.test.ts).
 // Types only, and no import but the widget's stored shape: the browser's project reads this file.
 import type { Widget } from '../../db/models/widget';
 

@@ -3,7 +3,7 @@ import { type HtmlValue, html, joinHtml, type SafeHtml } from '../http/html';
 
 /**
  * The browser's messages for a page: the catalogue's keys under `prefix` (e.g. `browser.sign.`),
- * in the request's locale, as the `<meta name="svc-messages">` that api/app/static/messages.js reads.
+ * in the request's locale, as the `<meta name="svc-messages">` that api/app/browser/messages.js reads.
  */
 export function browserMessages(...prefixes: Parameters<typeof messagesFor>[0][]): SafeHtml {
   const messages = Object.assign({}, ...prefixes.map((prefix) => messagesFor(prefix)));

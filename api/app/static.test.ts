@@ -30,7 +30,7 @@ describe('/static', () => {
   });
 
   it('serves every stylesheet a page links and each part it imports (app.css and sign.css are @imports of their parts)', async () => {
-    const directory = path.join(path.dirname(new URL(import.meta.url).pathname), 'static');
+    const directory = path.join(path.dirname(new URL(import.meta.url).pathname), 'browser');
     const imported = new Set<string>();
     for (const sheet of ['app.css', 'sign.css', 'template-editor.css']) {
       const text = fs.readFileSync(path.join(directory, sheet), 'utf8');

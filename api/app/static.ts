@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = {
 
 /** Folders /static serves, each by file name only (no path can leave them). */
 const FOLDERS: Record<string, { directory: string; name: RegExp }> = {
-  '': { directory: path.join(here, 'static'), name: /^[a-z0-9-]+\.(js|css)$/ },
+  '': { directory: path.join(here, 'browser'), name: /^[a-z0-9-]+\.(js|css)$/ },
   'pdfjs/standard_fonts': { directory: path.join(pdfjs, 'standard_fonts'), name: /^[A-Za-z0-9_-]+\.(pfb|ttf)$/ },
   'pdfjs/wasm': { directory: path.join(pdfjs, 'wasm'), name: /^[a-z0-9_]+\.(wasm|js)$/ },
   'pdfjs/cmaps': { directory: path.join(pdfjs, 'cmaps'), name: /^[A-Za-z0-9-]+\.bcmap$/ },

@@ -79,7 +79,7 @@ export function hasMessage(key: string): key is MessageKey {
 
 /**
  * The raw messages of one area whose keys start with `prefix`, for the browser: the page embeds
- * them (as JSON) and api/app/static/messages.js formats them. In the pseudo-locale each is wrapped
+ * them (as JSON) and api/app/browser/messages.js formats them. In the pseudo-locale each is wrapped
  * like t() wraps it.
  */
 export function messagesFor(prefix: MessageKey extends `${infer Area}.${string}` ? `${Area}.${string}` : never): Record<string, string> {

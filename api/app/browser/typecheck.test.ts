@@ -5,7 +5,7 @@ import ts from 'typescript';
 
 /**
  * The browser's scripts are type-checked against the answers the server declares (issue 38): the
- * browser project (api/app/static/tsconfig.json, checkJs) and the server's code both read the sign
+ * browser project (api/app/browser/tsconfig.json, checkJs) and the server's code both read the sign
  * link's wire types (activities/signers/wire.ts). Here the compiler runs with that file changed in
  * memory, a field of the sign page's state renamed, and must fail naming the scripts that read the
  * field; unchanged, the browser project checks clean. (The server's side fails on the same change
@@ -67,11 +67,11 @@ describe('the browser code is type-checked against the wire types', () => {
 
   it('fails in the sign page scripts when a field of the state answer is renamed', () => {
     const errors = errorsWith(BROWSER, renamed);
-    const reading = errors.filter((error) => /^api\/app\/static\/sign[\w-]*\.js: .*'can_sign'/.test(error));
-    assert.ok(reading.length > 0, `expected errors naming can_sign in api/app/static/sign*.js, got:\n${errors.join('\n')}`);
+    const reading = errors.filter((error) => /^api\/app\/browser\/sign[\w-]*\.js: .*'can_sign'/.test(error));
+    assert.ok(reading.length > 0, `expected errors naming can_sign in api/app/browser/sign*.js, got:\n${errors.join('\n')}`);
     // The page reads it where it opens the document and where it lays out the panel.
     const files = new Set(reading.map((error) => error.split(':')[0]));
-    assert.ok(files.has('api/app/static/sign.js'), [...files].join(', '));
-    assert.ok(files.has('api/app/static/sign-panel.js'), [...files].join(', '));
+    assert.ok(files.has('api/app/browser/sign.js'), [...files].join(', '));
+    assert.ok(files.has('api/app/browser/sign-panel.js'), [...files].join(', '));
   });
 });
