@@ -21,7 +21,6 @@ useAppStack();
 // The mandate's terms: a versioned legal text of the rules (activities/mandates), stored with each mandate as accepted.
 const CONSENT = [CONSENT_VERSION, CONSENT_TEXT];
 
-
 async function outside(html: string, more: readonly string[] = []): Promise<string[]> {
   assert.match(html, /⟦/, 'the page is in the pseudo-locale');
   // The principal's keys: their scopes (names of the API's) and prefixes (key material) are values, not words.

@@ -22,7 +22,6 @@ useAppStack();
 // The mandate's terms: a versioned legal text of the rules (activities/mandates), stored with each mandate as accepted.
 const CONSENT = [CONSENT_VERSION, CONSENT_TEXT];
 
-
 async function outside(html: string, more: readonly string[] = []): Promise<string[]> {
   assert.match(html, /⟦/, 'the page is in the pseudo-locale');
   // A document's audit trail shows each action's code beside its words, and the client's user agent (fetch's `node`).
