@@ -1,6 +1,6 @@
 import type { Apply, BulkSend, Delivery, Document, MailMessage, Offer, SignRequest, Transfer } from '../db/models';
 import type { Logger } from '../lib/log';
-import type { ApplyOutcome } from './documents/apply-outcome';
+import type { ApplyOutcome } from './apply/apply-outcome';
 import type { WorkflowWaits } from './documents/waits';
 
 /** A workflow that waits on an apply and is woken when the document's workflow settled it. */

@@ -1,3 +1,4 @@
+import { createApplyActivities } from '../activities/apply/activities';
 import { createBulkActivities } from '../activities/bulk/activities';
 import { createDocumentActivities } from '../activities/documents/activities';
 import { createHealthActivities } from '../activities/health/health';
@@ -17,6 +18,7 @@ export function createActivities(deps: Services) {
       {
         ...createHealthActivities({ db: deps.db }),
         ...createDocumentActivities(deps),
+        ...createApplyActivities(deps),
         ...createBulkActivities(deps),
         ...createSignRequestActivities(deps),
         ...createOfferActivities(deps),

@@ -7,7 +7,7 @@ import { appendCertificatePage } from '../../lib/pdf/certificate';
 import { buildSampleNda } from '../../lib/pdf/samples';
 import { outsideCatalogue } from '../../test/catalogue';
 import { pdfText } from '../../test/pdf-tools';
-import { certificateEntry } from './complete';
+import { certificateEntry } from '../apply/complete';
 import { evidenceAttachments } from './evidence';
 
 const METHODS = ['mandate:l1', 'mandate:l2', 'browser:drawn', 'browser:typed', 'browser:uploaded', null];

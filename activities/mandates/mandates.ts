@@ -28,7 +28,7 @@ export const CONSENT_TEXT = [
   'I can revoke this mandate at any time in this app; revoking stops further signatures at once and does not undo documents already completed.',
 ].join(' ');
 
-export { DAILY_L2_CAP } from '../signing/cap';
+export { DAILY_L2_CAP } from '../apply/cap';
 
 /** The feature flag each confirmation level needs, wherever it is granted or used. */
 export const LEVEL_FLAG: Record<ConfirmationLevel, FlagName> = { L1: 'l1_signing', L2: 'l2_signing' };

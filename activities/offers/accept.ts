@@ -5,15 +5,15 @@ import { t } from '../../lib/i18n';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
+import { checkApplicable } from '../apply/apply-check';
+import { type ApplyOutcome, applyOutcome, rejectionOf } from '../apply/apply-outcome';
+import { recordApply, rejectApply } from '../apply/apply-record';
+import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../apply/cap';
+import { awaitApply, handOverApply } from '../apply/orchestration';
 import type { Actor } from '../audit/audit';
-import { checkApplicable } from '../documents/apply-check';
-import { type ApplyOutcome, applyOutcome, rejectionOf } from '../documents/apply-outcome';
-import { recordApply, rejectApply } from '../documents/apply-record';
-import { awaitApply, handOverApply } from '../documents/orchestration';
 import { sealedLink } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
 import { offerReceiptClaims } from '../receipts/receipts';
-import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../signing/cap';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
 import {
   checkContactActive,

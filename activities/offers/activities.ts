@@ -1,6 +1,6 @@
 import { Offer, type OfferStatus, SignRequest } from '../../db/models';
+import { applyOutcome } from '../apply/apply-outcome';
 import { recordAudit } from '../audit/audit';
-import { applyOutcome } from '../documents/apply-outcome';
 import { type AcceptDeps, finishAccepted, settleAcceptApply } from './accept';
 import { markDeclined, tellBothSides } from './offers';
 

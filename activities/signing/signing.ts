@@ -10,16 +10,16 @@ import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
+import { checkApplicable } from '../apply/apply-check';
+import type { ApplyDeps } from '../apply/apply-deps';
+import { type ApplyOutcome, rejectionOf } from '../apply/apply-outcome';
+import { recordApply } from '../apply/apply-record';
+import { utcDay } from '../apply/cap';
+import { applyAndWait, awaitApply } from '../apply/orchestration';
 import { type Actor, recordAudit } from '../audit/audit';
-import { checkApplicable } from '../documents/apply-check';
-import type { ApplyDeps } from '../documents/apply-deps';
-import { type ApplyOutcome, rejectionOf } from '../documents/apply-outcome';
-import { recordApply } from '../documents/apply-record';
 import { findVisibleDocument } from '../documents/documents';
-import { applyAndWait, awaitApply } from '../documents/orchestration';
 import { LEVEL_FLAG, mandatesInForce } from '../mandates/mandates';
 import type { Workflows } from '../workflows';
-import { utcDay } from './cap';
 
 /** What signing as the principal (L2) requires: an API plan and l2_signing on (its route reads it too). */
 export const L2_SIGN_NEEDS = { plan: 'api', flag: LEVEL_FLAG.L2 } as const satisfies Requirements;

@@ -1,4 +1,4 @@
-import { applyState } from '../../activities/documents/apply-outcome';
+import { applyState } from '../../activities/apply/apply-outcome';
 import type { DocumentWithSigners } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';

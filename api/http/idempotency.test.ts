@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { l2AppliesToday } from '../../activities/signing/cap';
+import { l2AppliesToday } from '../../activities/apply/cap';
 import { Apply, Contact } from '../../db/models';
 import { seedSamples, sentNda } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';

@@ -1,5 +1,5 @@
+import { DAILY_L2_CAP } from '../../activities/apply/cap';
 import { mandateStatus } from '../../activities/mandates/mandates';
-import { DAILY_L2_CAP } from '../../activities/signing/cap';
 import type { ApiKey, Mandate } from '../../db/models';
 import type { MandateResponse } from './schema';
 

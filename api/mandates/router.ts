@@ -1,7 +1,7 @@
+import { l2AppliesToday } from '../../activities/apply/cap';
 import { STATUS_LIST_TTL_S, statusListToken } from '../../activities/mandates/credentials';
 import { mandateOfKey, mandatesOfKey } from '../../activities/mandates/mandates';
 import type { Services } from '../../activities/services';
-import { l2AppliesToday } from '../../activities/signing/cap';
 import { callerOf, type Routes } from '../http/route';
 import { IdParamsSchema, ListQuerySchema } from '../shared/schema';
 import { presentMandate } from './presenter';

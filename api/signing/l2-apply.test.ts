@@ -1,7 +1,7 @@
 // ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { l2AppliesToday } from '../../activities/signing/cap';
+import { l2AppliesToday } from '../../activities/apply/cap';
 import { Apply, Event, Mandate } from '../../db/models';
 import { createDocument, downloadPdf, latestMail, SignerSession, waitForDocument } from '../../test/documents';
 import { agent, inboundNda, owner, sign, stack, templates, useL2Stack } from '../../test/fixtures/signing-l2';

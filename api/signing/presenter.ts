@@ -1,4 +1,4 @@
-import { type ApplyOutcome, documentStatusAfter } from '../../activities/documents/apply-outcome';
+import { type ApplyOutcome, documentStatusAfter } from '../../activities/apply/apply-outcome';
 import type { MailState } from '../../activities/mail/status';
 import { confirmUrl } from '../../activities/signing/signing';
 import type { Mandate, SignRequest } from '../../db/models';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { l2AppliesToday } from '../../activities/signing/cap';
+import { l2AppliesToday } from '../../activities/apply/cap';
 import { Apply, Contact, Document, SignRequest, type Template } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
 import { documentWorkflowId } from '../../workflows/document/shared';

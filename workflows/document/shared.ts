@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApplyOutcome } from '../../activities/documents/apply-outcome';
+import type { ApplyOutcome } from '../../activities/apply/apply-outcome';
 import type { WorkStatus } from '../operator-view';
 
 export const DOCUMENT_WORKFLOW = 'documentWorkflow';

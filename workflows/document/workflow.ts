@@ -11,7 +11,7 @@ import {
   setHandler,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { DocumentActivities } from '../../activities/documents/activities';
+import type { DocumentActivities } from '../../activities/apply/activities';
 import { activityOptions, localActivityOptions } from '../activity-options';
 import { OperatorView } from '../operator-view';
 import { wakeSignal } from '../wake';

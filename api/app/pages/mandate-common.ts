@@ -1,6 +1,6 @@
+import { DAILY_L2_CAP } from '../../../activities/apply/cap';
 import { mandatesOfPrincipal } from '../../../activities/mandates/mandates';
 import type { Services } from '../../../activities/services';
-import { DAILY_L2_CAP } from '../../../activities/signing/cap';
 import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
 import { errors } from '../../../lib/errors';
 import { t } from '../../../lib/i18n';

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import { keysOfPrincipal } from '../../../activities/accounts/accounts';
+import { DAILY_L2_CAP, l2AppliesToday } from '../../../activities/apply/cap';
 import { mandateStatus, mandatesOfPrincipal, revokeMandate } from '../../../activities/mandates/mandates';
 import type { Services } from '../../../activities/services';
-import { DAILY_L2_CAP, l2AppliesToday } from '../../../activities/signing/cap';
 import type { Mandate } from '../../../db/models';
 import { errors } from '../../../lib/errors';
 import { t } from '../../../lib/i18n';

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { documentStatusAfter } from '../../../activities/documents/apply-outcome';
+import { documentStatusAfter } from '../../../activities/apply/apply-outcome';
 import type { Services } from '../../../activities/services';
 import { declineAtLink, documentForSigner, signAtLink } from '../../../activities/signers/sign';
 import {

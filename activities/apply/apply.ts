@@ -8,6 +8,9 @@ import { t } from '../../lib/i18n';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { stampWidgets } from '../../lib/pdf/stamp';
+import { signersOf } from '../documents/documents';
+import { completionEvidence, trailEntry } from '../documents/evidence';
+import { pdfStep } from '../documents/pdf-errors';
 import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import { checkApplicable, checkMandateInForce, widgetsOf } from './apply-check';
@@ -16,9 +19,6 @@ import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectApply } from './apply-record';
 import { methodOf, recordSigned, type SigningIdentity, signedAuditEntry, signingIdentity } from './apply-signed';
 import { type Certified, certificateEntry, certificateSigner, certify, completionTrail, recordCompletion, sha256Hex } from './complete';
-import { signersOf } from './documents';
-import { completionEvidence, trailEntry } from './evidence';
-import { pdfStep } from './pdf-errors';
 
 /** Milliseconds spent per stage of one apply, for the log and the benchmark's timeline. */
 function stageClock() {

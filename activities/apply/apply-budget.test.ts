@@ -18,7 +18,7 @@ import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { type RunningWorker, startWorker } from '../../worker/worker';
 import type { Services } from '../services';
-import { l2AppliesToday } from '../signing/cap';
+import { l2AppliesToday } from './cap';
 
 describe('an apply always ends: bounded attempts, typed rejections, a seal that loads again', () => {
   let stack: Stack;

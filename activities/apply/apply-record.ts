@@ -9,12 +9,12 @@ import { newId } from '../../lib/ids';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
+import { signersOf } from '../documents/documents';
 import { emitEvent } from '../events/outbox';
-import { capReached, releaseL2, reserveL2 } from '../signing/cap';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
-import { signersOf } from './documents';
+import { capReached, releaseL2, reserveL2 } from './cap';
 
 export interface NewApply {
   signer: DocumentSigner;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect';
 import { Apply, Document, type DocumentSigner } from '../../db/models';
 import { ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
-import { signersOf } from './documents';
+import { signersOf } from '../documents/documents';
 
 export interface ApplyOutcome {
   apply_id: string;

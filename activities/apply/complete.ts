@@ -4,13 +4,13 @@ import { Document, DocumentRevision, type DocumentSigner, Mandate } from '../../
 import { hasMessage, t } from '../../lib/i18n';
 import { appendCertificatePage, type CertificateSigner } from '../../lib/pdf/certificate';
 import { recordAudit } from '../audit/audit';
+import { signersOf } from '../documents/documents';
+import { type CompletionEvidence, completionEvidence, evidenceAttachments, type TrailEntry, trailEntry } from '../documents/evidence';
+import { pdfStep } from '../documents/pdf-errors';
 import { emitEvent } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import type { ApplyDeps, Progress } from './apply-deps';
-import { signersOf } from './documents';
-import { type CompletionEvidence, completionEvidence, evidenceAttachments, type TrailEntry, trailEntry } from './evidence';
-import { pdfStep } from './pdf-errors';
 
 /** How a signer signed, in words for the certificate (never naming an agent or key). */
 export function describeMethod(method: string | null): string {
