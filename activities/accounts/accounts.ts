@@ -6,9 +6,9 @@ import { t } from '../../lib/i18n';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import type { KeyCache } from '../../lib/key-cache';
 import { type Actor, recordAudit } from '../audit/audit';
-import { revokeKeyWithMandates, type Stopped } from '../mandates/stop';
 import { authorize } from './authorize';
 import { DEFAULT_SCOPES } from './scopes';
+import { revokeKeyWithMandates, type Stopped } from './stop';
 
 export { DEFAULT_SCOPES, SIGN_SCOPE } from './scopes';
 

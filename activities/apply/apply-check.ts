@@ -4,7 +4,7 @@ import { type ApplyInput, type Document, type DocumentSigner, Mandate } from '..
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
-import { maySignNow, waitingFor } from '../signers/turn';
+import { maySignNow, waitingFor } from '../documents/turn';
 
 export function widgetsOf(document: Document, signer: DocumentSigner): Widget[] {
   return document.widgets.filter((widget) => widget.role === signer.role);

@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { errors, type ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
+import { DAILY_L2_CAP } from '../mandates/limits';
 
-/** SPEC: at most 25 L2 applies per mandate per UTC day. */
-export const DAILY_L2_CAP = 25;
+// The limit is the mandate's (its credential states it); the cap's callers read it here with the count.
+export { DAILY_L2_CAP };
 
 export function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);

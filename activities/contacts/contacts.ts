@@ -12,7 +12,7 @@ import { authorize, type Requirements } from '../accounts/authorize';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent, sealedLink } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
-import { newInbox } from './inbox';
+import { newInbox } from '../webhooks/inbox';
 import { contactInviteMail } from './mails';
 
 /** What every contact rule requires: agent contacts on (the contact routes read it too). */

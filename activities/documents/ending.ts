@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { type Document, OFFER_OPEN, Offer, SignRequest } from '../../db/models';
 import { bestEffort } from '../../lib/temporal';
 import { recordAudit } from '../audit/audit';
-import { tellBothSides } from '../offers/offers';
+import { tellBothSides } from '../offer-parties/parties';
 import type { Workflows } from '../workflows';
 
 /** Why the work on a document ended, as its sign requests and offers show it (their `error`). */

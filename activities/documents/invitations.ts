@@ -2,11 +2,11 @@ import type { Db } from '../../db/connect';
 import { Document, Principal } from '../../db/models';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
 import { type MailState, mailStates } from '../mail/status';
-import { signersAllowedNow } from '../signers/turn';
 import type { WorkLane } from '../workflows';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
 import { inviteMail } from './mails';
+import { signersAllowedNow } from './turn';
 
 const inviteKey = (signerId: string) => `sign-invite:${signerId}`;
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, DocumentSigner, Mandate, Principal } from '../../db/models';
+import { stopSection } from '../accounts/stop';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
-import { stopSection } from '../mandates/stop';
 import { documentDownloadUrl, signerToken, signUrl } from './links';
 import { appliedMail, completedMail, principalRejectedMail, rejectionReason, signerRejectedMail } from './mails';
 

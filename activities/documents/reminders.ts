@@ -7,10 +7,10 @@ import { t } from '../../lib/i18n';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
-import { signersAllowedNow } from '../signers/turn';
 import { signersOf } from './documents';
 import { signerToken, signUrl } from './links';
 import { reminderMail } from './mails';
+import { signersAllowedNow } from './turn';
 
 export type ReminderDeps = MailQueueDeps & { db: Db; secret: Buffer };
 

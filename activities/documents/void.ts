@@ -9,12 +9,12 @@ import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
-import { signersAllowedNow } from '../signers/turn';
 import type { Workflows } from '../workflows';
 import { signersOf } from './documents';
 import { endOpenWork, wakeEndedWork } from './ending';
 import { invitationsOf } from './invitations';
 import { voidedMail } from './mails';
+import { signersAllowedNow } from './turn';
 
 export type VoidDeps = MailQueueDeps & { db: Db; workflows: Workflows };
 

@@ -6,6 +6,7 @@ import { createDocument, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { type Stack, startStack } from '../../test/stack';
+import { stopSection } from '../accounts/stop';
 import { codeLockedMail, grantCodeMail, lockedWhat, loginCodeMail, signCodeMail } from '../codes/mails';
 import { contactInviteMail } from '../contacts/mails';
 import {
@@ -18,7 +19,6 @@ import {
   signerRejectedMail,
   voidedMail,
 } from '../documents/mails';
-import { stopSection } from '../mandates/stop';
 import { confirmationFailedMail, signRequestMail } from '../signing/mails';
 import { transferOfferMail } from '../transfers/mails';
 import type { MailText } from './text';

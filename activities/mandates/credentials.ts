@@ -13,7 +13,7 @@ import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import type { ReceiptIssuer } from '../../lib/receipts';
-import { DAILY_L2_CAP } from '../apply/cap';
+import { DAILY_L2_CAP } from './limits';
 
 /** The protected header's `typ` of a mandate credential and of a status list token. */
 export const CREDENTIAL_TYP = 'mandate+jwt';

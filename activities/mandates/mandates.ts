@@ -11,12 +11,12 @@ import type { Mailer } from '../../lib/mail';
 import { page } from '../../lib/paging';
 import { SIGN_SCOPE } from '../accounts/accounts';
 import { authorize } from '../accounts/authorize';
+import { revokeMandateIn, stopSection } from '../accounts/stop';
 import { type Actor, recordAudit } from '../audit/audit';
 import { grantCodeMail, lockedWhat } from '../codes/mails';
 import { issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 import { type CredentialDeps, issueCredential } from './credentials';
-import { revokeMandateIn, stopSection } from './stop';
 
 /** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
 export const CONSENT_VERSION = 'mandate-consent-v2';
@@ -28,7 +28,7 @@ export const CONSENT_TEXT = [
   'I can revoke this mandate at any time in this app; revoking stops further signatures at once and does not undo documents already completed.',
 ].join(' ');
 
-export { DAILY_L2_CAP } from '../apply/cap';
+export { DAILY_L2_CAP } from './limits';
 
 /** The feature flag each confirmation level needs, wherever it is granted or used. */
 export const LEVEL_FLAG: Record<ConfirmationLevel, FlagName> = { L1: 'l1_signing', L2: 'l2_signing' };

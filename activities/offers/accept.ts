@@ -13,18 +13,10 @@ import { awaitApply, handOverApply } from '../apply/orchestration';
 import type { Actor } from '../audit/audit';
 import { sealedLink } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
+import { checkContactActive, checkOfferorMandate, tellBothSides } from '../offer-parties/parties';
 import { offerReceiptClaims } from '../receipts/receipts';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
-import {
-  checkContactActive,
-  checkDocumentUnchanged,
-  checkOfferorMandate,
-  checkOffersFlag,
-  checkOpen,
-  inboundOffer,
-  type OfferDeps,
-  tellBothSides,
-} from './offers';
+import { checkDocumentUnchanged, checkOffersFlag, checkOpen, inboundOffer, type OfferDeps } from './offers';
 
 export type AcceptDeps = OfferDeps & SigningDeps;
 

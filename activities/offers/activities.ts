@@ -1,8 +1,9 @@
 import { Offer, type OfferStatus, SignRequest } from '../../db/models';
 import { applyOutcome } from '../apply/apply-outcome';
 import { recordAudit } from '../audit/audit';
+import { tellBothSides } from '../offer-parties/parties';
 import { type AcceptDeps, finishAccepted, settleAcceptApply } from './accept';
-import { markDeclined, tellBothSides } from './offers';
+import { markDeclined } from './offers';
 
 /** An escalated offer follows its sign request: applied → accepted, declined → declined; else it waits. */
 async function followEscalation(deps: AcceptDeps, offer: Offer): Promise<void> {

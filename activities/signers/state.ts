@@ -5,9 +5,9 @@ import { autoFilledText } from '../../lib/pdf/stamp';
 import { AUTO_FILLED, unfilledWidgets } from '../../lib/pdf/widgets';
 import { widgetsOf } from '../apply/apply-check';
 import { applyState } from '../apply/apply-outcome';
+import { maySignNow, waitingFor } from '../documents/turn';
 import { CONSENT_TEXT, completedCopyUntil } from './sign';
 import type { SignerView } from './sign-link';
-import { maySignNow, waitingFor } from './turn';
 import type { SignState, SignStateWidget } from './wire';
 
 /** A widget as the sign page shows it (declared with the page's other wire types, activities/signers/wire.ts). */

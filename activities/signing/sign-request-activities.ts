@@ -2,14 +2,14 @@ import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
+import { stopSection } from '../accounts/stop';
 import { applyOutcome, rejectionOf } from '../apply/apply-outcome';
 import { recordApply } from '../apply/apply-record';
 import { recordAudit } from '../audit/audit';
 import { signersOf } from '../documents/documents';
 import type { MailQueueDeps } from '../mail/queue';
 import { queueMail } from '../mail/queue';
-import { stopSection } from '../mandates/stop';
-import { checkEscalationStillValid } from '../offers/offers';
+import { checkEscalationStillValid } from '../offer-parties/parties';
 import { confirmationFailedMail, signRequestMail } from './mails';
 import { confirmMailKey, confirmUrl, type SigningDeps, signRequestToken, storedAppearance } from './signing';
 

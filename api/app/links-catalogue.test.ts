@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { stopUrl } from '../../activities/mandates/stop';
+import { stopUrl } from '../../activities/accounts/stop';
 import { ApiKey, Mandate } from '../../db/models';
 import { buildSampleNda } from '../../lib/pdf/samples';
 import { outsideCatalogue, PSEUDO_HEADERS, pageOutsideCatalogue } from '../../test/catalogue';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { stopUrl } from '../../activities/mandates/stop';
+import { stopUrl } from '../../activities/accounts/stop';
 import { ApiKey } from '../../db/models';
 import { type Account, createAccount } from '../../test/factories';
 import { authorizationPath, authorize, consent, DocumentServer, discover, insecure, oauthStack, signedIn } from '../../test/oauth';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { resolveStopLink, stopAgent } from '../../../activities/accounts/stop';
 import { mandateStatus } from '../../../activities/mandates/mandates';
-import { resolveStopLink, stopAgent } from '../../../activities/mandates/stop';
 import type { Services } from '../../../activities/services';
 import { errors } from '../../../lib/errors';
 import { hasMessage, t } from '../../../lib/i18n';

@@ -1,7 +1,7 @@
 import type { Contact } from '../../db/models';
 import { randomBase62 } from '../../lib/ids';
 import { decryptSecret, encryptSecret } from '../../lib/secrets/encrypt';
-import { resolveTarget } from '../webhooks/targets';
+import { resolveTarget } from './targets';
 
 const PURPOSE = 'inbox-secret';
 

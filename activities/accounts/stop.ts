@@ -8,9 +8,9 @@ import { ApiKey, Mandate, Principal, type RevokedVia } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
-import { SIGN_SCOPE } from '../accounts/scopes';
 import { type Actor, recordAudit } from '../audit/audit';
 import { emitEvent } from '../events/outbox';
+import { SIGN_SCOPE } from './scopes';
 
 /** What a stop revoked: the mandates (and the key, when it was revoked too). */
 export interface Stopped {
