@@ -19,8 +19,9 @@ import { type RunningWorker, startWorker } from '../worker/worker';
 /**
  * The settings of a deployed API for a benchmark that measures what production runs: SVC_ENV=test
  * adds the suite's safety nets to every request (each response parsed against its schema, each error
- * code checked against its route's list), which production does not pay. Nothing here is reached by
- * a read: no mail is sent, no seal is made.
+ * code checked against its route's list), which production does not pay. No timestamp authority is
+ * reachable here, so seals carry no timestamp: the apply benchmark's reference seals with the same
+ * sealer, so both of its sides leave out the same round trip. Mail goes nowhere unless overridden.
  */
 export const AS_DEPLOYED: Record<string, string> = {
   SVC_ENV: 'production',

@@ -4,11 +4,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type SummaryRow, table } from './summary';
+import { type SummaryRow, settingsLine, table } from './summary';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 /** Modules that are not benchmarks: the runner, its helpers, the read profiler (run on its own) and its reference, the webhook receiver. */
-const NOT_BENCHMARKS = ['run.ts', 'harness.ts', 'summary.ts', 'profile-reads.ts', 'bare-read.ts', 'receiver-process.ts'];
+const NOT_BENCHMARKS = ['run.ts', 'harness.ts', 'rounds.ts', 'summary.ts', 'profile-reads.ts', 'bare-read.ts', 'receiver-process.ts'];
 const all = fs
   .readdirSync(here)
   .filter((file) => file.endsWith('.ts') && !NOT_BENCHMARKS.includes(file))
@@ -35,9 +35,8 @@ const rows: SummaryRow[] = fs.existsSync(summaryFile)
   : [];
 fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
 if (rows.length > 0) {
-  console.log(
-    `\nsummary: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.versions.node}, ` +
-      `database ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'PGlite (set BENCH_DATABASE_URL for the figures that count)'}`,
-  );
+  const settings = rows.flatMap((row) => (row.settings ? [row.settings] : []));
+  console.log(`\nsummary: ${settingsLine(settings)}`);
+  if (!process.env.BENCH_DATABASE_URL) console.log('(PGlite: set BENCH_DATABASE_URL for the figures that count)');
   for (const line of table(rows)) console.log(line);
 }
