@@ -118,64 +118,103 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-/** Each import circle (a strongly connected group of files, Tarjan), printed as one path around it. */
-export function importCycles(): string[] {
-  const graph = importGraph();
+/** The strongly connected groups of `graph` with more than one member or a self-loop (Tarjan): its circles. */
+function circles(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
   const groups: string[][] = [];
-  const visit = (file: string): void => {
-    index.set(file, index.size);
-    low.set(file, index.get(file) as number);
-    stack.push(file);
-    onStack.add(file);
-    for (const target of graph.get(file) ?? []) {
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
       if (!index.has(target)) {
         visit(target);
-        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
-      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+        low.set(node, Math.min(low.get(node) as number, low.get(target) as number));
+      } else if (onStack.has(target)) low.set(node, Math.min(low.get(node) as number, index.get(target) as number));
     }
-    if (low.get(file) !== index.get(file)) return;
+    if (low.get(node) !== index.get(node)) return;
     const group: string[] = [];
     let member: string;
     do {
       member = stack.pop() as string;
       onStack.delete(member);
       group.push(member);
-    } while (member !== file);
-    if (group.length > 1 || (graph.get(file) ?? []).includes(file)) groups.push(group);
+    } while (member !== node);
+    if (group.length > 1 || (graph.get(node) ?? []).includes(node)) groups.push(group);
   };
-  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
-  return groups.map((group) => describeCycle(graph, new Set(group)));
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return groups;
 }
 
-/** One path from the group's first file back to itself, within the group (breadth-first, so short). */
-function describeCycle(graph: Map<string, string[]>, group: Set<string>): string {
+/** Each import circle (a strongly connected group of files), printed as one path around it. */
+export function importCycles(): string[] {
+  const graph = importGraph();
+  return circles(graph).map((group) => {
+    const { route, others } = aroundCircle(graph, new Set(group));
+    const names = route.map((file) => path.relative(ROOT, file));
+    const rest = others.map((file) => path.relative(ROOT, file));
+    return `${names.join(' -> ')}${rest.length > 0 ? ` (also in this circle: ${rest.join(', ')})` : ''}`;
+  });
+}
+
+/** One path from the group's first member back to itself, within the group (breadth-first, so short), and the members off it. */
+function aroundCircle(graph: Map<string, string[]>, group: Set<string>): { route: string[]; others: string[] } {
   const start = [...group].sort()[0];
   const previous = new Map<string, string>();
   const queue = [start];
   let end: string | undefined;
   while (queue.length > 0 && end === undefined) {
-    const file = queue.shift() as string;
-    for (const target of graph.get(file) ?? []) {
+    const node = queue.shift() as string;
+    for (const target of graph.get(node) ?? []) {
       if (!group.has(target)) continue;
       if (target === start) {
-        end = file;
+        end = node;
         break;
       }
       if (!previous.has(target)) {
-        previous.set(target, file);
+        previous.set(target, node);
         queue.push(target);
       }
     }
   }
   const route = [start];
-  for (let file = end; file !== undefined && file !== start; file = previous.get(file)) route.splice(1, 0, file);
-  const names = [...route, start].map((file) => path.relative(ROOT, file));
-  const others = [...group].filter((file) => !route.includes(file)).map((file) => path.relative(ROOT, file));
-  return `${names.join(' -> ')}${others.length > 0 ? ` (also in this circle: ${others.sort().join(', ')})` : ''}`;
+  for (let node = end; node !== undefined && node !== start; node = previous.get(node)) route.splice(1, 0, node);
+  return { route: [...route, start], others: [...group].filter((node) => !route.includes(node)).sort() };
+}
+
+/**
+ * Each circle among the folders of activities/ (documents -> signing -> documents, or longer), with
+ * the file import behind each step: files apart, two folders that need each other are one concept
+ * split in two, or share a piece that belongs below both. Its top-level files (the ports) are no folder.
+ */
+export function folderCycles(): string[] {
+  const activities = path.join(ROOT, 'activities');
+  const folderOf = (file: string) => {
+    const parts = path.relative(activities, file).split(path.sep);
+    return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+  };
+  const witness = new Map<string, string>();
+  const graph = new Map<string, string[]>();
+  for (const [file, targets] of [...importGraph()].sort(([a], [b]) => a.localeCompare(b))) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    if (!graph.has(from)) graph.set(from, []);
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to === undefined || to === from || witness.has(`${from} ${to}`)) continue;
+      witness.set(`${from} ${to}`, `${path.relative(ROOT, file)} imports ${path.relative(ROOT, target)}`);
+      graph.get(from)?.push(to);
+    }
+  }
+  return circles(graph).map((group) => {
+    const { route, others } = aroundCircle(graph, new Set(group));
+    const steps = route.slice(1).map((to, i) => witness.get(`${route[i]} ${to}`));
+    return `${route.join(' -> ')}: ${steps.join('; ')}${others.length > 0 ? ` (also in this circle: ${others.join(', ')})` : ''}`;
+  });
 }
 
 /** Where a request or a rule runs: nothing here waits on another workflow's progress by polling (docs/architecture.md). */
@@ -233,6 +272,10 @@ describe('layers', () => {
 
   it('no import circle among the source files (.ts and the browser modules; static, dynamic and type-only imports)', () => {
     assert.deepEqual(importCycles(), []);
+  });
+
+  it('no two folders of activities/ import each other, directly or around a longer circle (tests aside; type-only imports count)', () => {
+    assert.deepEqual(folderCycles(), []);
   });
 
   it("no rule or API file polls another workflow's progress (no poll helper, no loop over an apply's row): it waits on the workflow", () => {
