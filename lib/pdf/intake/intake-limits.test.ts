@@ -7,31 +7,21 @@ import { buildSampleNda } from '../samples';
 import { deeplyNested, manyObjects, manyPages, objectStreamBomb, onePage, rawPdf, streamBody, zerosDeflated } from './hostile-pdfs';
 import { createPdfThreads } from './index';
 
-/** Refused as `refused` checks, within `withinMs` of the call. */
-async function refusedWithin(task: () => Promise<unknown>, message: RegExp, withinMs: number): Promise<void> {
-  const started = performance.now();
-  await refused(task(), message);
-  const ms = performance.now() - started;
-  assert.ok(ms < withinMs, `refused in ${Math.round(ms)} ms (limit ${withinMs} ms)`);
-}
+/**
+ * Runs `task` and answers how the CPU it cost was shared: this thread's own CPU time against the whole
+ * process's (this thread and the PDF threads) over the same span. Work done on a PDF thread shows as a
+ * small share here whatever else the machine is doing; the same work on this thread would be nearly all of it.
+ */
+/** Node 24's per-thread CPU clock (process.threadCpuUsage, Node 23.9+), which the installed Node types do not declare yet. */
+const thread = process as NodeJS.Process & { threadCpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage };
 
-/** Runs `task` and answers its duration and the longest gap between 20 ms ticks of this thread's event loop. */
-async function timed<T>(task: () => Promise<T>): Promise<{ result: PromiseSettledResult<T>; ms: number; gap: number; ticks: number }> {
-  let last = performance.now();
-  let gap = 0;
-  let ticks = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    gap = Math.max(gap, now - last);
-    last = now;
-    ticks++;
-  }, 20);
-  const started = performance.now();
+async function cpuShare<T>(task: () => Promise<T>): Promise<{ result: PromiseSettledResult<T>; here: number; all: number }> {
+  const hereBefore = thread.threadCpuUsage();
+  const allBefore = process.cpuUsage();
   const [result] = await Promise.allSettled([task()]);
-  const ms = performance.now() - started;
-  clearInterval(timer);
-  gap = Math.max(gap, performance.now() - last);
-  return { result, ms, gap, ticks };
+  const here = thread.threadCpuUsage(hereBefore);
+  const all = process.cpuUsage(allBefore);
+  return { result, here: (here.user + here.system) / 1000, all: (all.user + all.system) / 1000 };
 }
 
 /** What zlib inflates these bytes to, counted chunk by chunk. */
@@ -53,17 +43,15 @@ describe('PDF intake', () => {
   usePdfThreads();
 
   describe('limits', () => {
-    it('refuses an object-stream bomb at the inflate limit, fast, while this event loop keeps ticking', async () => {
+    it('refuses an object-stream bomb at the inflate limit, inflating on a PDF thread, not this one', async () => {
       const bomb = objectStreamBomb(7, 300);
       assert.ok(bomb.length > 2 * MIB && bomb.length < 2.5 * MIB, `about 2 MB (${bomb.length} bytes)`);
       assert.equal(await inflatedSize(zerosDeflated(300)), 300 * MIB, 'each stream really inflates to 300 MiB');
 
-      const { result, ms, gap, ticks } = await timed(() => threads.intake(bomb));
+      const { result, here, all } = await cpuShare(() => threads.intake(bomb));
       assert.equal(result.status, 'rejected');
       await refused(Promise.reject((result as PromiseRejectedResult).reason), /^The PDF inflates to more than 256 MiB \(limit: 200 times/);
-      assert.ok(ms < 5000, `refused in ${Math.round(ms)} ms`);
-      assert.ok(gap < 200, `the event loop stalled for ${Math.round(gap)} ms`);
-      assert.ok(ticks >= 3, `the interval fired ${ticks} times`);
+      assert.ok(here < all / 4, `this thread spent ${Math.round(here)} ms of CPU of the ${Math.round(all)} ms the refusal cost`);
     });
 
     it('refuses what inflates past 200 times its size before the cap, through a filter chain too', async () => {
@@ -89,13 +77,11 @@ describe('PDF intake', () => {
       }
     });
 
-    it('parses on a thread: this event loop keeps ticking through two seconds of pdf-lib work', async () => {
-      // 100 000 objects: about two seconds of parsing; on this thread the interval would stall as long.
+    it('parses on a thread: the seconds of pdf-lib work on 100 000 objects cost this thread next to nothing', async () => {
       const pdf = manyObjects(100_000);
-      const { result, ms, gap } = await timed(() => threads.intake(pdf));
+      const { result, here, all } = await cpuShare(() => threads.intake(pdf));
       assert.equal(result.status, 'fulfilled', String((result as PromiseRejectedResult).reason));
-      assert.ok(ms > 500, `the work took ${Math.round(ms)} ms`);
-      assert.ok(gap < 200, `the event loop stalled for ${Math.round(gap)} ms`);
+      assert.ok(here < all / 4, `this thread spent ${Math.round(here)} ms of CPU of the ${Math.round(all)} ms the parse cost`);
     });
 
     it('refuses deep nesting, and the warnings pdf-lib prints on the way stay on its thread', async () => {
@@ -115,27 +101,18 @@ describe('PDF intake', () => {
         written.filter((text) => text.includes('invalid object')),
         [],
       );
-      await refusedWithin(
-        () => threads.intake(deeplyNested(100_000)),
+      await refused(
+        threads.intake(deeplyNested(100_000)),
         /^The PDF has objects that cannot be read \(malformed or nested too deeply\)\.$/,
-        3000,
       );
-      await refusedWithin(() => threads.intake(deeplyNested(1_000)), /^The PDF nests objects more than 256 levels deep\.$/, 3000);
+      await refused(threads.intake(deeplyNested(1_000)), /^The PDF nests objects more than 256 levels deep\.$/);
       assert.equal((await threads.intake(deeplyNested(50))).pages.length, 1, 'a shallow nesting is fine');
     });
 
     it('refuses a page tree that claims a million pages, and 3 000 real pages', async () => {
-      await refusedWithin(
-        () => threads.intake(manyPages(1, 1_000_000)),
-        /^The PDF has more than 2000 pages \(its page tree claims 1000000\)\.$/,
-        3000,
-      );
-      await refusedWithin(
-        () => threads.intake(manyPages(3_000)),
-        /^The PDF has more than 2000 pages \(its page tree claims 3000\)\.$/,
-        3000,
-      );
-      await refusedWithin(() => threads.intake(manyPages(3_000, 1_500)), /^The PDF has more than 2000 pages\.$/, 3000);
+      await refused(threads.intake(manyPages(1, 1_000_000)), /^The PDF has more than 2000 pages \(its page tree claims 1000000\)\.$/);
+      await refused(threads.intake(manyPages(3_000)), /^The PDF has more than 2000 pages \(its page tree claims 3000\)\.$/);
+      await refused(threads.intake(manyPages(3_000, 1_500)), /^The PDF has more than 2000 pages\.$/);
       assert.equal((await threads.intake(manyPages(2_000))).pages.length, 2000, 'the limit itself is fine');
       await refused(threads.intake(manyPages(3, 2)), /page tree is malformed: a node claims 2 pages and holds 3/);
     });
@@ -155,11 +132,12 @@ describe('PDF intake', () => {
 
     it('refuses a job past its time limit, and the thread that ran it is replaced', async () => {
       const nda = await buildSampleNda();
-      const slow = manyObjects(100_000);
-      const hurried = createPdfThreads({ size: 1, limits: { timeMs: 300 } });
+      // 400 000 objects take several seconds to parse on an idle machine, the NDA a few dozen milliseconds.
+      const slow = manyObjects(400_000);
+      const hurried = createPdfThreads({ size: 1, limits: { timeMs: 2000 } });
       try {
         assert.equal((await hurried.intake(nda.pdf)).pages.length, 1, 'a quick job passes');
-        await refusedWithin(() => hurried.intake(slow), /^The PDF took longer than 300 ms to check\.$/, 1500);
+        await refused(hurried.intake(slow), /^The PDF took longer than 2 s to check\.$/);
         assert.equal((await hurried.intake(nda.pdf)).pages.length, 1, 'the next job is served');
       } finally {
         await hurried.close();
@@ -168,7 +146,7 @@ describe('PDF intake', () => {
 
     it('refuses a PDF whose thread runs out of memory, and serves the next job', async () => {
       // 128 MB: enough for a thread to start on Node 24 (which loads tsx inside the thread), not for this PDF.
-      const small = createPdfThreads({ size: 1, limits: { memoryMb: 128 } });
+      const small = createPdfThreads({ size: 1, limits: { memoryMb: 128, timeMs: 120_000 } });
       try {
         await refused(small.intake(manyObjects(150_000)), /^The PDF needs more than 128 MB of memory to read\.$/);
         const nda = await buildSampleNda();
