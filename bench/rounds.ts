@@ -3,10 +3,13 @@
 // load falls on both sides of a round instead of on one side of the run. Each round gives a ratio;
 // the report is the median ratio with its spread (min–max, interquartile range).
 
-/** Measured rounds of each interleaved benchmark (apply, reads, webhooks). */
-export const ROUNDS = whole('BENCH_ROUNDS', 9, 1);
-/** Warm-up pairs before them, not reported. */
-export const WARMUP = whole('BENCH_WARMUP', 1, 0);
+/** Measured rounds of an interleaved benchmark: BENCH_ROUNDS, else the benchmark's own default. */
+export const roundsOr = (fallback: number) => whole('BENCH_ROUNDS', fallback, 1);
+/** Warm-up pairs before them, not reported: BENCH_WARMUP, else the benchmark's own default. */
+export const warmupOr = (fallback: number) => whole('BENCH_WARMUP', fallback, 0);
+/** The defaults of the read benchmark, whose rounds are seconds of load each. */
+export const ROUNDS = roundsOr(9);
+export const WARMUP = warmupOr(1);
 
 function whole(name: string, fallback: number, least: number): number {
   const value = Number(process.env[name] ?? fallback);

@@ -14,8 +14,12 @@ import { createAccount } from '../test/factories';
 import { selfSignedCertificate } from '../test/receiver';
 import { AS_DEPLOYED, startHarness } from './harness';
 import type { ReceiverReport, ReceiverRequest } from './receiver-process';
-import { formatRatio, interleave, middle, ROUNDS, ratios, WARMUP } from './rounds';
+import { formatRatio, interleave, middle, ratios, roundsOr, warmupOr } from './rounds';
 import { goal, type Settings, settingsLine, summarize } from './summary';
+
+// A round is 1,000 events, under a second a side: more rounds than the reads for the same time.
+const ROUNDS = roundsOr(15);
+const WARMUP = warmupOr(2);
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const TIMEOUT_MS = 10 * 60_000;
@@ -136,6 +140,8 @@ async function main() {
     const ca = fs.readFileSync(tls.caFile, 'utf8');
     let last = { committedAt: 0 };
     const pairs = await interleave({
+      rounds: ROUNDS,
+      warmup: WARMUP,
       // The relay records a round's last deliveries after they arrive: that tail settles before the next side.
       settleMs: 500,
       reference: async () => {
