@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Config } from '../../lib/config/config';
-import { DEFAULT_LOCALE, type Locale, PSEUDO_LOCALE, withLocale } from '../../lib/i18n';
+import { PSEUDO_LOCALE, withLocale } from '../../lib/i18n';
 
 /**
  * The locale of a request: every page, error page and message it renders formats in it
@@ -12,7 +12,8 @@ export function requestLocale(config: Pick<Config, 'env'>): Middleware {
   const pseudoAllowed = config.env !== 'production';
   return (ctx, next) => {
     const wanted = pseudoAllowed && /(^|,)\s*en-XA\b/i.test(ctx.get('accept-language'));
-    const locale: Locale = wanted ? PSEUDO_LOCALE : DEFAULT_LOCALE;
-    return withLocale(locale, next);
+    // English is what a request without a locale formats in: no context to carry on the hot path.
+    if (!wanted) return next();
+    return withLocale(PSEUDO_LOCALE, next);
   };
 }
