@@ -6,6 +6,12 @@ import type { WorkflowWaits } from './documents/waits';
 /** A workflow that waits on an apply and is woken when the document's workflow settled it. */
 export type ApplyWaiter = { offerId: string } | { signRequestId: string };
 
+/** How an apply is handed over (Workflows.apply): until when its caller waits (none: not at all), and who is woken. */
+export interface ApplyHandOver {
+  deadline?: number;
+  waiter?: ApplyWaiter;
+}
+
 /**
  * How the rules reach the long-running work (Temporal): declared here, by the rules, and implemented
  * once next to the workflows (workflows/client.ts), wired in runtime/. The rules name resources (a
@@ -33,23 +39,18 @@ export interface Workflows {
     lane?: WorkLane,
   ): Promise<void>;
   /**
-   * Hands a recorded apply to its document's workflow (starting it if needed); durable. `waiter` is
-   * woken by the document's workflow when the apply settles (an offer accepting by L2, an L1 request).
+   * Hands a recorded apply to its document's workflow (starting it if needed) and waits for it until
+   * `deadline` (epoch ms), in one call: an update-with-start that the workflow answers once the apply
+   * committed. When that has not answered within half a Temporal call timeout, or was lost, the durable
+   * hand-over follows inside the implementation, and the wait goes on to the deadline. Without a
+   * deadline nothing is waited for: the durable hand-over only. `waiter` is woken by the document's
+   * workflow when the apply settles (an offer accepting by L2, an L1 request); it rides on the durable
+   * hand-over, made first then. Idempotent: the same apply again (a resumed request, a repeated step)
+   * is taken once and waited for again. Resolves with the outcome the workflow gave, or undefined (not
+   * settled by the deadline, nothing waited for, a run that gives no outcomes: read the database).
+   * Rejects only when Temporal could not take the apply (503; the update may have taken it all the same).
    */
-  handOverApply(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, waiter?: ApplyWaiter): Promise<void>;
-  /**
-   * Hands a recorded apply to its document's workflow (starting it if needed) in the same call that
-   * waits for it, and resolves with its outcome once the workflow made it (undefined when the
-   * workflow does not carry outcomes: read it from the database). Rejects when it cannot say by
-   * `deadline` (epoch ms); the apply may or may not have been taken then, so the caller hands it over
-   * durably (handOverApply, which joins it when it was).
-   */
-  applyNow(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, deadline: number): Promise<ApplyOutcome | undefined>;
-  /**
-   * Resolves once the document's workflow settled the apply (an update, sent once more when it was lost
-   * on the way); rejects when it cannot say by `deadline` (epoch ms). Never a poll of the database.
-   */
-  applySettled(documentId: string, applyId: string, deadline: number): Promise<void>;
+  apply(apply: Pick<Apply, 'id' | 'document_id' | 'tenant_id'>, how: ApplyHandOver): Promise<ApplyOutcome | undefined>;
   /** The document left `sent` outside its workflow (a decline): the workflow stops waiting, showing `status`. */
   documentSettled(documentId: string, status: 'declined' | 'voided'): Promise<void>;
   /** Wakes an L1 sign request's workflow to read what changed (its document expired or was voided). */

@@ -42,6 +42,21 @@ export function waiterWorkflowId(waiter: ApplyWaiter): string {
   return 'offerId' in waiter ? offerWorkflowId(waiter.offerId) : signRequestWorkflowId(waiter.signRequestId);
 }
 
+/** What `work` came to within `ms`: its result, or nothing (failed, or not yet: it goes on, its failure ignored). */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<{ settled: true; value: T } | { settled: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ settled: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ settled: false }), Math.max(0, ms));
+  });
+  return Promise.race([
+    work.then(
+      (value) => ({ settled: true as const, value }),
+      () => ({ settled: false as const }),
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
+}
+
 export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workflows {
   const { durations } = config;
   const labelled = labelledStarts(temporal.log);
@@ -66,6 +81,24 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
   /** Starts a workflow on the service's task queue with what labels it for operators (labels.ts). */
   const start = (type: string, labels: StartLabels, options: Omit<WorkflowStartOptions, 'taskQueue'>) =>
     labelled(labels, (extra) => workflow.start(type, { taskQueue, ...options, ...extra }));
+  /**
+   * What the document's workflow says the apply came to by `deadline`: the `applySettled` update, sent
+   * once more when it was lost on the way. The update is idempotent (the workflow takes an apply once
+   * and answers every update for it): one lost (Temporal restarted before it was durable, or refused it
+   * for a moment) is sent again while time is left. Undefined when it cannot say (out of time, Temporal
+   * unreachable, the workflow ended): the caller reads what was made, never polls.
+   */
+  const settledBy = async (documentId: string, applyId: string, deadline: number) => {
+    const handle = workflow.getHandle(documentWorkflowId(documentId));
+    const settled = () =>
+      temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
+    try {
+      return (await settled()).outcome;
+    } catch (error) {
+      if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() >= deadline) return undefined;
+      return (await settled().catch(() => undefined))?.outcome;
+    }
+  };
   /** A wake-up of a workflow that already ended has nothing to wake. */
   const wake = async (workflowId: string) => {
     try {
@@ -88,54 +121,48 @@ export function temporalWorkflows(temporal: TemporalDeps, config: Config): Workf
       );
     },
 
-    async handOverApply(apply, waiter) {
-      await call(() =>
-        labelled(workLabels.document({ id: apply.document_id, tenant_id: apply.tenant_id }), (labels) =>
-          workflow.signalWithStart(DOCUMENT_WORKFLOW, {
-            workflowId: documentWorkflowId(apply.document_id),
-            taskQueue,
-            args: [documentInput(apply.document_id)],
-            signal: applySignal,
-            signalArgs: [waiter ? { applyId: apply.id, waiter: waiterWorkflowId(waiter) } : { applyId: apply.id }],
-            // Only when it starts the workflow here (a document whose workflow ended): its name is not at hand.
-            ...labels,
-          }),
-        ),
-      );
-    },
-
-    async applyNow(apply, deadline) {
-      const settled = await temporal.connection.withDeadline(deadline, () =>
-        labelled(workLabels.document({ id: apply.document_id, tenant_id: apply.tenant_id }), (labels) =>
-          workflow.executeUpdateWithStart(applySettledUpdate, {
-            args: [{ applyId: apply.id }],
-            startWorkflowOperation: new WithStartWorkflowOperation(DOCUMENT_WORKFLOW, {
-              workflowId: documentWorkflowId(apply.document_id),
-              taskQueue,
-              args: [documentInput(apply.document_id)],
-              workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    async apply(apply, { deadline, waiter }) {
+      const labels = workLabels.document({ id: apply.document_id, tenant_id: apply.tenant_id });
+      const startOptions = { workflowId: documentWorkflowId(apply.document_id), taskQueue, args: [documentInput(apply.document_id)] };
+      // The durable hand-over: a signal (carrying the waiter), 503 when Temporal cannot take it.
+      const signal = () =>
+        call(() =>
+          labelled(labels, (extra) =>
+            workflow.signalWithStart(DOCUMENT_WORKFLOW, {
+              ...startOptions,
+              signal: applySignal,
+              signalArgs: [waiter ? { applyId: apply.id, waiter: waiterWorkflowId(waiter) } : { applyId: apply.id }],
               // Only when it starts the workflow here (a document whose workflow ended): its name is not at hand.
-              ...labels,
+              ...extra,
             }),
-          }),
-        ),
-      );
-      return settled.outcome;
-    },
-
-    async applySettled(documentId, applyId, deadline) {
-      const handle = workflow.getHandle(documentWorkflowId(documentId));
-      const settled = () =>
-        temporal.connection.withDeadline(deadline, () => handle.executeUpdate(applySettledUpdate, { args: [{ applyId }] }));
-      try {
-        await settled();
-      } catch (error) {
-        // The update is idempotent (the workflow takes an apply once and answers every update for it):
-        // one lost on the way (Temporal restarted before it was durable, or refused it for a moment) is
-        // sent once more while time is left. Out of time, it is the caller's to read what was made.
-        if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError || Date.now() >= deadline) throw error;
-        await settled();
+          ),
+        );
+      if (deadline === undefined) return void (await signal());
+      if (!waiter) {
+        // Most applies settle well within half the Temporal call budget: the update-with-start answers
+        // them in one hand-off. Its call is bounded by that too, so nothing is left retrying towards
+        // Temporal once the request has answered (a retry after the connection closed would throw from
+        // its timer); the signal does not wait for the call's own end (its retries overshoot the deadline).
+        const handOverBy = Math.min(deadline, Date.now() + durations.temporalCallMs / 2);
+        const updated = temporal.connection.withDeadline(handOverBy, () =>
+          labelled(labels, (extra) =>
+            workflow.executeUpdateWithStart(applySettledUpdate, {
+              args: [{ applyId: apply.id }],
+              startWorkflowOperation: new WithStartWorkflowOperation(DOCUMENT_WORKFLOW, {
+                ...startOptions,
+                workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+                ...extra,
+              }),
+            }),
+          ),
+        );
+        const early = await settledWithin(updated, handOverBy - Date.now());
+        if (early.settled) return early.value.outcome;
       }
+      // Not answered by then (a worker down, Temporal slow or unreachable), refused, or a waiter to name:
+      // the durable signal, which joins the update when that was taken after all; then the wait goes on.
+      await signal();
+      return settledBy(apply.document_id, apply.id, deadline);
     },
 
     async documentSettled(documentId, status) {

@@ -143,7 +143,7 @@ describe('an apply always ends: bounded attempts, typed rejections, a seal that 
 
   it('fails a rule’s refusal at once as a non-retryable failure typed by its code, and later applies still run', async () => {
     const documentId = await ownNda();
-    await stack.deps.workflows.handOverApply({ id: 'apl_doesnotexist00000000', document_id: documentId, tenant_id: 'ten_unknown' });
+    await stack.deps.workflows.apply({ id: 'apl_doesnotexist00000000', document_id: documentId, tenant_id: 'ten_unknown' }, {});
     const signed = await sign(documentId);
     assert.equal(signed.status, 200, signed.text);
     // The apply runs as a local activity: its marker in the history records the failure and the attempt that ended it.

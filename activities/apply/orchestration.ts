@@ -1,108 +1,89 @@
-import type { Db } from '../../db/connect';
-import type { Apply } from '../../db/models';
+import { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { errors, ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import type { ApplyWaiter, Workflows } from '../workflows';
+import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
-import { rejectApply } from './apply-record';
+import { type NewApply, recordApply, rejectApply } from './apply-record';
 
-/** What handing over an apply and waiting for it work with. */
-export interface ApplyHandOverDeps {
-  db: Db;
-  workflows: Workflows;
+/** What asking for an apply works with: the apply's own deps, the Workflows port, and the wait (SVC_APPLY_WAIT_MS). */
+export type RequestApplyDeps = ApplyDeps & { workflows: Workflows; config: Pick<Config, 'durations'> };
+
+/**
+ * The apply a caller asks for: one it records now (`recorded` runs once the row is there, before the
+ * hand-over: an offer claims it, an L1 request keeps its id), or one an earlier call recorded (a
+ * resumed request, a join, a repeated step).
+ */
+export type ApplyToMake = { record: NewApply; recorded?: (apply: Apply) => Promise<void> } | { applyId: string };
+
+/** How the caller waits for the apply. */
+export interface ApplyWait {
+  /**
+   * A request (the default) waits up to SVC_APPLY_WAIT_MS and rejects an apply it recorded that
+   * Temporal could not take, so nothing is left pending behind its 503. A workflow's activity (the L1
+   * confirm) waits for nothing, its workflow woken as the `waiter`, and is retried when the hand-over
+   * fails: the apply stays pending for the retry to hand over again.
+   */
+  caller?: 'request' | 'activity';
+  /** A wait other than the caller's own (the legacy L1 path waits a second a look). */
+  waitMs?: number;
+  /** The workflow woken when the apply settles (an offer accepting by L2, an L1 request). */
+  waiter?: ApplyWaiter;
 }
 
 /**
- * Signals a just-recorded apply to its document's workflow. When Temporal cannot take it, the apply
- * ends rejected (giving back an L2 slot it holds), so nothing is left pending behind a 503.
+ * The one entry of the apply for every caller (L2 sign, L1 confirm, offer accept, browser sign):
+ * records the apply (or takes up the one an earlier call recorded), hands it to its document's
+ * workflow and waits for its outcome in one call of the port (Workflows.apply: an update-with-start
+ * with a deadline, the durable hand-over behind it), and answers what the apply came to. Never a
+ * poll: an apply already settled is answered from the database at once (a retry or a join often
+ * comes then); otherwise a resumed request repeats the same idempotent hand-over and wait. When the
+ * workflow cannot say by the deadline the database is read once, and a still-pending apply is the
+ * 202 `processing` answer. The answer comes by the end of the wait whatever is slow (Temporal, the
+ * database): the work goes on after it. An apply this request recorded that Temporal could not take
+ * ends rejected (giving back an L2 slot it holds) and the caller's answer is 503, unless the update
+ * took it and it was made before Temporal went away: what was made is the answer.
  */
-export async function handOverApply(deps: ApplyHandOverDeps, apply: Apply, waiter?: ApplyWaiter): Promise<void> {
-  try {
-    await deps.workflows.handOverApply(apply, waiter);
-  } catch (error) {
-    const reason = error instanceof ServiceError ? error : errors.serviceUnavailable(t('errors.documents.hand_over_failed'));
-    await rejectApply(deps.db, apply.id, reason);
-    throw error;
+export async function requestApply(deps: RequestApplyDeps, what: ApplyToMake, how: ApplyWait = {}): Promise<ApplyOutcome> {
+  const request = (how.caller ?? 'request') === 'request';
+  const waitMs = how.waitMs ?? (request ? deps.config.durations.applyWaitMs : 0);
+  let apply: Apply;
+  if ('record' in what) {
+    apply = await recordApply(deps, what.record);
+    await what.recorded?.(apply);
+  } else {
+    apply = (await Apply.query(deps.db).findById(what.applyId))!;
+    if (apply.status !== 'pending') return (await applyOutcome(deps.db, apply.id))!;
   }
-}
-
-/**
- * Hands a just-recorded apply to its document's workflow and waits up to SVC_APPLY_WAIT_MS for it to
- * settle. One call carries both: an update-with-start that the workflow answers once the apply
- * committed, made in the workflow task that takes it (no polling, one hand-off). When that call has
- * not answered within half of SVC_TEMPORAL_CALL_TIMEOUT_MS (a worker down, Temporal slow or
- * unreachable), or failed, the durable signal follows: the apply then runs when a worker is back (the
- * signal joins the update when that was taken after all), and when Temporal cannot take the signal
- * either the apply is rejected and the answer is 503, within one and a half call timeouts. After the
- * signal, an update on the same workflow answers the moment the apply commits; when it cannot (out
- * of time, Temporal unreachable, the workflow ended) the outcome is read from the database once,
- * never polled: a still-pending outcome is the 202 `processing` answer. The answer comes by the end
- * of the wait whatever is slow (Temporal, the database): the work goes on after it.
- */
-export async function applyAndWait(deps: ApplyHandOverDeps & { config: Pick<Config, 'durations'> }, apply: Apply): Promise<ApplyOutcome> {
-  const { applyWaitMs, temporalCallMs } = deps.config.durations;
-  const deadline = Date.now() + applyWaitMs;
-  return byDeadline(
-    (async () => {
-      // Most applies settle well within half the Temporal call budget: the update answers them in one
-      // hand-off. Its call is bounded by that too, so nothing is left retrying towards Temporal once the
-      // request has answered (a retry after the connection closed would throw from its timer); the
-      // signal does not wait for the call's own end (its retries overshoot the deadline).
-      const handOverBy = Math.min(deadline, Date.now() + temporalCallMs / 2);
-      const early = await settledWithin(deps.workflows.applyNow(apply, handOverBy), handOverBy - Date.now());
-      if (early.settled) return early.outcome ?? (await applyOutcome(deps.db, apply.id))!;
-      // Not answered by then (a worker down, Temporal slow or unreachable), or refused: the durable signal.
-      try {
-        await handOverApply(deps, apply);
-      } catch (error) {
-        // The update may have been taken, and the apply made, before Temporal went away (the signal's
-        // rejection then changed nothing): what was made is the answer, not the 503.
-        const made = await applyOutcome(deps.db, apply.id);
-        if (made?.status === 'applied') return made;
-        throw error;
-      }
-      return settledOutcome(deps, apply.document_id, apply.id, deadline);
-    })(),
-    deadline,
-    apply.id,
-  );
-}
-
-/** What `work` came to within `ms`: its result, or nothing (failed, or not yet: it goes on, its failure ignored). */
-async function settledWithin<T>(work: Promise<T>, ms: number): Promise<{ settled: true; outcome: T } | { settled: false }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<{ settled: false }>((resolve) => {
-    timer = setTimeout(() => resolve({ settled: false }), Math.max(0, ms));
-  });
-  return Promise.race([
-    work.then(
-      (outcome) => ({ settled: true as const, outcome }),
-      () => ({ settled: false as const }),
-    ),
-    late,
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** Waits up to `waitMs` for an apply already handed over to settle (see applyAndWait); pending when it has not. */
-export async function awaitApply(deps: ApplyHandOverDeps, documentId: string, applyId: string, waitMs: number): Promise<ApplyOutcome> {
+  // The wait starts once the apply is recorded (and claimed), as long for a resumed request as for the first.
   const deadline = Date.now() + waitMs;
-  // A retry or a join often comes once the apply has settled: the database answers it at once, with no
-  // wait on the workflow's update (which a dead worker's sticky queue can hold up for seconds).
-  const known = await applyOutcome(deps.db, applyId);
-  if (known && known.status !== 'pending') return known;
-  return byDeadline(settledOutcome(deps, documentId, applyId, deadline), deadline, applyId);
+  const handOver = deps.workflows.apply(apply, {
+    ...(waitMs > 0 ? { deadline } : {}),
+    ...(how.waiter ? { waiter: how.waiter } : {}),
+  });
+  if (waitMs <= 0) {
+    await handOver;
+    return pendingOutcome(apply.id);
+  }
+  const work = handOver.then(
+    async (outcome) => outcome ?? (await applyOutcome(deps.db, apply.id))!,
+    async (error: unknown) => {
+      if (!request) throw error;
+      // An apply an earlier call recorded was handed over (or rejected) by that call: what it is now is the answer.
+      if (!('record' in what)) return (await applyOutcome(deps.db, apply.id))!;
+      const reason = error instanceof ServiceError ? error : errors.serviceUnavailable(t('errors.documents.hand_over_failed'));
+      const after = await rejectApply(deps.db, apply.id, reason);
+      if (after?.status === 'applied') return after;
+      throw error;
+    },
+  );
+  return byDeadline(work, deadline, apply.id);
 }
 
-/**
- * What the apply came to once the document's workflow answers the `applySettled` update (itself sent
- * again when it was lost on the way: workflows/client.ts). When the workflow cannot say by the deadline
- * (out of time, Temporal unreachable, the workflow ended) the database is read once: the outcome, or
- * pending (the 202 answer). It is never polled: only the workflow's update waits for the apply.
- */
-async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, applyId: string, deadline: number): Promise<ApplyOutcome> {
-  await deps.workflows.applySettled(documentId, applyId, deadline).catch(() => undefined);
-  return (await applyOutcome(deps.db, applyId))!;
+/** A `pending` outcome made without a read: the wait ran out, or nothing was waited for (the 202 answer). */
+function pendingOutcome(applyId: string): ApplyOutcome {
+  return { apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false };
 }
 
 /**
@@ -113,10 +94,7 @@ async function settledOutcome(deps: ApplyHandOverDeps, documentId: string, apply
 function byDeadline(work: Promise<ApplyOutcome>, deadline: number, applyId: string): Promise<ApplyOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ApplyOutcome>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ apply_id: applyId, status: 'pending', document_status: 'sent', all_signed: false }),
-      Math.max(0, deadline - Date.now()),
-    );
+    timer = setTimeout(() => resolve(pendingOutcome(applyId)), Math.max(0, deadline - Date.now()));
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));

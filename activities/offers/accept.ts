@@ -7,9 +7,9 @@ import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
 import { checkApplicable } from '../apply/apply-check';
 import { type ApplyOutcome, applyOutcome, rejectionOf } from '../apply/apply-outcome';
-import { recordApply, rejectApply } from '../apply/apply-record';
+import { rejectApply } from '../apply/apply-record';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../apply/cap';
-import { awaitApply, handOverApply } from '../apply/orchestration';
+import { requestApply } from '../apply/orchestration';
 import type { Actor } from '../audit/audit';
 import { sealedLink } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
@@ -185,7 +185,7 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
   const offer = await inboundOffer(deps.db, caller, offerId);
   checkOpen(offer);
   if (offer.status === 'escalated') return { offer, processing: false };
-  if (offer.apply_id) return joinApply(deps, offer.id, offer.document_id, offer.apply_id);
+  if (offer.apply_id) return joinApply(deps, offer.id, offer.apply_id);
   await checkContactActive(deps.db, [offer.from_contact_id, offer.to_contact_id]);
   await checkOfferorMandate(deps.db, offer);
   await checkDocumentUnchanged(deps.db, offer);
@@ -203,52 +203,72 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
     expected_sha256: offer.pre_sign_hash,
   };
   checkApplicable(document, signers, signer, input);
-  let apply: Apply;
+  const held: { apply?: Apply; claimed?: boolean } = {};
+  let outcome: ApplyOutcome;
   try {
-    apply = await recordApply(deps, {
-      signer,
-      kind: 'mandate',
-      input,
-      signatureImage: appearance,
-      mandateId: l2.id,
-      confirmationLevel: 'l2',
-      apiKeyId: caller.apiKey.id,
-      capDay: utcDay(new Date()),
-      actor,
-    });
+    outcome = await requestApply(
+      deps,
+      {
+        record: {
+          signer,
+          kind: 'mandate',
+          input,
+          signatureImage: appearance,
+          mandateId: l2.id,
+          confirmationLevel: 'l2',
+          apiKeyId: caller.apiKey.id,
+          capDay: utcDay(new Date()),
+          actor,
+        },
+        recorded: async (apply) => {
+          held.apply = apply;
+          await claimOffer(deps, caller, offer, apply);
+          held.claimed = true;
+          // The workflow watches the apply too, so the offer settles even if this request stops waiting.
+          await deps.workflows.wakeOffer(offer.id).catch(async (error: unknown) => {
+            await rejectApply(deps.db, apply.id, errors.serviceUnavailable(t('errors.offers.signature_could_not_handed_over')));
+            throw error;
+          });
+        },
+      },
+      { waiter: { offerId: offer.id } },
+    );
   } catch (error) {
     // The day's last L2 slot went to a concurrent apply: out of policy now, so the principal confirms.
-    if (error instanceof ServiceError && error.code === 'rate_limited')
+    if (!held.apply && error instanceof ServiceError && error.code === 'rate_limited')
       return { offer: await escalateOffer(deps, caller, offerId, actor), processing: false };
+    // Temporal could not take it (the wake-up or the hand-over): the apply was rejected, its slot given
+    // back, and the offer is open again with the error kept.
+    if (held.claimed) await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, held.apply!.id))!);
     throw error;
   }
+  return answerAccept(deps, offer.id, outcome);
+}
+
+/**
+ * The offer takes the just-recorded apply as its accept. Declined (or expired) between the checks and
+ * now: the apply is not made, its L2 slot given back.
+ */
+async function claimOffer(deps: AcceptDeps, caller: Caller, offer: Offer, apply: Apply): Promise<void> {
   const claimed = await Offer.query(deps.db)
     .findById(offer.id)
     .whereIn('status', ['pending', 'acknowledged'])
     .where((q) => q.whereNull('apply_id').orWhere('apply_id', apply.id))
     .patch({ apply_id: apply.id, accepted_by_key_id: caller.apiKey.id });
   if (!claimed) {
-    // Declined (or expired) between the checks and now: the recorded apply is not made, its L2 slot given back.
     const changed = errors.invalidState(t('errors.offers.offer_changed_meanwhile_fetch_again'));
     await rejectApply(deps.db, apply.id, changed);
     throw changed;
   }
-  try {
-    // The workflow watches the apply too, so the offer settles even if this request stops waiting.
-    await deps.workflows.wakeOffer(offer.id);
-    await handOverApply(deps, apply, { offerId: offer.id });
-  } catch (error) {
-    // Temporal could not take it: nothing is applied, the slot is given back and the offer is open again.
-    await rejectApply(deps.db, apply.id, errors.serviceUnavailable(t('errors.offers.signature_could_not_handed_over')));
-    await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, apply.id))!);
-    throw error;
-  }
-  return joinApply(deps, offer.id, offer.document_id, apply.id);
 }
 
-/** Waits (up to the apply wait) for the accept's apply, then settles the offer by its outcome. */
-async function joinApply(deps: AcceptDeps, offerId: string, documentId: string, applyId: string): Promise<AcceptResult> {
-  const outcome = await awaitApply(deps, documentId, applyId, deps.config.durations.applyWaitMs);
+/** Waits (up to the apply wait) for an accept's apply recorded earlier (a join), then answers as the accept that recorded it. */
+async function joinApply(deps: AcceptDeps, offerId: string, applyId: string): Promise<AcceptResult> {
+  return answerAccept(deps, offerId, await requestApply(deps, { applyId }));
+}
+
+/** Settles the offer by its apply's outcome, and answers it: the rejection, or the offer (still processing while pending). */
+async function answerAccept(deps: AcceptDeps, offerId: string, outcome: ApplyOutcome): Promise<AcceptResult> {
   const offer = await settleAcceptApply(deps, offerId, outcome);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return { offer, processing: outcome.status === 'pending' };

@@ -8,8 +8,8 @@ import { bestEffort } from '../../lib/temporal';
 import { widgetsOf } from '../apply/apply-check';
 import type { ApplyDeps } from '../apply/apply-deps';
 import { type ApplyOutcome, rejectionOf } from '../apply/apply-outcome';
-import { declineDocument, recordApply } from '../apply/apply-record';
-import { applyAndWait } from '../apply/orchestration';
+import { declineDocument } from '../apply/apply-record';
+import { requestApply } from '../apply/orchestration';
 import { recordObservation } from '../audit/audit';
 import { settleLinkedTransfers } from '../transfers/release';
 import type { Workflows } from '../workflows';
@@ -41,15 +41,16 @@ export async function signAtLink(
 ): Promise<ApplyOutcome> {
   const { signer, document } = view;
   checkValues(widgetsOf(document, signer), submission.values);
-  const apply = await recordApply(deps, {
-    signer,
-    kind: 'browser',
-    input: { values: submission.values, appearance: submission.signature.method, consent_text: CONSENT_TEXT },
-    signatureImage: decodeImage(submission.signature.image, 'signature.image'),
-    initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
-    actor: signerActor(signer, client),
+  const outcome = await requestApply(deps, {
+    record: {
+      signer,
+      kind: 'browser',
+      input: { values: submission.values, appearance: submission.signature.method, consent_text: CONSENT_TEXT },
+      signatureImage: decodeImage(submission.signature.image, 'signature.image'),
+      initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
+      actor: signerActor(signer, client),
+    },
   });
-  const outcome = await applyAndWait(deps, apply);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   return outcome;
 }

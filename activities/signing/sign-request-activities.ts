@@ -3,8 +3,9 @@ import { Document, Mandate, Principal, SignRequest, type SignRequestStatus } fro
 import { errors, ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { stopSection } from '../accounts/stop';
-import { applyOutcome, rejectionOf } from '../apply/apply-outcome';
-import { recordApply } from '../apply/apply-record';
+import { type ApplyOutcome, rejectionOf } from '../apply/apply-outcome';
+import type { NewApply } from '../apply/apply-record';
+import { requestApply } from '../apply/orchestration';
 import { recordAudit } from '../audit/audit';
 import { signersOf } from '../documents/documents';
 import type { MailQueueDeps } from '../mail/queue';
@@ -64,62 +65,67 @@ async function mailConfirmationFailed(deps: SignRequestDeps, request: SignReques
  * through the document's workflow, with the mandate re-checked now (a revoke since the request
  * stops it). One step, safe to repeat: the apply is recorded once, handed over (the document's
  * workflow wakes the request's workflow when it settles) and, once settled, ends the request.
- * Answers `confirming` while the apply is still being made.
+ * Answers `confirming` while the apply is still being made. `waitMs`: the legacy path's wait.
  */
-async function stepConfirmed(deps: SignRequestDeps, confirmed: SignRequest): Promise<{ status: SignRequestStatus; applyId?: string }> {
+async function stepConfirmed(deps: SignRequestDeps, confirmed: SignRequest, waitMs?: number): Promise<SignRequestStatus> {
   let request = confirmed;
-  if (!request.apply_id) {
-    try {
-      const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
-      if (!mandate?.isInForce()) throw errors.mandateInactive(t('errors.signing.mandate_revoked_expired_before_confirmation'));
-      if (request.offer_id) await checkEscalationStillValid(deps.db, request.offer_id);
-      const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
-      const apply = await recordApply(deps, {
-        signer,
-        kind: 'mandate',
-        input: { values: {}, appearance: 'stored', reason: request.reason, expected_sha256: request.expected_sha256 ?? undefined },
-        signatureImage: await storedAppearance(deps, request.principal_id),
-        mandateId: mandate.id,
-        confirmationLevel: 'l1',
-        apiKeyId: request.api_key_id,
-        actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
-      });
-      request = await request.$query(deps.db).patchAndFetch({ apply_id: apply.id });
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      await settle(deps, request, 'failed', error);
-      await mailConfirmationFailed(deps, request, error);
-      return { status: 'failed' };
-    }
-  }
-  const outcome = (await applyOutcome(deps.db, request.apply_id!))!;
-  if (outcome.status === 'pending') {
-    await deps.workflows.handOverApply(
-      {
-        id: request.apply_id!,
-        document_id: request.document_id,
-        tenant_id: (await Document.query(deps.db).findById(request.document_id))!.tenant_id,
-      },
-      { signRequestId: request.id },
+  let outcome: ApplyOutcome;
+  try {
+    outcome = await requestApply(
+      deps,
+      request.apply_id
+        ? { applyId: request.apply_id }
+        : {
+            record: await confirmedApply(deps, request),
+            recorded: async (apply) => {
+              request = await request.$query(deps.db).patchAndFetch({ apply_id: apply.id });
+            },
+          },
+      { caller: 'activity', waiter: { signRequestId: request.id }, ...(waitMs ? { waitMs } : {}) },
     );
-    return { status: 'confirming', applyId: request.apply_id! };
+  } catch (error) {
+    // Only a confirmation that could not become an apply fails the request; once it is one (a
+    // hand-over Temporal could not take), the activity is retried and hands it over again.
+    if (!(error instanceof ServiceError) || request.apply_id) throw error;
+    await settle(deps, request, 'failed', error);
+    await mailConfirmationFailed(deps, request, error);
+    return 'failed';
   }
+  if (outcome.status === 'pending') return 'confirming';
   const error = outcome.status === 'rejected' ? rejectionOf(outcome) : undefined;
   await settle(deps, request, error ? 'failed' : 'applied', error);
-  return { status: error ? 'failed' : 'applied' };
+  return error ? 'failed' : 'applied';
+}
+
+/** The apply a confirmation makes: the stored appearance under the request's mandate, still in force (and its offer still open). */
+async function confirmedApply(deps: SignRequestDeps, request: SignRequest): Promise<NewApply> {
+  const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
+  if (!mandate?.isInForce()) throw errors.mandateInactive(t('errors.signing.mandate_revoked_expired_before_confirmation'));
+  if (request.offer_id) await checkEscalationStillValid(deps.db, request.offer_id);
+  const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
+  return {
+    signer,
+    kind: 'mandate',
+    input: { values: {}, appearance: 'stored', reason: request.reason, expected_sha256: request.expected_sha256 ?? undefined },
+    signatureImage: await storedAppearance(deps, request.principal_id),
+    mandateId: mandate.id,
+    confirmationLevel: 'l1',
+    apiKeyId: request.api_key_id,
+    actor: { type: 'principal', id: request.principal_id, ip: request.decided_ip },
+  };
 }
 
 /** One look at the request: a confirmation is carried one step further; any other status is answered as it is. */
-async function step(deps: SignRequestDeps, id: string): Promise<{ status: SignRequestStatus; applyId?: string; documentId?: string }> {
+async function step(deps: SignRequestDeps, id: string, waitMs?: number): Promise<SignRequestStatus> {
   const request = await SignRequest.query(deps.db).findById(id);
-  if (!request) return { status: 'failed' };
-  if (request.status === 'confirming') return { ...(await stepConfirmed(deps, request)), documentId: request.document_id };
+  if (!request) return 'failed';
+  if (request.status === 'confirming') return stepConfirmed(deps, request, waitMs);
   if (request.status === 'declined') await wakeItsOffer(deps, request);
   if (request.status === 'open')
     log.warn('a decision signal reached an open sign request with no decision recorded by the app; nothing is applied', {
       signRequestId: id,
     });
-  return { status: request.status };
+  return request.status;
 }
 
 /** The sign request workflow's activities; each is safe to run twice. */
@@ -188,22 +194,19 @@ export function createSignRequestActivities(deps: SignRequestDeps) {
      * document's workflow to wake it.
      */
     async stepSignRequest(id: string): Promise<SignRequestStatus> {
-      return (await step(deps, id)).status;
+      return step(deps, id);
     },
 
     /**
      * stepSignRequest until the confirmation settled, for the histories started before the workflow
-     * waited itself (patch `apply-wait-in-workflow`): it waits on the document workflow's
-     * `applySettled` update, a second at a time between heartbeats. Remove once no such run is open.
+     * waited itself (patch `apply-wait-in-workflow`): each step waits on the document's workflow for
+     * the apply, a second at a time between heartbeats. Remove once no such run is open.
      */
     async settleSignRequest(id: string): Promise<SignRequestStatus> {
       for (;;) {
         heartbeat({ doing: 'waiting for the apply to settle (legacy path)' });
-        const { status, applyId, documentId } = await step(deps, id);
+        const status = await step(deps, id, 1000);
         if (status !== 'confirming') return status;
-        await deps.workflows.applySettled(documentId!, applyId!, Date.now() + 1000).catch((error: unknown) => {
-          log.debug('the apply has not settled yet', { signRequestId: id, error: (error as Error).message });
-        });
       }
     },
   };

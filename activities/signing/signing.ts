@@ -13,9 +13,8 @@ import { authorize, type Requirements } from '../accounts/authorize';
 import { checkApplicable } from '../apply/apply-check';
 import type { ApplyDeps } from '../apply/apply-deps';
 import { type ApplyOutcome, rejectionOf } from '../apply/apply-outcome';
-import { recordApply } from '../apply/apply-record';
 import { utcDay } from '../apply/cap';
-import { applyAndWait, awaitApply } from '../apply/orchestration';
+import { requestApply } from '../apply/orchestration';
 import { type Actor, recordAudit } from '../audit/audit';
 import { findVisibleDocument } from '../documents/documents';
 import { LEVEL_FLAG, mandatesInForce } from '../mandates/mandates';
@@ -126,33 +125,31 @@ export async function signAsPrincipal(
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
   checkApplicable(document, signers, signer, { values: {} });
-  const apply = await recordApply(deps, {
-    signer,
-    kind: 'mandate',
-    input: { values: {}, appearance: 'stored', reason },
-    signatureImage: appearance,
-    mandateId: mandate.id,
-    confirmationLevel: 'l2',
-    apiKeyId: caller.apiKey.id,
-    capDay: utcDay(new Date()),
-    actor,
+  const outcome = await requestApply(deps, {
+    record: {
+      signer,
+      kind: 'mandate',
+      input: { values: {}, appearance: 'stored', reason },
+      signatureImage: appearance,
+      mandateId: mandate.id,
+      confirmationLevel: 'l2',
+      apiKeyId: caller.apiKey.id,
+      capDay: utcDay(new Date()),
+      actor,
+    },
   });
-  const outcome = await applyAndWait(deps, apply);
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
-  return { outcome, mandate, applyId: apply.id };
+  return { outcome, mandate, applyId: outcome.apply_id };
 }
 
 /**
  * A retry (same Idempotency-Key) of an L2 sign that answered 202: the apply that call recorded,
- * waited for again as long as the first call waited, answered as the first call would have been
- * (applied, still processing, or the rejection) instead of signing again.
+ * handed over and waited for again as long as the first call waited (the same idempotent call),
+ * answered as the first call would have been (applied, still processing, or the rejection) instead
+ * of signing again.
  */
-export async function resumeL2Sign(
-  deps: SigningDeps,
-  documentId: string,
-  resume: { applyId: string; mandateId: string },
-): Promise<L2Result> {
-  const outcome = await awaitApply(deps, documentId, resume.applyId, deps.config.durations.applyWaitMs);
+export async function resumeL2Sign(deps: SigningDeps, resume: { applyId: string; mandateId: string }): Promise<L2Result> {
+  const outcome = await requestApply(deps, { applyId: resume.applyId });
   if (outcome.status === 'rejected') throw rejectionOf(outcome);
   const mandate = await Mandate.query(deps.db).findById(resume.mandateId);
   if (!mandate) throw errors.notFound(t('errors.signing.no_such_mandate'));

@@ -72,7 +72,7 @@ export function signingRoutes(routes: Routes, deps: Services): void {
       response: SignResultSchema,
       errors: ['not_found', 'feature_disabled', 'confirmation_required', 'rate_limited', 'service_unavailable', ...APPLY_ERRORS],
       // A retry with the same Idempotency-Key after a 202 answers that apply's outcome, not 409 already_signed.
-      resume: async (ctx, resume) => answerL2(ctx, ctx.params.id, await resumeL2Sign(deps, ctx.params.id, resume as L2Resume)),
+      resume: async (ctx, resume) => answerL2(ctx, ctx.params.id, await resumeL2Sign(deps, resume as L2Resume)),
     },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);

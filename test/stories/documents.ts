@@ -69,7 +69,7 @@ export const DOCUMENT_STORIES: Story[] = [
       const other = { name: 'Rhea Retry', email: `rhea-${Date.now()}@example.test` };
       const { documentId, otherSignUrl } = await ownNda(context, other);
       // A rule's refusal: an apply id that does not exist fails at once, typed not_found.
-      await stack.deps.workflows.handOverApply({ id: 'apl_doesnotexist00000000', document_id: documentId, tenant_id: 'ten_unknown' });
+      await stack.deps.workflows.apply({ id: 'apl_doesnotexist00000000', document_id: documentId, tenant_id: 'ten_unknown' }, {});
       // A failure retrying cannot fix: the current PDF is missing, so the apply is rejected after its attempts.
       const revision = (await DocumentRevision.query(stack.deps.db).findById([documentId, 0]))!;
       const blob = path.join(stack.config.dataDir, 'blobs', revision.unsealed_sha256.slice(0, 2), revision.unsealed_sha256);
