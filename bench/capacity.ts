@@ -2,16 +2,19 @@
 // and two of each against the same PostgreSQL and Temporal (the production topology: `npm run api`
 // and `npm run worker` as processes of their own): reads of a document, L2 applies, and webhook
 // deliveries. The figures go into docs/operations.md's capacity table.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { writeEvent } from '../activities/events/outbox';
 import { createWebhook } from '../activities/webhooks/webhooks';
+import { ensureSealFile } from '../runtime/seal-cert';
 import { seedSamples, sentNda } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { mandatedAccount } from '../test/principal';
 import { Receiver, selfSignedCertificate } from '../test/receiver';
 import { type SmtpListener, startSmtpListener } from '../test/smtp';
-import { autocannon, type Harness, type Service, spawnService, startHarness } from './harness';
+import { AS_DEPLOYED, autocannon, type Harness, type Service, spawnService, startHarness } from './harness';
 import { summarize } from './summary';
 
 const SECONDS = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -131,8 +134,17 @@ async function main() {
   if (!process.env.BENCH_DATABASE_URL) throw new Error('set BENCH_DATABASE_URL: several processes share one PostgreSQL');
   const smtp = await startSmtpListener();
   const tls = selfSignedCertificate();
+  // As deployed (SVC_ENV=production: no test-only response checks), with the local SMTP listener and
+  // receiver, and one seal certificate for every process (production refuses to make one per process).
+  const sealFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-seal-')), 'seal.p12');
+  await ensureSealFile(sealFile, 'bench');
   const harness = await startHarness(
     {
+      ...AS_DEPLOYED,
+      SVC_SIGNING_P12: sealFile,
+      SVC_SIGNING_P12_PASSPHRASE: 'bench',
+      // Production defaults L2 signing off; a deployment that sells it turns it on, as here.
+      SVC_FF_L2_SIGNING: 'true',
       SMTP_URL: smtp.url,
       SVC_CODE_IP_LIMIT: '1000000',
       SVC_APPLY_WAIT_MS: '120000',
