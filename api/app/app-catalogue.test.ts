@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CONSENT_TEXT, CONSENT_VERSION } from '../../activities/mandates/mandates';
-import { ApiKey } from '../../db/models';
+import { ApiKey, AuditEvent } from '../../db/models';
 import { pageOutsideCatalogue } from '../../test/catalogue';
 import { createDocument, latestMail, seedSamples } from '../../test/documents';
 import { createAccount } from '../../test/factories';
@@ -9,6 +9,7 @@ import { account, path, stack, useAppStack } from '../../test/fixtures/app';
 import { local, pseudo } from '../../test/fixtures/app-pseudo';
 import { call } from '../../test/http';
 import { challengeIn, grantMandate, hiddenFields } from '../../test/principal';
+import { waitFor } from '../../test/wait';
 
 /**
  * The principal's app pages (issue 38, item 2) in the pseudo-locale: sign-in, overview, documents,
@@ -169,6 +170,12 @@ describe('the app in the pseudo-locale', () => {
       ],
     });
     assert.equal(own.status, 201, own.text);
+    // The invitation mail's audit line is the service's own (actor `system`): its trail then names the service.
+    await waitFor(
+      'an audit line by the service',
+      async () => Boolean(await AuditEvent.query(stack.deps.db).findOne({ document_id: own.body.document_id, actor_type: 'system' })),
+      20_000,
+    );
     const page = await pseudo(`/documents/${own.body.document_id}`);
     assert.match(page.html, /data-testid="void-form"/);
     assert.deepEqual(await outside(page.html, [...data, 'Own NDA']), [], 'with its void form');

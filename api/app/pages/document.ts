@@ -19,8 +19,11 @@ const AUDIT_PAGE = 100;
 
 const DocumentPageQuerySchema = z.object({ audit_cursor: z.string().min(1).max(200).optional() });
 
-/** A word of the catalogue by a name of the data (an audit action, a signing method, an actor's kind); the name itself when it has none. */
-function wordFor(group: 'action' | 'method' | 'actor', name: string): string | undefined {
+/**
+ * A word of the catalogue by a name of the data (an audit action, a signing method, an actor's kind,
+ * and the name of an actor that is the service itself or an operator); the name itself when it has none.
+ */
+function wordFor(group: 'action' | 'method' | 'actor' | 'actor_name', name: string): string | undefined {
   const key = `app.document.${group}.${name}`;
   return hasMessage(key) ? t(key) : undefined;
 }
@@ -61,7 +64,7 @@ function auditTable(lines: AuditTrailLine[]): SafeHtml {
       cells: [
         when(line.at),
         html`${wordFor('action', line.action) ?? line.action} <code class="muted">${line.action}</code>`,
-        html`${line.actor.name ?? '—'} <span class="muted">(${wordFor('actor', line.actor.kind) ?? line.actor.kind})</span>`,
+        html`${wordFor('actor_name', line.actor.kind) ?? line.actor.name ?? '—'} <span class="muted">(${wordFor('actor', line.actor.kind) ?? line.actor.kind})</span>`,
         [line.principal_id, line.mandate_id].filter(Boolean).join(' / ') || '—',
         [line.ip, line.user_agent].filter(Boolean).join(' · ') || '—',
       ],
