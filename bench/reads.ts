@@ -7,8 +7,12 @@ import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { bareKoa } from './bare-read';
 import { AS_DEPLOYED, autocannon, startHarness } from './harness';
-import { formatRatio, interleave, middle, ROUNDS, ratios, WARMUP } from './rounds';
-import { goal, type Settings, type SummaryRow, settingsLine, summarize } from './summary';
+import { formatRatio, interleave, middle, ratios, roundsOr, warmupOr } from './rounds';
+import { goal, type Settings, type SummaryRow, settingsLine, summarize, table } from './summary';
+
+// A round is seconds of load a side: fewer rounds than the apply's.
+const ROUNDS = roundsOr(9);
+const WARMUP = warmupOr(1);
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Seconds of load per side per round. */
@@ -50,6 +54,8 @@ async function main() {
     const bareUrl = `${bare.url}/documents/${id}`;
     const serviceUrl = `${harness.url}/v1/documents/${id}`;
     const reads = await interleave({
+      rounds: ROUNDS,
+      warmup: WARMUP,
       reference: () => load(bareUrl, {}),
       measured: () => load(serviceUrl, auth),
       onRound: ({ round, first, reference, measured }) => {
@@ -112,6 +118,8 @@ async function main() {
       const large = await tenant('large', LARGE);
       const url = `${harness.url}/v1/documents?limit=20`;
       const lists = await interleave({
+        rounds: ROUNDS,
+        warmup: WARMUP,
         reference: () => load(url, small),
         measured: () => load(url, large),
         onRound: ({ round, first, reference, measured }) =>
@@ -145,10 +153,7 @@ async function main() {
     }
 
     console.log(`\nread benchmark: medians over the rounds; ${settingsLine([settings])}`);
-    const header = { path: 'path', measured: 'service', reference: 'reference (same run)', ratio: 'ratio per round', goal: 'goal' };
-    const keys = Object.keys(header) as Array<keyof typeof header>;
-    const widths = keys.map((key) => Math.max(header[key].length, ...rows.map((row) => row[key].length)));
-    for (const row of [header, ...rows]) console.log(keys.map((key, i) => row[key].padEnd(widths[i])).join(' | '));
+    for (const line of table(rows, { measured: 'service', ratio: 'ratio per round' })) console.log(line);
     summarize(...rows);
   } finally {
     await deps.db.raw('delete from documents where id like ?', [`${PREFIX}%`]).catch(() => undefined);

@@ -7,9 +7,6 @@
 export const roundsOr = (fallback: number) => whole('BENCH_ROUNDS', fallback, 1);
 /** Warm-up pairs before them, not reported: BENCH_WARMUP, else the benchmark's own default. */
 export const warmupOr = (fallback: number) => whole('BENCH_WARMUP', fallback, 0);
-/** The defaults of the read benchmark, whose rounds are seconds of load each. */
-export const ROUNDS = roundsOr(9);
-export const WARMUP = warmupOr(1);
 
 function whole(name: string, fallback: number, least: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -33,8 +30,8 @@ export interface Sides<R, M> {
   prepare?: () => Promise<void>;
   /** A pause before each side, so the previous side's background work (mail, outbox) does not land on it. */
   settleMs?: number;
-  rounds?: number;
-  warmup?: number;
+  rounds: number;
+  warmup: number;
   /** Called after each measured round (e.g. to print it). */
   onRound?: (pair: Pair<R, M>) => void;
 }
@@ -43,8 +40,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the warm-up pairs, then the measured rounds; answers the measured rounds' pairs. */
 export async function interleave<R, M>(sides: Sides<R, M>): Promise<Array<Pair<R, M>>> {
-  const rounds = sides.rounds ?? ROUNDS;
-  const warmup = sides.warmup ?? WARMUP;
+  const { rounds, warmup } = sides;
   const pairs: Array<Pair<R, M>> = [];
   const run = async <T>(side: () => Promise<T>) => {
     if (sides.settleMs) await pause(sides.settleMs);

@@ -60,9 +60,11 @@ export function settingsLine(all: Settings[]): string {
   ].join(', ');
 }
 
-/** Rows as a table with ` | ` between columns, the header first. */
-export function table(rows: SummaryRow[]): string[] {
-  const header = { path: 'path', measured: 'measured', reference: 'reference (same run)', ratio: 'ratio', goal: 'goal' };
+const HEADER = { path: 'path', measured: 'measured', reference: 'reference (same run)', ratio: 'ratio', goal: 'goal' };
+
+/** Rows as a table with ` | ` between columns, the header first (a benchmark may name its columns its own way). */
+export function table(rows: SummaryRow[], names: Partial<typeof HEADER> = {}): string[] {
+  const header = { ...HEADER, ...names };
   const keys = Object.keys(header) as Array<keyof typeof header>;
   const all = [header, ...rows];
   const widths = keys.map((key) => Math.max(...all.map((row) => row[key].length)));
