@@ -28,6 +28,7 @@ import { metricsEndpoint, observeRequest } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
 import { loggablePath } from './http/redact';
 import { Routes } from './http/route';
+import { SegmentRouter } from './http/segment-router';
 import { traceRequests } from './http/tracing';
 import { storableUrl } from './http/url-text';
 import { mandateRoutes } from './mandates/router';
@@ -71,7 +72,7 @@ function requestContext(deps: Services) {
 }
 
 /** 404 for unknown /v1 paths, 405 (with Allow) for a known path called with another method. */
-function unmatched(router: Router) {
+function unmatched(router: Pick<SegmentRouter, 'match'>) {
   return async (ctx: Context, next: Next) => {
     await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
@@ -134,7 +135,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   // Behind proxies, the client is the entry the outermost trusted proxy added: the rightmost
   // SVC_PROXY_HOPS entries of X-Forwarded-For are theirs, anything left of them the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });
-  const v1 = new Router({ prefix: '/v1' });
+  const v1 = new SegmentRouter('/v1');
   const routes = new Routes(v1, deps);
 
   systemRoutes(routes, deps);
@@ -186,7 +187,7 @@ export function createApp(deps: Services, options: { surfaces?: MountedSurface[]
   app.use(errorMiddleware({ docsUrl: deps.config.docsUrl, log: deps.log.child({ component: 'api' }) }));
   // Without a token /metrics is not served on this listener at all (404): no middleware to pass through.
   if (deps.config.metrics.token) app.use(metricsEndpoint(deps.config.metrics.token));
-  app.use(storableUrl([v1, pages]));
+  app.use(storableUrl([...v1.all(), pages]));
   // Before anything reads the client: an MCP tool's loopback call counts and is audited as its caller.
   app.use(mcpLoopbackCaller());
   app.use(rateLimit(deps));

@@ -21,6 +21,7 @@ import { describeDetails, issueDetails } from './issues';
 import { type CheckedResult, type ResponseOf, responseMismatch } from './response';
 import { declaredErrors } from './route-errors';
 import type { AnyObject, ApiContext, RegisteredRoute, RouteSpec } from './route-spec';
+import type { RouteTable } from './segment-router';
 
 export type { AnyObject, ApiContext, ApiState, Method, RegisteredRoute, RouteSpec } from './route-spec';
 
@@ -71,7 +72,7 @@ export class Routes {
   readonly registered: RegisteredRoute[] = [];
 
   constructor(
-    private readonly router: Router,
+    private readonly router: Router | RouteTable,
     private readonly deps: Services,
   ) {}
 
@@ -158,12 +159,16 @@ export class Routes {
     };
     // Tests hold every route to its declared error list (route-errors.ts): an undeclared code fails the suite.
     const declared = checkResponses ? declaredErrors(route) : undefined;
+    const router: Router =
+      typeof (this.router as RouteTable).routerFor === 'function'
+        ? (this.router as RouteTable).routerFor(spec.path)
+        : (this.router as Router);
     // Outside tests a route without a stream needs nothing around its run: one async frame less per request.
     if (!declared && !spec.stream) {
-      this.router[spec.method](spec.operationId, spec.path, run);
+      router[spec.method](spec.operationId, spec.path, run);
       return;
     }
-    this.router[spec.method](spec.operationId, spec.path, async (ctx) => {
+    router[spec.method](spec.operationId, spec.path, async (ctx) => {
       try {
         await run(ctx);
       } catch (error) {
