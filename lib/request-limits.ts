@@ -27,12 +27,18 @@ export interface RequestCount {
   allowed: boolean;
 }
 
+/** A count answered from memory, or a promise of one counted on the shared row. */
+export type Counted = RequestCount | undefined | Promise<RequestCount | undefined>;
+
 export interface RequestLimits {
   readonly settings: RequestLimitSettings;
-  /** Counts a request made with this API key (its id, never the key); undefined while the limit is off. */
-  countKey(apiKeyId: string): Promise<RequestCount | undefined>;
-  /** Counts a request from this client address; undefined while the limit is off. */
-  countAddress(ip: string): Promise<RequestCount | undefined>;
+  /**
+   * Counts a request made with this API key (its id, never the key); undefined while the limit is off.
+   * Answered at once when counted in memory (the usual request), a promise when it goes to the row.
+   */
+  countKey(apiKeyId: string): Counted;
+  /** Counts a request from this client address; undefined while the limit is off. As countKey. */
+  countAddress(ip: string): Counted;
 }
 
 /** Shared by every API process: the counters are rows in the project's database (DESIGN: reliability). */
@@ -60,7 +66,7 @@ export function addressKey(ip: string): string {
     .join(':')}::/64`;
 }
 
-type Counter = (subject: string) => Promise<RequestCount>;
+type Counter = (subject: string) => RequestCount | Promise<RequestCount>;
 
 /** How often counts kept in memory are written to the shared rows (SVC_RATE_LIMIT_SYNC_MS's default). */
 export const DEFAULT_SYNC_MS = 1_000;
@@ -179,20 +185,8 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
     }
   };
 
-  return async (subject) => {
-    const now = Date.now();
-    if (held.size > 10_000) for (const [key, known] of held) if (known.endsAt <= now && known.pending === 0) held.delete(key);
-    const entry = held.get(subject);
-    if (entry && entry.endsAt > now) {
-      const counted = entry.shared + entry.pending;
-      // Refused from memory until the window ends: the row holds at least this much.
-      if (counted >= limit) return answer(counted, entry.endsAt, false);
-      if (counted + 1 + margin <= limit) {
-        entry.pending += 1;
-        arm();
-        return answer(counted + 1, entry.endsAt, true);
-      }
-    }
+  /** Counted on the row (memory could not answer), or in this process while the database does not answer. */
+  const countShared = async (subject: string, now: number): Promise<RequestCount> => {
     try {
       return await countOnRow(subject);
     } catch (error) {
@@ -206,6 +200,24 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
       }
     }
   };
+
+  // Not async: a count memory answers (the usual request) costs no promise.
+  return (subject) => {
+    const now = Date.now();
+    if (held.size > 10_000) for (const [key, known] of held) if (known.endsAt <= now && known.pending === 0) held.delete(key);
+    const entry = held.get(subject);
+    if (entry && entry.endsAt > now) {
+      const counted = entry.shared + entry.pending;
+      // Refused from memory until the window ends: the row holds at least this much.
+      if (counted >= limit) return answer(counted, entry.endsAt, false);
+      if (counted + 1 + margin <= limit) {
+        entry.pending += 1;
+        arm();
+        return answer(counted + 1, entry.endsAt, true);
+      }
+    }
+    return countShared(subject, now);
+  };
 }
 
 /** The per-key and per-address request counters over the database (fixed windows), counted in memory between reconciliations. */
@@ -215,10 +227,10 @@ export function createRequestLimits(db: Db, settings: RequestLimitSettings, log:
   const perIp = settings.perIp > 0 ? counter(db, log, 'requests_per_address', settings.perIp, windowMs, syncMs) : undefined;
   return {
     settings,
-    async countKey(apiKeyId) {
+    countKey(apiKeyId) {
       return perKey?.(apiKeyId);
     },
-    async countAddress(ip) {
+    countAddress(ip) {
       return perIp?.(addressKey(ip));
     },
   };

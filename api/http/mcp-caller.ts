@@ -30,7 +30,8 @@ export function loopbackHeaders(caller: McpCaller): Record<string, string> {
  * request with the process's secret is read so; the same headers from anyone else change nothing.
  */
 export function mcpLoopbackCaller() {
-  return async (ctx: Context, next: Next) => {
+  // Not async: the request goes on in the same frame (one promise fewer on every request).
+  return (ctx: Context, next: Next) => {
     if (fromMcpLoopback(ctx)) {
       const ip = ctx.get(CALLER_ADDRESS_HEADER);
       if (ip) ctx.request.ip = ip;
@@ -39,6 +40,6 @@ export function mcpLoopbackCaller() {
       if (userAgent) ctx.req.headers['user-agent'] = userAgent;
       else delete ctx.req.headers['user-agent'];
     }
-    await next();
+    return next();
   };
 }

@@ -48,7 +48,8 @@ export function rateLimit(deps: Services) {
     if ((perKey === 0 && perIp === 0) || exemptFromRateLimits(ctx.path)) return next();
     // A key the database cannot check now counts by address; the route's authentication then meets the same failure.
     const caller = await bearerCaller(ctx, deps)?.catch(() => undefined);
-    const count = caller ? await limits.countKey(caller.apiKey.id) : await limits.countAddress(ctx.ip);
+    const counted = caller ? limits.countKey(caller.apiKey.id) : limits.countAddress(ctx.ip);
+    const count = counted instanceof Promise ? await counted : counted;
     if (count) {
       ctx.set(headersOf(count));
       if (!count.allowed) throw refusal(count, windowMs);
