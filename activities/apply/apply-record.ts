@@ -104,21 +104,30 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
   const rejected = await db.transaction(async (trx) => {
     const apply = await Apply.query(trx).findById(applyId).forUpdate();
     if (apply?.status !== 'pending') return false;
-    const rejectedAt = new Date();
-    await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message, rejected_at: rejectedAt });
-    if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
-    await recordAudit(trx, {
-      tenantId: apply.tenant_id,
-      documentId: apply.document_id,
-      actor: { type: 'system' },
-      action: 'signature.rejected',
-      data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
-    });
-    await emitSignFailed(trx, apply, error, rejectedAt);
+    await rejectLocked(trx, apply, error);
     return true;
   });
   if (rejected) applies.inc({ outcome: 'rejected', code: error.code });
   return applyOutcome(db, applyId);
+}
+
+/**
+ * `rejectApply` inside a transaction that already holds the pending apply's row lock (the commit's,
+ * whose checks refused it): the row, the L2 slot, the audit line and the event. The caller counts it
+ * once its transaction commits.
+ */
+export async function rejectLocked(trx: Knex.Transaction, apply: Apply, error: ServiceError): Promise<void> {
+  const rejectedAt = new Date();
+  await apply.$query(trx).patch({ status: 'rejected', error_code: error.code, error_message: error.message, rejected_at: rejectedAt });
+  if (apply.cap_day && apply.mandate_id) await releaseL2(trx, apply.mandate_id, apply.cap_day);
+  await recordAudit(trx, {
+    tenantId: apply.tenant_id,
+    documentId: apply.document_id,
+    actor: { type: 'system' },
+    action: 'signature.rejected',
+    data: { apply_id: apply.id, signer_id: apply.signer_id, code: error.code, message: error.message },
+  });
+  await emitSignFailed(trx, apply, error, rejectedAt);
 }
 
 /** `document.sign_failed`: to the sender's tenant, and to the tenant of a principal who signed by mandate. */

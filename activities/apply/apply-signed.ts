@@ -1,6 +1,6 @@
 // Who signs an apply and what its signature records: the identity stamped and certified (a principal's
 // registered name under a mandate), the method, the audit line `document.signed` and its event. Used by
-// apply.ts at its commit and in the completion's attached trail.
+// apply-commit.ts at its commit and apply-render.ts in the completion's attached trail.
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { type ApiKey, type Apply, type Document, type DocumentSigner, Mandate, Principal } from '../../db/models';

@@ -87,17 +87,22 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
     }
     waiters.delete(applyId);
   };
-  setHandler(applySignal, ({ applyId, waiter }) => {
+  /**
+   * The one way an apply enters the workflow, whichever message carried it (the durable `apply` signal
+   * or the `applySettled` update): its waiter is noted, and the apply is queued once (enqueue's guard).
+   */
+  const takeApply = (applyId: string, waiter?: string) => {
     if (waiter) {
       waiters.set(applyId, (waiters.get(applyId) ?? new Set()).add(waiter));
       if (processed.has(applyId)) wakeWaiters(applyId);
     }
     enqueue(applyId);
-  });
+  };
+  setHandler(applySignal, ({ applyId, waiter }) => takeApply(applyId, waiter));
   setHandler(
     applySettledUpdate,
     async ({ applyId }) => {
-      enqueue(applyId);
+      takeApply(applyId);
       await condition(() => processed.has(applyId));
       return processed.get(applyId)!;
     },
