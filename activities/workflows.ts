@@ -17,7 +17,9 @@ export interface ApplyHandOver {
  * once next to the workflows (workflows/client.ts), wired in runtime/. The rules name resources (a
  * document, an apply, an offer); which workflow, signal or update carries it is the implementation's
  * business. Calls made from a request are bounded and answer 503 `service_unavailable` when Temporal
- * cannot be reached; the wake-ups of workflows that already ended are no-ops.
+ * cannot be reached; the wake-ups of workflows that already ended are no-ops. No call is made inside a
+ * transaction: a rule records its starts with its change and they are made after the commit
+ * (workflow-starts.ts startAfterCommit, or the sweep).
  */
 /** Bulk work runs on a lane of its own, after other tenants' interactive work (docs/decisions/0032-fair-bulk-work.md). */
 export type WorkLane = 'bulk';
@@ -67,7 +69,7 @@ export interface Workflows {
    * declined …); rejects when it cannot say by `deadline` (epoch ms) or the workflow already ended.
    */
   signRequestSettled(signRequestId: string, deadline: number): Promise<string>;
-  /** Starts an offer's workflow (business key: the offer id), in the offer's own transaction. */
+  /** Starts an offer's workflow (business key: the offer id). */
   startOffer(
     offer: Pick<Offer, 'id' | 'from_tenant_id' | 'to_tenant_id' | 'from_principal_id' | 'to_principal_id' | 'document_id' | 'expires_at'>,
   ): Promise<void>;
@@ -75,11 +77,11 @@ export interface Workflows {
   wakeOffer(offerId: string): Promise<void>;
   /** Starts a queued mail's delivery workflow (joined when it runs already). */
   startMail(mail: Pick<MailMessage, 'id' | 'tenant_id' | 'document_id' | 'purpose'>, lane?: WorkLane): Promise<void>;
-  /** Starts the unlock wait of an offered package, in its offer's transaction. */
+  /** Starts the unlock wait of an offered package. */
   startTransfer(transfer: Pick<Transfer, 'id' | 'tenant_id' | 'principal_id' | 'mode' | 'document_id'>): Promise<void>;
   /** Wakes a package's unlock wait. */
   wakeTransfer(transferId: string): Promise<void>;
-  /** Starts a bulk send's workflow (business key: the bulk id), in the transaction that records it. */
+  /** Starts a bulk send's workflow (business key: the bulk id). */
   startBulk(bulk: Pick<BulkSend, 'id' | 'tenant_id' | 'principal_id' | 'name' | 'total'>): Promise<void>;
   /** Starts a webhook delivery's retry workflow after `attemptsMade` attempts (joined when it runs already). */
   startDelivery(

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+import { runCommitHooks } from './after-commit';
 import type { DbLog } from './log';
 import { guardTransactions, nameConnectionHolder } from './transaction-guard';
 
@@ -46,9 +47,15 @@ export function pgliteDirectory(dataDir: string): string {
  */
 export const PGLITE_ACQUIRE_TIMEOUT_MS = 15_000;
 
+/** A hook run after a commit (db/after-commit.ts) that failed: its transaction stands, the failure is logged. */
+function commitHookFailed(log: DbOptions['log']) {
+  return (error: unknown) => log?.warn('after-commit work failed', { detail: error instanceof Error ? error.message : String(error) });
+}
+
 /**
  * PostgreSQL at DATABASE_URL, or embedded PGlite under the data dir (one connection, one process).
- * Either way a query that escapes its transaction fails at once (db/transaction-guard.ts).
+ * Either way a query that escapes its transaction fails at once (db/transaction-guard.ts), and work
+ * registered with onCommit runs once its transaction committed (db/after-commit.ts).
  */
 export function connectDb(options: DbOptions): Db {
   if (options.databaseUrl) {
@@ -59,6 +66,7 @@ export function connectDb(options: DbOptions): Db {
       log: knexLog(options.log),
     });
     guardTransactions(db);
+    runCommitHooks(db, commitHookFailed(options.log));
     return db;
   }
   const directory = pgliteDirectory(options.dataDir);
@@ -73,5 +81,6 @@ export function connectDb(options: DbOptions): Db {
   } as Knex.Config);
   nameConnectionHolder(db, acquireTimeoutMs);
   guardTransactions(db);
+  runCommitHooks(db, commitHookFailed(options.log));
   return db;
 }

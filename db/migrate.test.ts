@@ -25,6 +25,7 @@ const TABLES = [
   'delivery_attempts',
   'rate_limits',
   'request_limits',
+  'workflow_starts',
 ];
 
 async function tables(database: TestDatabase): Promise<string[]> {

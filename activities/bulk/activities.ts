@@ -8,8 +8,9 @@ import { type BulkDeps, failItem, finishBulk, makeBulkItem } from './bulk';
 export function createBulkActivities(deps: BulkDeps) {
   return {
     /**
-     * The workflow starts inside the transaction that records the bulk: until that commits the row
-     * is missing and this is retried (within its budget: a rolled-back POST ends the workflow).
+     * The workflow starts after the transaction that records the bulk committed (activities/workflow-starts.ts);
+     * a row missing (a run started from inside that transaction by an earlier release) is retried,
+     * within its budget: a POST that never committed ends the workflow.
      */
     async bulkStarted(bulkId: string): Promise<void> {
       if (!(await BulkSend.query(deps.db).findById(bulkId)))

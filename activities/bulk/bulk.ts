@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/log';
 import type { Caller } from '../accounts/accounts';
 import { agentActor, createDocument, type DocumentDeps } from '../documents/documents';
 import { findTemplate } from '../templates/templates';
+import { startAfterCommit, starts } from '../workflow-starts';
 import type { Workflows } from '../workflows';
 
 /** The most items one bulk send takes (documented in docs/api.md); more is refused as a whole (400). */
@@ -46,8 +47,9 @@ async function claimBulkPlace(trx: Knex.Transaction, tenantId: string, running: 
 }
 
 /**
- * Records a bulk send and its items and starts its workflow in the same transaction, so a bulk is
- * never recorded without its workflow (Temporal refusing rolls it back: 503). The template must be
+ * Records a bulk send and its items and the start of its workflow in the same transaction, so a bulk
+ * is never recorded without its workflow (made after the commit, or by the sweep when Temporal cannot
+ * take it then). The template must be
  * the account's (404 otherwise); everything per item is checked when its document is made. Past the
  * tenant's bound of running bulk sends it is refused (429 `rate_limited`, Retry-After).
  */
@@ -72,7 +74,7 @@ export async function startBulk(
     });
     const rows = input.items.map((item, position) => ({ bulk_id: bulk.id, position, input: item, status: 'pending' as const }));
     for (let at = 0; at < rows.length; at += INSERT_CHUNK) await BulkSendItem.query(trx).insert(rows.slice(at, at + INSERT_CHUNK));
-    await deps.workflows.startBulk(bulk);
+    await startAfterCommit(deps, trx, starts.bulk(bulk));
     return bulk;
   });
 }
@@ -172,7 +174,8 @@ export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: num
     await locked.$query(trx).patch({ status: 'created', document_id: document.id, finished_at: new Date() });
   };
   // Its invitations go out on the bulk lane: 2,400 of them do not hold up another tenant's mail.
-  const start = (document: Document, signers: number) => deps.workflows.startDocument(document, signers, undefined, 'bulk');
+  const start = (trx: Knex.Transaction, document: Document, signers: number) =>
+    startAfterCommit(deps, trx, starts.document(document, signers, undefined, 'bulk'));
   try {
     await createDocument(
       deps,

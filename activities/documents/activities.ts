@@ -15,9 +15,10 @@ export type DocumentLifeDeps = MailQueueDeps & { db: Db; secret: Buffer };
 export function createDocumentActivities(deps: DocumentLifeDeps) {
   return {
     /**
-     * The document's status once it has left draft. The workflow may start inside the transaction
-     * that creates or sends the document: until that commits, the document is missing or a draft,
-     * and the activity is retried (within its budget: a rolled-back send ends the workflow).
+     * The document's status once it has left draft. The workflow starts after the transaction that
+     * sends the document committed (activities/workflow-starts.ts), so the first look finds it sent;
+     * while it is missing or a draft (runs started from inside that transaction by earlier releases)
+     * the activity is retried, within its budget: a send that never committed ends the workflow.
      */
     async documentSent(documentId: string): Promise<{ status: string }> {
       const document = await Document.query(deps.db).findById(documentId);

@@ -113,6 +113,12 @@ async function resolveSource(deps: DocumentDeps, caller: Caller, source: Documen
 }
 
 /**
+ * Records the start of a sent document's workflow in the send's transaction (activities/workflow-starts.ts
+ * startAfterCommit): the workflow starts once the send committed.
+ */
+export type StartDocument = (trx: Knex.Transaction, document: Document, signers: number) => Promise<void>;
+
+/**
  * A draft document from a template, or from a PDF in the principal's Drive with the widgets given:
  * the PDF sealed as revision 0 (every PDF the service hands out is sealed), widgets and roles copied,
  * signers given roles in order. With `send`, it is also sent in the same transaction: either it is
@@ -130,7 +136,7 @@ export async function createDocument(
     waits?: DocumentWaits;
   },
   actor: Actor,
-  send?: (document: Document, signers: number) => Promise<void>,
+  send?: StartDocument,
   /** Runs in the document's transaction before it is sent (a bulk item records its document in it; throwing undoes both). */
   made?: (trx: Knex.Transaction, document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
@@ -217,26 +223,15 @@ export async function addSigners(db: Db, caller: Caller, id: string, signers: Si
 }
 
 /**
- * draft → sent. `start` launches the document's workflow inside the transaction, so a document is
- * never sent without one: if Temporal refuses, the send rolls back.
+ * draft → sent. `start` records the start of the document's workflow with the send, so a document is
+ * never sent without one; it is made after the commit (or by the sweep, when Temporal cannot take it then).
  */
-export async function sendDocument(
-  db: Db,
-  caller: Caller,
-  id: string,
-  actor: Actor,
-  start: (document: Document, signers: number) => Promise<void>,
-): Promise<DocumentWithSigners> {
+export async function sendDocument(db: Db, caller: Caller, id: string, actor: Actor, start: StartDocument): Promise<DocumentWithSigners> {
   return db.transaction(async (trx) => markSent(trx, await lockOwned(trx, caller, id), actor, start));
 }
 
-/** draft → sent inside the caller's transaction, with the document's workflow started in it. */
-async function markSent(
-  trx: Knex.Transaction,
-  document: Document,
-  actor: Actor,
-  start: (document: Document, signers: number) => Promise<void>,
-): Promise<DocumentWithSigners> {
+/** draft → sent inside the caller's transaction, with the start of the document's workflow recorded in it. */
+async function markSent(trx: Knex.Transaction, document: Document, actor: Actor, start: StartDocument): Promise<DocumentWithSigners> {
   if (document.status !== 'draft')
     throw errors.invalidState(t('errors.documents.only_draft_can_sent_document', { status: document.status }));
   if (document.expires_at && document.expires_at.getTime() <= Date.now())
@@ -254,7 +249,7 @@ async function markSent(
     action: 'document.sent',
     data: { strict_order: document.strict_order },
   });
-  await start(sent, signers.length);
+  await start(trx, sent, signers.length);
   return { document: sent, signers };
 }
 

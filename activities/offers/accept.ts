@@ -16,6 +16,7 @@ import { credentialsOf } from '../mandates/credentials';
 import { checkContactActive, checkOfferorMandate, tellBothSides } from '../offer-parties/parties';
 import { offerReceiptClaims } from '../receipts/receipts';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
+import { startAfterCommit, starts } from '../workflow-starts';
 import { checkDocumentUnchanged, checkOffersFlag, checkOpen, inboundOffer, type OfferDeps } from './offers';
 
 export type AcceptDeps = OfferDeps & SigningDeps;
@@ -145,7 +146,7 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
       actor,
       async (request, trx) => {
         await escalateInTransaction(deps, trx, offer, request, actor);
-        await deps.workflows.startSignRequest(request);
+        await startAfterCommit(deps, trx, starts.signRequest(request));
       },
       { id: offer.id, preSignHash: offer.pre_sign_hash },
     );

@@ -95,8 +95,8 @@ export async function checkDocumentUnchanged(db: Db, offer: Offer): Promise<Docu
 
 /**
  * POST /documents/:id/offers: the caller's sent document, offered to an active contact's principal
- * who is one of its signers, bound to the SHA-256 of its current sealed PDF. `start` launches the
- * offer's workflow in the same transaction (no offer without its workflow; none left behind a 503).
+ * who is one of its signers, bound to the SHA-256 of its current sealed PDF. `start` records the
+ * start of the offer's workflow in the same transaction (no offer without its workflow), made after the commit.
  */
 export async function proposeOffer(
   deps: OfferDeps,
@@ -104,7 +104,7 @@ export async function proposeOffer(
   documentId: string,
   input: { contact_id: string; terms: string; human_signature_required?: boolean },
   actor: Actor,
-  start: (offer: Offer) => Promise<void>,
+  start: (offer: Offer, trx: Knex.Transaction) => Promise<void>,
 ): Promise<Offer> {
   checkOffersFlag(deps);
   const contact = await findContact(deps.db, caller.principal.id, input.contact_id);
@@ -152,7 +152,7 @@ export async function proposeOffer(
     });
     await emitEvent(trx, offer.to_tenant_id, 'offer.received', offerEventData(offer, offer.to_contact_id), offer.to_contact_id);
     await emitEvent(trx, offer.from_tenant_id, 'offer.sent', offerEventData(offer, offer.from_contact_id), offer.from_contact_id);
-    await start(offer);
+    await start(offer, trx);
     return offer;
   });
 }

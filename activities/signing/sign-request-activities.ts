@@ -132,9 +132,9 @@ async function step(deps: SignRequestDeps, id: string, waitMs?: number): Promise
 export function createSignRequestActivities(deps: SignRequestDeps) {
   return {
     /**
-     * Queues the confirm mail. The workflow starts in the transaction that inserts the request, so
-     * until that commits the row is not there: the activity is retried (a rolled-back request ends
-     * the workflow when the budget runs out).
+     * Queues the confirm mail. The workflow starts after the transaction that inserts the request
+     * committed (activities/workflow-starts.ts); a row missing (a run started from inside it by an
+     * earlier release) is retried, and a request that never committed ends the workflow with its budget.
      */
     async emailSignRequest(id: string): Promise<void> {
       const request = await SignRequest.query(deps.db).findById(id);

@@ -178,8 +178,8 @@ export function confirmMailKey(id: string): string {
  * POST /documents/:id/sign-requests: an L1 request the principal confirms in the app, for any surface
  * (the gate runs here: Business+ and l1_signing). One open
  * request per document and key (the unique index answers a second one with 409 pending_exists).
- * `start` launches the request's workflow inside the transaction, so no request exists without one
- * (and none is left when Temporal is unreachable); the workflow waits for the commit before mailing.
+ * `start` records the start of the request's workflow in its transaction, so no request exists without
+ * one; the workflow starts after the commit (activities/workflow-starts.ts).
  */
 export async function requestSign(
   deps: SigningDeps,

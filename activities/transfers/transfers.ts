@@ -10,6 +10,7 @@ import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
 import { lockDriveFiles } from '../drive/drive';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
+import { startAfterCommit, starts } from '../workflow-starts';
 import { transferOfferMail } from './mails';
 import { type ReleaseDeps, releaseIfReady } from './release';
 
@@ -166,8 +167,8 @@ export interface OfferedTransfer {
 
 /**
  * POST /transfers/:id/offer: each recipient gets a claim token (shown here once, stored only as a
- * SHA-256) and an e-mail with their claim link; a share package is released at once. The unlock
- * wait starts in the same transaction (nothing half-offered is left behind a 503).
+ * SHA-256) and an e-mail with their claim link; a share package is released at once. The start of the
+ * unlock wait is recorded in the same transaction and made after its commit (activities/workflow-starts.ts).
  */
 export async function offerTransfer(deps: TransferDeps, caller: Caller, id: string, actor: Actor): Promise<OfferedTransfer> {
   return deps.db.transaction(async (trx) => {
@@ -205,7 +206,7 @@ export async function offerTransfer(deps: TransferDeps, caller: Caller, id: stri
     await transfer.$query(trx).patch({ status: 'offered', offered_at: new Date() });
     await recordAudit(trx, { tenantId: transfer.tenant_id, actor, action: 'transfer.offered', data: { transfer_id: id } });
     await releaseIfReady(trx, id);
-    await deps.workflows.startTransfer(transfer);
+    await startAfterCommit(deps, trx, starts.transfer(transfer));
     return { view: await transferView(trx, (await Transfer.query(trx).findById(id))!), tokens };
   });
 }

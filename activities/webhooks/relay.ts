@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Contact, Delivery, Event, Webhook } from '../../db/models';
 import { newId } from '../../lib/ids';
 import { isContactEvent } from '../events/outbox';
+import { sweepStarts } from '../workflow-starts';
 import type { DeliveryContext } from './delivery';
 import { type FirstAttemptDeps, FirstAttempts, type Round } from './first-attempts';
 import { OutboxWakeUp } from './wake-up';
@@ -128,8 +129,41 @@ async function contextsOf(deps: FirstAttemptDeps, deliveries: Delivery[], known:
   }));
 }
 
+/** How often the relay sweeps the workflow starts that were recorded but not made (activities/workflow-starts.ts). */
+const SWEEP_EVERY_MS = 1000;
+/** Starts made by one sweep at most. */
+const SWEEP_BATCH = 100;
+
 /** Whole polls without a commit the activity rests before it hands back to the workflow (which then rests and starts another). */
 export const IDLE_LOOKS = 20;
+
+/** Sweeps the recorded workflow starts now and every SWEEP_EVERY_MS, one sweep at a time, until stopped. */
+class Sweeper {
+  private running: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly deps: FirstAttemptDeps) {
+    this.sweep();
+    this.timer = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+  }
+
+  private sweep(): void {
+    // A failure (the database, for a moment) waits for the next sweep.
+    this.running ??= sweepStarts(this.deps, SWEEP_BATCH)
+      .then(
+        () => undefined,
+        (error) => this.deps.log?.warn('workflow start sweep failed', { error: (error as Error)?.message ?? String(error) }),
+      )
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
 
 /**
  * Moves batches of new events from the outbox to deliveries and makes their first attempts: a full
@@ -140,7 +174,10 @@ export const IDLE_LOOKS = 20;
  * notice, not for a poll, a workflow timer, task and activity dispatch. Batches are taken for a
  * quarter of the activity's time at most, first attempts made for half of it. The first batch also
  * takes every delivery a crashed run left without a first attempt. Only failures start retry
- * workflows. Answers the number of events moved.
+ * workflows. Meanwhile, once a second, it sweeps the workflow starts whose request could not make
+ * them (Temporal unreachable then, or the process ended first): the relay is what already runs all the
+ * time in every worker, and the sweep rides on it without changing its workflow's history.
+ * Answers the number of events moved.
  */
 export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, signal?: AbortSignal): Promise<number> {
   const startedAt = Date.now();
@@ -152,6 +189,8 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, 
   let moved = 0;
   let previous: Round | undefined;
   const watch = (deps.wakeUp ?? new OutboxWakeUp(undefined)).watch();
+  // On a timer of its own: an idle relay rests until a commit's notice or its poll, and a start waits for neither.
+  const sweeper = new Sweeper(deps);
   try {
     for (let look = 0; ; look += 1) {
       watch.looking();
@@ -186,6 +225,7 @@ export async function dispatchOutbox(deps: FirstAttemptDeps, batchSize: number, 
     }
   } finally {
     watch.close();
+    await sweeper.stop();
   }
   await attempts.finish();
   return moved;

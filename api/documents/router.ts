@@ -5,6 +5,7 @@ import {
   createDocument,
   findVisibleDocument,
   listDocuments,
+  type StartDocument,
   sendDocument,
 } from '../../activities/documents/documents';
 import { type Invitation, invitationsOf } from '../../activities/documents/invitations';
@@ -14,6 +15,7 @@ import { remindNow } from '../../activities/documents/reminders';
 import { voidDocument } from '../../activities/documents/void';
 import { checkWaits, workflowWaits } from '../../activities/documents/waits';
 import type { Services } from '../../activities/services';
+import { startAfterCommit, starts } from '../../activities/workflow-starts';
 import { requestMeta } from '../http/request';
 import { callerOf, type Routes } from '../http/route';
 import { ConfirmSchema, IdParamsSchema } from '../shared/schema';
@@ -39,8 +41,8 @@ export function documentRoutes(routes: Routes, deps: Services): void {
       deps.db,
       views.filter((view) => !view.inbound).flatMap((view) => view.signers.map((signer) => signer.id)),
     );
-  const start: Parameters<typeof sendDocument>[4] = (document, signers) =>
-    deps.workflows.startDocument(document, signers, workflowWaits(document));
+  const start: StartDocument = (trx, document, signers) =>
+    startAfterCommit(deps, trx, starts.document(document, signers, workflowWaits(document)));
 
   routes.add(
     {

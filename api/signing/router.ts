@@ -9,6 +9,7 @@ import {
   resumeL2Sign,
   signAsPrincipal,
 } from '../../activities/signing/signing';
+import { startAfterCommit, starts } from '../../activities/workflow-starts';
 import { SignRequest } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
@@ -105,8 +106,8 @@ export function signingRoutes(routes: Routes, deps: Services): void {
     },
     async (ctx, { params, body }) => {
       const caller = callerOf(ctx);
-      const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created) =>
-        deps.workflows.startSignRequest(created),
+      const request = await requestSign(deps, caller, params.id, body.reason, agentActor(caller, requestMeta(ctx)), (created, trx) =>
+        startAfterCommit(deps, trx, starts.signRequest(created)),
       );
       return (await present([request]))[0];
     },

@@ -23,6 +23,7 @@ import * as oauth from './20261207000022_oauth';
 import * as mandateCredentials from './20261208000023_mandate_credentials';
 import * as statusListRandomIndexes from './20261209000024_status_list_random_indexes';
 import * as codeLinks from './20261211000026_code_links';
+import * as workflowStarts from './20261212000027_workflow_starts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,6 +56,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261208000023_mandate_credentials', mandateCredentials],
   ['20261209000024_status_list_random_indexes', statusListRandomIndexes],
   ['20261211000026_code_links', codeLinks],
+  ['20261212000027_workflow_starts', workflowStarts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

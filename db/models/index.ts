@@ -45,3 +45,4 @@ export { Template } from './template';
 export { PLANS, type Plan, Tenant } from './tenant';
 export { TRANSFER_STATUSES, Transfer, TransferFile, type TransferMode, TransferRecipient, type TransferStatus } from './transfer';
 export { DELIVERY_STATUSES, Delivery, DeliveryAttempt, type DeliveryStatus, Webhook } from './webhook';
+export { WorkflowStartRow } from './workflow-start';

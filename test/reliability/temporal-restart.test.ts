@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTemplate } from '../../activities/templates/templates';
-import { Apply, Offer, SignRequest, type Template } from '../../db/models';
+import { Apply, MailMessage, Offer, SignRequest, type Template, WorkflowStartRow } from '../../db/models';
 import { buildSampleNda } from '../../lib/pdf/samples';
 import { documentWorkflowId } from '../../workflows/document/shared';
 import { signRequestWorkflowId } from '../../workflows/signing/shared';
@@ -21,7 +21,7 @@ import { figure, PersistentTemporal, WorkerProcess } from './processes';
 const SCENARIO = 'Temporal restart';
 /** How long the Temporal server stays down. */
 const OUTAGE_MS = 6000;
-/** A call that needs Temporal gives up after this long with 503 (SVC_TEMPORAL_CALL_TIMEOUT_MS). */
+/** A call that needs Temporal gives up after this long (SVC_TEMPORAL_CALL_TIMEOUT_MS): an apply with 503, a start is left to the sweep. */
 const TEMPORAL_CALL_MS = 2000;
 const APPLIES = 4;
 
@@ -29,7 +29,8 @@ const APPLIES = 4;
  * The Temporal server (a dev server of this file, its state in a SQLite file) is stopped for a few
  * seconds and started again on the same port and file, with an API (in process) and a worker (its
  * own process) running throughout: waits survive (an L1 request is confirmed afterwards, an offer
- * expires afterwards), applies in flight land, and meanwhile calls that need Temporal answer 503 fast.
+ * expires afterwards), applies in flight land, meanwhile an apply answers 503 fast, and what starts a
+ * workflow (a send, a sign request) answers as usual, its workflow started by the sweep after the restart.
  */
 describe('reliability: the Temporal server restarted under running workflows', () => {
   let scratch: string;
@@ -92,7 +93,7 @@ describe('reliability: the Temporal server restarted under running workflows', (
     return created.body.document_id;
   }
 
-  it('keeps every wait and apply across the restart, and answers 503 (never 500) while Temporal is down', async () => {
+  it('keeps every wait, apply and start across the restart; while Temporal is down an apply answers 503 (never 500), a send succeeds', async () => {
     worker.start();
     await worker.polling(stack.url);
 
@@ -198,13 +199,25 @@ describe('reliability: the Temporal server restarted under running workflows', (
       [],
       'no 5xx but 503 while Temporal is down',
     );
-    for (const entry of outage.filter((e) => e.what !== 'GET /documents/:id')) {
+    const answers = (what: string) => outage.filter((entry) => entry.what === what);
+    for (const entry of answers('POST /documents/:id/sign')) {
       assert.equal(entry.reply.status, 503, `${entry.what}: ${entry.reply.text}`);
       assert.equal(entry.reply.body.error.code, 'service_unavailable');
       assert.ok(entry.ms < TEMPORAL_CALL_MS + 3000, `${entry.what} answered in ${entry.ms} ms`);
     }
-    for (const entry of outage.filter((e) => e.what === 'GET /documents/:id')) assert.equal(entry.reply.status, 200, entry.reply.text);
+    // What starts a workflow commits and answers: its start is recorded, made once Temporal is back.
+    for (const entry of answers('POST /documents (send)')) assert.equal(entry.reply.status, 201, entry.reply.text);
+    for (const entry of answers('POST /documents/:id/send')) assert.equal(entry.reply.status, 200, entry.reply.text);
+    const [firstRequest, ...laterRequests] = answers('POST /documents/:id/sign-requests');
+    assert.equal(firstRequest.reply.status, 201, firstRequest.reply.text);
+    for (const entry of laterRequests) assert.equal(entry.reply.status, 409, 'one open request per document and key');
+    for (const entry of answers('GET /documents/:id')) assert.equal(entry.reply.status, 200, entry.reply.text);
     const unavailable = outage.filter((entry) => entry.reply.status === 503);
+    const outageSent = [
+      ...answers('POST /documents (send)').map((entry) => entry.reply.body.document_id as string),
+      lateDocument.body.document_id as string,
+    ];
+    const outageRequest = firstRequest.reply.body.sign_request_id as string;
 
     // The applies in flight: each answered 200, 202 or 503, and each lands once (a 503 by its retry).
     const firstAnswers = await Promise.all(inFlight);
@@ -269,27 +282,45 @@ describe('reliability: the Temporal server restarted under running workflows', (
     assert.ok(expired.expired_at!.getTime() >= upAt, 'it expired after the restart');
     const lateness = expired.expired_at!.getTime() - expired.expires_at.getTime();
 
-    // What failed with 503 works now, and the same Idempotency-Key runs the send once.
-    const sent = await call(stack.url, 'POST', `/v1/documents/${lateDocument.body.document_id}/send`, {
-      key: owner.key,
-      body: { confirm: true },
-      headers: idempotent,
-    });
-    assert.equal(sent.status, 200, sent.text);
+    // What was sent during the outage: the sweep started every workflow once Temporal was back, and the
+    // invitations went out; the send's Idempotency-Key still answers what it answered then.
+    await waitFor(
+      'the starts recorded during the outage to be made',
+      async () => (await WorkflowStartRow.query(stack.deps.db).resultSize()) === 0,
+      90_000,
+    ).catch(async (error: Error) =>
+      assert.fail(`${error.message}: ${JSON.stringify(await WorkflowStartRow.query(stack.deps.db))}\n${worker.output()}`),
+    );
+    const startedMs = Date.now() - upAt;
+    for (const documentId of outageSent) {
+      const documentHandle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+      assert.equal((await documentHandle.describe()).status.name, 'RUNNING', `${documentId}: its workflow runs`);
+    }
+    const requestHandle = stack.deps.temporal.client.workflow.getHandle(signRequestWorkflowId(outageRequest));
+    assert.equal((await requestHandle.describe()).status.name, 'RUNNING', 'the sign request made during the outage waits');
+    await waitFor(
+      'the invitations of every document sent during the outage to go out',
+      async () =>
+        (await MailMessage.query(stack.deps.db)
+          .whereIn('document_id', outageSent)
+          .where({ purpose: 'sign-invite', status: 'sent' })
+          .resultSize()) ===
+        outageSent.length * pair.length,
+      60_000,
+    );
     const again = await call(stack.url, 'POST', `/v1/documents/${lateDocument.body.document_id}/send`, {
       key: owner.key,
       body: { confirm: true },
       headers: idempotent,
     });
-    assert.deepEqual([again.status, again.body], [sent.status, sent.body]);
-    const documentHandle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(lateDocument.body.document_id));
-    assert.equal((await documentHandle.describe()).status.name, 'RUNNING');
+    const sentDuring = answers('POST /documents/:id/send')[0].reply;
+    assert.deepEqual([again.status, again.body], [sentDuring.status, sentDuring.body]);
     assert.ok(!worker.exitedByItself(), `the worker outlived the outage\n${worker.output()}`);
     assert.equal(worker.starts, 1, 'the worker was never restarted');
 
     figure(
       SCENARIO,
-      `stop took ${downAt - stoppedAt} ms, down ${restartBegun - downAt} ms, start took ${upAt - restartBegun} ms; ${outage.length} calls during the outage: ${unavailable.length}×503 (slowest ${Math.max(...unavailable.map((e) => e.ms))} ms), ${outage.length - unavailable.length}×200 reads, 0×500`,
+      `stop took ${downAt - stoppedAt} ms, down ${restartBegun - downAt} ms, start took ${upAt - restartBegun} ms; ${outage.length} calls during the outage: ${unavailable.length}×503 (slowest ${Math.max(...unavailable.map((e) => e.ms))} ms), ${outage.length - unavailable.length} answered (sends, sign requests, reads), 0×500; the ${outageSent.length} documents sent and the request made during the outage had their workflows ${startedMs} ms after the restart`,
     );
     figure(
       SCENARIO,

@@ -124,7 +124,8 @@ export async function documentWorkflow(input: DocumentWorkflowInput): Promise<{ 
   setHandler(statusQuery, () => ({ ...view.status(), status, processed: [...processed.keys()], queued: [...queued] }));
 
   try {
-    // The send may commit a moment after this workflow starts: the activity retries until it sees it.
+    // Started once the send committed (activities/workflow-starts.ts), so the first look finds it sent; the
+    // retries stay for runs started from inside the send's transaction by earlier releases (their histories replay).
     status = (await acts.documentSent.executeWithOptions({ summary: 'wait for the send to commit' }, [input.documentId])).status;
   } catch (error) {
     if (error instanceof ActivityFailure) {

@@ -180,7 +180,7 @@ export const TIMING_SETTINGS = {
   },
   SVC_TEMPORAL_CALL_TIMEOUT_MS: {
     schema: int(100, 10_000),
-    doc: 'how long a request waits for Temporal to start or signal a workflow before answering `503 service_unavailable`',
+    doc: 'how long a call to Temporal waits: a request handing work to a workflow answers `503 service_unavailable` after it; a workflow start not made by then is left to the sweep',
   },
   SVC_WEBHOOK_RETRY_INITIAL_MS: {
     schema: int(10, 10_000),
