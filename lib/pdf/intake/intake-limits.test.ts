@@ -12,14 +12,12 @@ import { createPdfThreads } from './index';
  * process's (this thread and the PDF threads) over the same span. Work done on a PDF thread shows as a
  * small share here whatever else the machine is doing; the same work on this thread would be nearly all of it.
  */
-/** Node 24's per-thread CPU clock (process.threadCpuUsage, Node 23.9+), which the installed Node types do not declare yet. */
-const thread = process as NodeJS.Process & { threadCpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage };
 
 async function cpuShare<T>(task: () => Promise<T>): Promise<{ result: PromiseSettledResult<T>; here: number; all: number }> {
-  const hereBefore = thread.threadCpuUsage();
+  const hereBefore = process.threadCpuUsage();
   const allBefore = process.cpuUsage();
   const [result] = await Promise.allSettled([task()]);
-  const here = thread.threadCpuUsage(hereBefore);
+  const here = process.threadCpuUsage(hereBefore);
   const all = process.cpuUsage(allBefore);
   return { result, here: (here.user + here.system) / 1000, all: (all.user + all.system) / 1000 };
 }
