@@ -9,7 +9,6 @@ import { newId } from '../../lib/ids';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
-import { signersOf } from '../documents/documents';
 import { emitEvent } from '../events/outbox';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
@@ -17,6 +16,13 @@ import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { capReached, releaseL2, reserveL2 } from './cap';
 
 export interface NewApply {
+  /**
+   * The document and its signers as the caller read them for this request (the sign link's view, the
+   * mandate's resolution, the offer): checked here once, not read again. The commit checks again what
+   * can change meanwhile, on the rows it locks (apply-commit.ts).
+   */
+  document: Document;
+  signers: DocumentSigner[];
   signer: DocumentSigner;
   kind: ApplyKind;
   input: ApplyInput;
@@ -31,15 +37,14 @@ export interface NewApply {
 }
 
 /**
- * Records an apply to be made (status pending) once the checks pass. One live apply per signer: a
+ * Records an apply to be made (status pending) once the checks pass on the rows the caller read
+ * (checkApplicable: the request's one check). One live apply per signer: a
  * second submission while one is pending joins it instead of stamping twice (and takes no second
  * L2 slot: the slot is taken with the row, in one transaction).
  */
 export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<Apply> {
-  const document = await Document.query(deps.db).findById(request.signer.document_id);
-  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
-  const signers = await signersOf(deps.db, document.id);
-  const signer = signers.find((s) => s.id === request.signer.id)!;
+  const { document, signers } = request;
+  const signer = signers.find((s) => s.id === request.signer.id) ?? request.signer;
   checkApplicable(document, signers, signer, request.input);
   if (!(await readableImageKind(request.signatureImage))) {
     throw errors.missingAppearance(t('errors.documents.signature_image_not_readable_png'));

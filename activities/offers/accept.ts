@@ -5,7 +5,6 @@ import { t } from '../../lib/i18n';
 import { bestEffort } from '../../lib/temporal';
 import { type Caller, SIGN_SCOPE } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
-import { checkApplicable } from '../apply/apply-check';
 import { type ApplyOutcome, applyOutcome, rejectionOf } from '../apply/apply-outcome';
 import { rejectApply } from '../apply/apply-record';
 import { DAILY_L2_CAP, l2AppliesToday, utcDay } from '../apply/cap';
@@ -203,7 +202,6 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
     reason: `Offer ${offer.id}: ${offer.terms}`.slice(0, 2000),
     expected_sha256: offer.pre_sign_hash,
   };
-  checkApplicable(document, signers, signer, input);
   const held: { apply?: Apply; claimed?: boolean } = {};
   let outcome: ApplyOutcome;
   try {
@@ -211,6 +209,8 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
       deps,
       {
         record: {
+          document,
+          signers,
           signer,
           kind: 'mandate',
           input,

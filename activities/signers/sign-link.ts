@@ -8,7 +8,6 @@ import type { Mailer } from '../../lib/mail';
 import { type Actor, recordObservation } from '../audit/audit';
 import { codeMinutes, lockedWhat, signCodeMail } from '../codes/mails';
 import { issueCode, verifyCode } from '../codes/one-time-codes';
-import { signersOf } from '../documents/documents';
 import { signerIdFromToken } from '../documents/links';
 import { sendNow } from '../mail/send';
 
@@ -46,10 +45,17 @@ export function maskEmail(email: string): string {
 /** The signer a link names; 404 for a forged link or a document not sent yet. */
 export async function resolveSignLink(deps: { db: Db; secret: Buffer }, token: string): Promise<SignerView> {
   const signerId = signerIdFromToken(deps.secret, token);
-  const signer = signerId ? await DocumentSigner.query(deps.db).findById(signerId) : undefined;
+  // Two statements: every signer of the link's document (in signing order, the link's own among
+  // them), then the document. The apply a sign-page request records is checked on these rows.
+  const signers = signerId
+    ? await DocumentSigner.query(deps.db)
+        .whereIn('document_id', DocumentSigner.query(deps.db).select('document_id').where('id', signerId))
+        .orderBy('position')
+    : [];
+  const signer = signers.find((each) => each.id === signerId);
   const document = signer ? await Document.query(deps.db).findById(signer.document_id) : undefined;
   if (!signer || !document || document.status === 'draft') throw errors.notFound(t('errors.signers.sign_link_not_valid'));
-  return { signer, document, signers: await signersOf(deps.db, document.id) };
+  return { signer, document, signers };
 }
 
 /** Who sent a document, as its sign page names them: the owner principal and their tenant (a tenant may have no name). */

@@ -39,10 +39,12 @@ export async function signAtLink(
   submission: LinkSubmission,
   client: SignerClient,
 ): Promise<ApplyOutcome> {
-  const { signer, document } = view;
+  const { signer, document, signers } = view;
   checkValues(widgetsOf(document, signer), submission.values);
   const outcome = await requestApply(deps, {
     record: {
+      document,
+      signers,
       signer,
       kind: 'browser',
       input: { values: submission.values, appearance: submission.signature.method, consent_text: CONSENT_TEXT },

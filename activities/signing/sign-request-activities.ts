@@ -102,8 +102,15 @@ async function confirmedApply(deps: SignRequestDeps, request: SignRequest): Prom
   const mandate = await Mandate.query(deps.db).findById(request.mandate_id);
   if (!mandate?.isInForce()) throw errors.mandateInactive(t('errors.signing.mandate_revoked_expired_before_confirmation'));
   if (request.offer_id) await checkEscalationStillValid(deps.db, request.offer_id);
-  const signer = (await signersOf(deps.db, request.document_id)).find((s) => s.id === request.signer_id)!;
+  const [document, signers] = await Promise.all([
+    Document.query(deps.db).findById(request.document_id),
+    signersOf(deps.db, request.document_id),
+  ]);
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
+  const signer = signers.find((s) => s.id === request.signer_id)!;
   return {
+    document,
+    signers,
     signer,
     kind: 'mandate',
     input: { values: {}, appearance: 'stored', reason: request.reason, expected_sha256: request.expected_sha256 ?? undefined },

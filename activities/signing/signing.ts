@@ -10,7 +10,6 @@ import { readableImageKind } from '../../lib/pdf/image';
 import { idFromToken, idToken } from '../../lib/secrets/signed';
 import { type Caller, normalizeEmail } from '../accounts/accounts';
 import { authorize, type Requirements } from '../accounts/authorize';
-import { checkApplicable } from '../apply/apply-check';
 import type { ApplyDeps } from '../apply/apply-deps';
 import { type ApplyOutcome, rejectionOf } from '../apply/apply-outcome';
 import { utcDay } from '../apply/cap';
@@ -124,9 +123,10 @@ export async function signAsPrincipal(
   authorize(caller, L2_SIGN_NEEDS, deps.config.flags.values);
   const { document, signers, signer, mandate } = await resolveMandate(deps.db, caller, documentId, 'L2');
   const appearance = await storedAppearance(deps, caller.principal.id);
-  checkApplicable(document, signers, signer, { values: {} });
   const outcome = await requestApply(deps, {
     record: {
+      document,
+      signers,
       signer,
       kind: 'mandate',
       input: { values: {}, appearance: 'stored', reason },
