@@ -59,8 +59,13 @@ export async function loadApply(
 ): Promise<{ plan: ApplyPlan } | { outcome: ApplyOutcome }> {
   const apply = await Apply.query(deps.db).findById(applyId);
   if (!apply) throw errors.notFound(t('errors.documents.no_apply', { applyId }));
-  const document = (await Document.query(deps.db).findById(apply.document_id))!;
-  const signers = await signersOf(deps.db, document.id);
+  // Side by side (on PostgreSQL's pool; PGlite takes them in turn): none depends on another.
+  const [document, signers, agent] = await Promise.all([
+    Document.query(deps.db).findById(apply.document_id),
+    signersOf(deps.db, apply.document_id),
+    apply.api_key_id && apply.status === 'pending' ? ApiKey.query(deps.db).findById(apply.api_key_id) : undefined,
+  ]);
+  if (!document) throw errors.notFound(t('errors.documents.no_such_document'));
   if (apply.status !== 'pending') return { outcome: outcomeOf(apply, document, signers) };
   const signer = signers.find((s) => s.id === apply.signer_id)!;
   const rows: ApplyRows = {
@@ -70,22 +75,26 @@ export async function loadApply(
     signer,
     completing: signers.every((other) => other.id === signer.id || other.status === 'signed'),
     signedAt: new Date(),
-    agent: apply.api_key_id ? await ApiKey.query(deps.db).findById(apply.api_key_id) : undefined,
+    agent,
   };
   if (document.status !== 'sent' || signer.status !== 'pending') return { plan: { ...rows, renders: false } };
-  let identity: SigningIdentity;
-  try {
-    identity = await signingIdentity(deps.db, apply, signer);
-  } catch (error) {
-    if (error instanceof ServiceError) return { outcome: (await rejectApply(deps.db, apply.id, error))! };
-    throw error;
+  const [who, current] = await Promise.all([
+    signingIdentity(deps.db, apply, signer).then(
+      (identity) => ({ identity }),
+      (error: unknown) => ({ error }),
+    ),
+    DocumentRevision.query(deps.db).findById([document.id, document.current_revision]),
+  ]);
+  if ('error' in who) {
+    if (who.error instanceof ServiceError) return { outcome: (await rejectApply(deps.db, apply.id, who.error))! };
+    throw who.error;
   }
+  const { identity } = who;
   progress('reading the current PDF and the appearance from the blob store');
-  const current = (await DocumentRevision.query(deps.db).findById([document.id, document.current_revision]))!;
   const [signatureImage, initialsImage, pdf] = await Promise.all([
     deps.blobs.get(apply.signature_sha256!),
     apply.initials_sha256 ? deps.blobs.get(apply.initials_sha256) : undefined,
-    deps.blobs.get(current.unsealed_sha256),
+    deps.blobs.get(current!.unsealed_sha256),
   ]);
   if (!(await readableImageKind(signatureImage))) {
     const unreadable = errors.missingAppearance(t('errors.documents.stored_signature_unreadable'));
