@@ -15,6 +15,7 @@ import { findContact } from '../contacts/contacts';
 import { signersOf } from '../documents/documents';
 import { emitEvent } from '../events/outbox';
 import { offerEventData, tellBothSides } from '../offer-parties/parties';
+import { startAfterCommit, starts } from '../workflow-starts';
 import type { Workflows } from '../workflows';
 
 export interface OfferReadDeps {
@@ -95,8 +96,8 @@ export async function checkDocumentUnchanged(db: Db, offer: Offer): Promise<Docu
 
 /**
  * POST /documents/:id/offers: the caller's sent document, offered to an active contact's principal
- * who is one of its signers, bound to the SHA-256 of its current sealed PDF. `start` records the
- * start of the offer's workflow in the same transaction (no offer without its workflow), made after the commit.
+ * who is one of its signers, bound to the SHA-256 of its current sealed PDF. The start of the
+ * offer's workflow is recorded in the same transaction (no offer without its workflow) and made after the commit.
  */
 export async function proposeOffer(
   deps: OfferDeps,
@@ -104,7 +105,6 @@ export async function proposeOffer(
   documentId: string,
   input: { contact_id: string; terms: string; human_signature_required?: boolean },
   actor: Actor,
-  start: (offer: Offer, trx: Knex.Transaction) => Promise<void>,
 ): Promise<Offer> {
   checkOffersFlag(deps);
   const contact = await findContact(deps.db, caller.principal.id, input.contact_id);
@@ -152,7 +152,7 @@ export async function proposeOffer(
     });
     await emitEvent(trx, offer.to_tenant_id, 'offer.received', offerEventData(offer, offer.to_contact_id), offer.to_contact_id);
     await emitEvent(trx, offer.from_tenant_id, 'offer.sent', offerEventData(offer, offer.from_contact_id), offer.from_contact_id);
-    await start(offer, trx);
+    await startAfterCommit(deps, trx, starts.offer(offer));
     return offer;
   });
 }

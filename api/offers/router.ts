@@ -2,7 +2,6 @@ import { agentActor } from '../../activities/documents/documents';
 import { ACCEPT_OFFER_NEEDS, type AcceptDeps, acceptOffer, escalateOffer } from '../../activities/offers/accept';
 import { ackOffer, declineOffer, getOffer, listOffers, OFFER_RULES_NEED, proposeOffer } from '../../activities/offers/offers';
 import type { Services } from '../../activities/services';
-import { startAfterCommit, starts } from '../../activities/workflow-starts';
 import type { Offer } from '../../db/models';
 import type { ErrorCode } from '../../lib/errors';
 import { requestMeta } from '../http/request';
@@ -104,9 +103,7 @@ export function offerRoutes(routes: Routes, deps: Services): void {
       errors: ['not_found', 'invalid_state', 'principal_not_signer', 'already_signed', 'service_unavailable'],
     },
     async (ctx, { params, body }) => {
-      const offer = await proposeOffer(rules, callerOf(ctx), params.id, body, actor(ctx), (created, trx) =>
-        startAfterCommit(deps, trx, starts.offer(created)),
-      );
+      const offer = await proposeOffer(rules, callerOf(ctx), params.id, body, actor(ctx));
       return present(ctx, offer);
     },
   );
