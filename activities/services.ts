@@ -15,6 +15,7 @@ import type { ReceiptIssuer } from '../lib/receipts';
 import type { TemporalDeps } from '../lib/temporal';
 import type { Tracing } from '../lib/tracing';
 import type { Caller } from './accounts/accounts';
+import type { SettledApplies } from './apply/settled-notices';
 import type { Workflows } from './workflows';
 
 /** What the API, the worker and the admin commands run on; built once per process (runtime/services.ts). */
@@ -47,6 +48,8 @@ export interface Services {
   keyUsage: KeyUsage;
   /** PostgreSQL's notices on one listening connection of this process (db/notices.ts). */
   notices: Notices;
+  /** The applies this process's requests wait for, answered by the commit's notice (activities/apply/settled-notices.ts). */
+  settledApplies: SettledApplies;
   /** Callers found by their key's hash, kept until a change to them is announced (lib/key-cache.ts). */
   keyCache: KeyCache<Caller>;
   /** Fault injection for tests of crash recovery (zero unless SVC_ENV=test). */

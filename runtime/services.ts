@@ -1,3 +1,4 @@
+import { SettledApplies } from '../activities/apply/settled-notices';
 import type { Services } from '../activities/services';
 import { connectDb, type Db, dbDriver } from '../db/connect';
 import { Notices } from '../db/notices';
@@ -99,6 +100,7 @@ export function createServices(config: Config, options: ServicesOptions = {}): S
     receipts: createReceiptIssuer({ db, secret, issuer: config.publicUrl }),
     keyUsage: new KeyUsage(db, config.durations.keyUsageFlushMs, log),
     notices,
+    settledApplies: new SettledApplies(notices),
     keyCache: new KeyCache(db, notices, { ttlMs: config.durations.keyCacheTtlMs }),
     faults: config.faults,
     tracing: options.tracing,

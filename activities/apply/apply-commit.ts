@@ -11,6 +11,7 @@ import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectLocked } from './apply-record';
 import type { RenderedApply } from './apply-render';
 import { methodOf, recordSigned } from './apply-signed';
+import { announceSettled } from './settled-notices';
 import { recordCompletion } from './complete';
 
 /**
@@ -44,7 +45,9 @@ export async function commitApply(deps: ApplyDeps, plan: ApplyPlan, rendered: Re
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       await rejectLocked(trx, locked, error);
-      return { kind: 'done', ended: 'rejected', outcome: outcomeOf(locked, document, signers) };
+      const outcome = outcomeOf(locked, document, signers);
+      await announceSettled(trx, outcome);
+      return { kind: 'done', ended: 'rejected', outcome };
     }
     if (!rendered || plan.renders === false || document.current_revision !== plan.document.current_revision) return { kind: 'stale' };
     const revision = document.current_revision + 1;
@@ -95,6 +98,9 @@ export async function commitApply(deps: ApplyDeps, plan: ApplyPlan, rendered: Re
       });
     }
     // The rows as written (the patches above set them on the locked instances too): nothing read back.
-    return { kind: 'done', ended: 'applied', outcome: outcomeOf(locked, document, signers) };
+    const outcome = outcomeOf(locked, document, signers);
+    // Heard by the request waiting for it as this transaction commits (settled-notices.ts).
+    await announceSettled(trx, outcome);
+    return { kind: 'done', ended: 'applied', outcome };
   });
 }

@@ -14,6 +14,7 @@ import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { capReached, releaseL2, reserveL2 } from './cap';
+import { announceSettled } from './settled-notices';
 
 export interface NewApply {
   /**
@@ -112,8 +113,12 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
     await rejectLocked(trx, apply, error);
     return true;
   });
-  if (rejected) applies.inc({ outcome: 'rejected', code: error.code });
-  return applyOutcome(db, applyId);
+  if (!rejected) return applyOutcome(db, applyId);
+  applies.inc({ outcome: 'rejected', code: error.code });
+  const outcome = await applyOutcome(db, applyId);
+  // A request still waiting for this apply hears it now (settled-notices.ts), not after the workflow task.
+  if (outcome) await announceSettled(db, outcome);
+  return outcome;
 }
 
 /**

@@ -62,7 +62,12 @@ describe('an apply answers from the workflow (update), not by polling', () => {
     const apply = await Apply.query(stack.deps.db).where({ document_id: documentId }).first();
     assert.equal(apply?.status, 'applied');
 
-    const history = await stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
+    // The answer may come from the commit's notice, before the workflow task that ran the apply completes.
+    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+    const history = await waitFor('the update to complete', async () => {
+      const fetched = await handle.fetchHistory();
+      return (fetched.events ?? []).some((event) => event.workflowExecutionUpdateCompletedEventAttributes) && fetched;
+    });
     const accepted = (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
     const completed = (history.events ?? []).filter((event) => event.workflowExecutionUpdateCompletedEventAttributes);
     assert.equal(accepted.length, 1, 'one update was accepted');
@@ -96,6 +101,50 @@ describe('an apply answers from the workflow (update), not by polling', () => {
     // What the answer says is what was committed: the hash of the revision it sealed.
     assert.ok(apply?.document_hash);
     assert.equal(JSON.stringify(signed.body).includes(apply.document_hash), true, signed.text);
+  });
+});
+
+describe('an apply answers as it commits (the commit’s notice), not after the workflow task around it', () => {
+  let stack: Stack;
+  let owner: Account;
+  let nda: Template;
+
+  before(async () => {
+    // The local activity pauses after its commit: the workflow task, and so the update, completes 4 s later.
+    stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '60000', SVC_FAULT_APPLY_AFTER_COMMIT_PAUSE_MS: '4000' } });
+    owner = await createAccount(stack.deps.db);
+    ({ nda } = await seedSamples(stack, owner));
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  it('the 200 comes while the update is still open, with what the commit wrote', async () => {
+    const { documentId, session } = await sentToAnn(stack, owner, nda, 'notice');
+    const signed = await signAsAnn(session);
+    const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
+    const events = (await handle.fetchHistory()).events ?? [];
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal(signed.body.status, 'signed', signed.text);
+    // (The update's acceptance enters the history with the workflow task that ran the apply, too.)
+    assert.equal(
+      events.filter((event) => event.workflowExecutionUpdateCompletedEventAttributes).length,
+      0,
+      'the answer came before the update completed',
+    );
+    const apply = await Apply.query(stack.deps.db).where({ document_id: documentId }).first();
+    assert.equal(apply?.status, 'applied');
+    assert.equal(JSON.stringify(signed.body).includes(apply!.document_hash!), true, signed.text);
+    // The workflow goes on after the pause: the update completes with the same outcome.
+    const completed = await waitFor(
+      'the update to complete',
+      async () =>
+        ((await handle.fetchHistory()).events ?? []).find((event) => event.workflowExecutionUpdateCompletedEventAttributes)
+          ?.workflowExecutionUpdateCompletedEventAttributes,
+      30_000,
+    );
+    const settled = JSON.parse(Buffer.from(completed.outcome!.success!.payloads![0].data!).toString('utf8'));
+    assert.deepEqual([settled.outcome.status, settled.outcome.document_hash], ['applied', apply!.document_hash]);
   });
 });
 

@@ -6,9 +6,13 @@ import type { ApplyWaiter, Workflows } from '../workflows';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
 import { type NewApply, recordApply, rejectApply } from './apply-record';
+import type { SettledApplies } from './settled-notices';
 
-/** What asking for an apply works with: the apply's own deps, the Workflows port, and the wait (SVC_APPLY_WAIT_MS). */
-export type RequestApplyDeps = ApplyDeps & { workflows: Workflows; config: Pick<Config, 'durations'> };
+/**
+ * What asking for an apply works with: the apply's own deps, the Workflows port, the wait
+ * (SVC_APPLY_WAIT_MS), and the commit's notices (settled-notices.ts) where the process hears them.
+ */
+export type RequestApplyDeps = ApplyDeps & { workflows: Workflows; config: Pick<Config, 'durations'>; settledApplies?: SettledApplies };
 
 /**
  * The apply a caller asks for: one it records now (`recorded` runs once the row is there, before the
@@ -58,6 +62,8 @@ export async function requestApply(deps: RequestApplyDeps, what: ApplyToMake, ho
   }
   // The wait starts once the apply is recorded (and claimed), as long for a resumed request as for the first.
   const deadline = Date.now() + waitMs;
+  // Heard before the hand-over, so a commit that comes before the update's answer is not missed.
+  const notice = waitMs > 0 ? deps.settledApplies?.wait(apply.id) : undefined;
   const handOver = deps.workflows.apply(apply, {
     ...(waitMs > 0 ? { deadline } : {}),
     ...(how.waiter ? { waiter: how.waiter } : {}),
@@ -66,7 +72,7 @@ export async function requestApply(deps: RequestApplyDeps, what: ApplyToMake, ho
     await handOver;
     return pendingOutcome(apply.id);
   }
-  const work = handOver.then(
+  const handedOver = handOver.then(
     async (outcome) => outcome ?? (await applyOutcome(deps.db, apply.id))!,
     async (error: unknown) => {
       if (!request) throw error;
@@ -78,7 +84,11 @@ export async function requestApply(deps: RequestApplyDeps, what: ApplyToMake, ho
       throw error;
     },
   );
-  return byDeadline(work, deadline, apply.id);
+  // The commit's notice answers as the apply commits; the update, once its workflow task completes.
+  // Whichever comes first is the same outcome (the commit's); without a notice, the update's alone.
+  if (!notice) return byDeadline(handedOver, deadline, apply.id);
+  handedOver.catch(() => undefined);
+  return byDeadline(Promise.race([handedOver, notice.settled]), deadline, apply.id).finally(notice.cancel);
 }
 
 /** A `pending` outcome made without a read: the wait ran out, or nothing was waited for (the 202 answer). */
