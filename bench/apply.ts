@@ -45,7 +45,7 @@ async function stampAndSeal(
 }
 
 /** The apply activity's stage timings (debug lines `apply timings`); other debug and info lines are dropped. */
-const stageLines: Array<{ apply_id: string; document_id: string; ms: Record<string, number> }> = [];
+const stageLines: Array<{ apply_id: string; document_id: string; ms: Record<string, number>; committed_at?: number }> = [];
 const log = createLogger('debug', {}, (line) => {
   const entry = JSON.parse(line);
   if (entry.msg === 'apply timings') stageLines.push(entry);
@@ -60,7 +60,7 @@ const timeOf = (event: HistoryEvent) => Number(event.eventTime?.seconds ?? 0) * 
  * One apply's path, each stage with when it began relative to the request and how long it took:
  * HTTP in (the apply recorded, the update-with-start sent), the workflow task that takes the update
  * and runs the apply inside it as a local activity (its stages from the activity's `apply timings`),
- * that task's completion (which completes the update), and the answer.
+ * the answer (the commit's notice), and that task's completion (which completes the update).
  */
 async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, documentId: string, sentAt: number, answeredAt: number) {
   const history = await harness.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId)).fetchHistory();
@@ -79,7 +79,8 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
         String((marker?.markerRecordedEventAttributes as { workflowTaskCompletedEventId?: unknown })?.workflowTaskCompletedEventId),
   );
   const updateDone = after(taskCompleted, 'workflowExecutionUpdateCompletedEventAttributes');
-  const stages = stageLines.find((line) => line.document_id === documentId)?.ms ?? {};
+  const line = stageLines.find((entry) => entry.document_id === documentId);
+  const stages = line?.ms ?? {};
   if (process.env.BENCH_VERBOSE)
     for (const event of events) {
       const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes') && event[key]);
@@ -95,9 +96,11 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
     rows.push([`  apply (local activity): ${stage}`, cursor, stages[stage]]);
     cursor += stages[stage];
   }
+  // The request answers from the commit's notice (decision 0038), or from the update if that came first.
+  const committed = line?.committed_at === undefined ? Number.NaN : line.committed_at - sentAt;
+  rows.push(['→ answer received (after the commit)', committed, answeredAt - sentAt - committed]);
   rows.push(['workflow task completed (recorded)', at(taskStarted), at(taskCompleted) - at(taskStarted)]);
   rows.push(['→ update completed', at(taskCompleted), at(updateDone) - at(taskCompleted)]);
-  rows.push(['→ answer received', at(updateDone), answeredAt - sentAt - at(updateDone)]);
   return rows;
 }
 

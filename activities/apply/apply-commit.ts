@@ -11,8 +11,8 @@ import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectLocked } from './apply-record';
 import type { RenderedApply } from './apply-render';
 import { methodOf, recordSigned } from './apply-signed';
-import { announceSettled } from './settled-notices';
 import { recordCompletion } from './complete';
+import { announceSettled } from './settled-notices';
 
 /**
  * `done`: the apply ended (`ended` says how when this commit ended it, not an earlier one);

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, recordAudit } from '../audit/audit';
-import { emitEvent } from '../events/outbox';
+import { emitEvent, emitEventTo } from '../events/outbox';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
@@ -159,8 +159,7 @@ async function emitSignFailed(trx: Knex.Transaction, apply: Apply, error: Servic
     message: error.message,
     rejected_at: rejectedAt.toISOString(),
   };
-  for (const tenantId of new Set([signer.tenant_id, mandate?.tenant_id ?? signer.tenant_id]))
-    await emitEvent(trx, tenantId, 'document.sign_failed', data);
+  await emitEventTo(trx, [signer.tenant_id, mandate?.tenant_id ?? signer.tenant_id], 'document.sign_failed', data);
 }
 
 /** A signer declines: the document is declined and stays unsigned by them; nothing is stamped. */

@@ -7,7 +7,7 @@ import { type ApiKey, type Apply, type Document, type DocumentSigner, Mandate, P
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { type AuditStatement, recordAudit } from '../audit/audit';
-import { emitEvent } from '../events/outbox';
+import { emitEventTo } from '../events/outbox';
 
 /** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
 export interface SigningIdentity {
@@ -120,5 +120,5 @@ export async function recordSigned(
     document_hash: apply.document_hash!,
   };
   // The sender's webhooks hear of every apply; an inbound principal's own tenant hears of theirs.
-  for (const tenantId of new Set([document.tenant_id, identity.tenantId])) await emitEvent(trx, tenantId, 'document.signed', data);
+  await emitEventTo(trx, [document.tenant_id, identity.tenantId], 'document.signed', data);
 }

@@ -143,7 +143,7 @@ describe('an apply answers as it commits (the commit’s notice), not after the 
           ?.workflowExecutionUpdateCompletedEventAttributes,
       30_000,
     );
-    const settled = JSON.parse(Buffer.from(completed.outcome!.success!.payloads![0].data!).toString('utf8'));
+    const settled = JSON.parse(Buffer.from(completed!.outcome!.success!.payloads![0].data!).toString('utf8'));
     assert.deepEqual([settled.outcome.status, settled.outcome.document_hash], ['applied', apply!.document_hash]);
   });
 });

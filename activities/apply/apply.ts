@@ -69,7 +69,14 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     clock.mark('commit');
     if (commit.kind === 'stale') continue;
     if (commit.ended) applies.inc({ outcome: commit.ended, code: commit.outcome.code ?? '' });
-    deps.log?.debug('apply timings', { apply_id: applyId, document_id: plan.document.id, attempt, ms: clock.spent });
+    // committed_at (epoch ms): when the commit's notice went out, to line up with the request's answer.
+    deps.log?.debug('apply timings', {
+      apply_id: applyId,
+      document_id: plan.document.id,
+      attempt,
+      ms: clock.spent,
+      committed_at: Date.now(),
+    });
     if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress, deps.log);
     return commit.outcome;
   }

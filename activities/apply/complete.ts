@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/audit';
 import { signersOf } from '../documents/documents';
 import { type CompletionEvidence, completionEvidence, evidenceAttachments, type TrailEntry, trailEntry } from '../documents/evidence';
 import { pdfStep } from '../documents/pdf-errors';
-import { emitEvent } from '../events/outbox';
+import { emitEventTo } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
 import { receiptSigner } from '../receipts/receipts';
 import type { ApplyDeps, Progress } from './apply-deps';
@@ -148,7 +148,7 @@ export async function recordCompletion(
   const principalTenants = mandateIds.length
     ? (await Mandate.query(trx).whereIn('id', mandateIds).select('tenant_id')).map((mandate) => mandate.tenant_id)
     : [];
-  for (const tenantId of new Set([document.tenant_id, ...principalTenants])) await emitEvent(trx, tenantId, 'document.completed', data);
+  await emitEventTo(trx, [document.tenant_id, ...principalTenants], 'document.completed', data);
 }
 
 export interface CompletionOutcome {

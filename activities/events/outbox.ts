@@ -62,6 +62,30 @@ export async function emitEvent<E extends EventName>(
 }
 
 /**
+ * One event to each of several tenants (the sender's and a signing principal's), checked once and
+ * written in one statement: a tenant named twice hears it once. Answers the rows in the tenants' order.
+ */
+export async function emitEventTo<E extends EventName>(
+  trx: Knex.Transaction,
+  tenantIds: Iterable<string>,
+  event: E,
+  data: EventData<E>,
+): Promise<Event[]> {
+  const checked = EVENT_DATA[event].safeParse(data);
+  if (!checked.success) throw new Error(`${event} event data does not match its schema: ${z.prettifyError(checked.error)}`);
+  const rows = [...new Set(tenantIds)].map((tenantId) => ({
+    id: newId('evt'),
+    tenant_id: tenantId,
+    event,
+    data,
+    contact_id: null,
+    created_at: trx.raw('clock_timestamp()'),
+  }));
+  if (rows.length === 0) return [];
+  return Event.query(trx).insert(rows).returning('*');
+}
+
+/**
  * Writes an outbox row as it is, unchecked: the delivery machinery's own tests and benchmarks send
  * synthetic events with it; the rules emit through emitEvent.
  */
