@@ -3,6 +3,7 @@
 // checks whose answer can have changed since the request recorded the apply run here, once, on the
 // rows as locked: a refusal ends the apply rejected with the rule's code in this same transaction.
 import { Apply, Document, DocumentRevision, DocumentSigner, Mandate } from '../../db/models';
+import { type Write, writeAsOne } from '../../db/one-statement';
 import { ServiceError } from '../../lib/errors';
 import { checkMandateInForce, checkSignableNow } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
@@ -10,9 +11,9 @@ import type { ApplyPlan } from './apply-load';
 import { type ApplyOutcome, outcomeOf } from './apply-outcome';
 import { rejectLocked } from './apply-record';
 import type { RenderedApply } from './apply-render';
-import { methodOf, recordSigned } from './apply-signed';
+import { methodOf, signedWrites } from './apply-signed';
 import { recordCompletion } from './complete';
-import { announceSettled } from './settled-notices';
+import { announceSettled, settledNotice } from './settled-notices';
 
 /**
  * `done`: the apply ended (`ended` says how when this commit ended it, not an earlier one);
@@ -52,18 +53,10 @@ export async function commitApply(deps: ApplyDeps, plan: ApplyPlan, rendered: Re
     if (!rendered || plan.renders === false || document.current_revision !== plan.document.current_revision) return { kind: 'stale' };
     const revision = document.current_revision + 1;
     const preSignHash = document.current_sha256;
-    await DocumentRevision.query(trx).insert({
-      document_id: document.id,
-      revision,
-      kind: 'apply',
-      sealed_sha256: rendered.sealedSha256,
-      unsealed_sha256: rendered.unsealedSha256,
-      apply_id: apply.id,
-    });
-    await document.$query(trx).patch({ current_revision: revision, current_sha256: rendered.sealedSha256 });
     const { signedAt, identity } = plan;
-    await lockedSigner.$query(trx).patch({
-      status: 'signed',
+    const documentPatch = { current_revision: revision, current_sha256: rendered.sealedSha256 };
+    const signerPatch = {
+      status: 'signed' as const,
       signed_at: signedAt,
       signed_name: identity.name,
       signed_email: identity.email,
@@ -72,34 +65,56 @@ export async function commitApply(deps: ApplyDeps, plan: ApplyPlan, rendered: Re
       confirmation_level: apply.confirmation_level,
       pre_sign_hash: preSignHash,
       document_hash: rendered.sealedSha256,
-    });
-    await locked.$query(trx).patch({
-      status: 'applied',
+    };
+    const applyPatch = {
+      status: 'applied' as const,
       pre_sign_hash: preSignHash,
       document_hash: rendered.sealedSha256,
       revision,
       applied_at: signedAt,
-    });
-    await recordSigned(trx, {
-      document,
-      signer: lockedSigner,
-      apply: locked,
-      identity,
-      agent: plan.agent,
-      credential: mandate?.credential_jws ?? null,
-    });
-    if (rendered.completion) {
-      await recordCompletion(trx, document, signers, {
-        revision: revision + 1,
-        unsealedSha256: rendered.completion.unsealed,
-        sealedSha256: rendered.completion.sealed,
-        completedAt: signedAt,
-        receiptJws: rendered.completion.receiptJws,
-      });
+    };
+    // The locked rows as they are written: the audit line, the event and the outcome read them.
+    Object.assign(document, documentPatch);
+    Object.assign(lockedSigner, signerPatch);
+    Object.assign(locked, applyPatch);
+    // The revision, the three rows, the audit line and the event: one statement (one round trip).
+    const writes: Write[] = [
+      trx(DocumentRevision.tableName).insert({
+        document_id: document.id,
+        revision,
+        kind: 'apply',
+        sealed_sha256: rendered.sealedSha256,
+        unsealed_sha256: rendered.unsealedSha256,
+        apply_id: apply.id,
+      }),
+      trx(Document.tableName).where({ id: document.id }).update(documentPatch),
+      trx(DocumentSigner.tableName).where({ id: lockedSigner.id }).update(signerPatch),
+      trx(Apply.tableName).where({ id: locked.id }).update(applyPatch),
+      ...signedWrites(trx, {
+        document,
+        signer: lockedSigner,
+        apply: locked,
+        identity,
+        agent: plan.agent,
+        credential: mandate?.credential_jws ?? null,
+      }),
+    ];
+    if (!rendered.completion) {
+      const outcome = outcomeOf(locked, document, signers);
+      // Heard by the request waiting for it as this transaction commits (settled-notices.ts).
+      await writeAsOne(trx, writes, settledNotice(trx, outcome));
+      return { kind: 'done', ended: 'applied', outcome };
     }
+    await writeAsOne(trx, writes);
+    await recordCompletion(trx, document, signers, {
+      revision: revision + 1,
+      unsealedSha256: rendered.completion.unsealed,
+      sealedSha256: rendered.completion.sealed,
+      completedAt: signedAt,
+      receiptJws: rendered.completion.receiptJws,
+    });
     // The rows as written (the patches above set them on the locked instances too): nothing read back.
     const outcome = outcomeOf(locked, document, signers);
-    // Heard by the request waiting for it as this transaction commits (settled-notices.ts).
     await announceSettled(trx, outcome);
     return { kind: 'done', ended: 'applied', outcome };
   });

@@ -3,12 +3,13 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiKey, Apply, type ApplyInput, type ApplyKind, Document, DocumentSigner, Mandate } from '../../db/models';
+import { writeAsOne } from '../../db/one-statement';
 import { errors, type ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
-import { type Actor, recordAudit } from '../audit/audit';
+import { type Actor, auditWrite, recordAudit } from '../audit/audit';
 import { emitEvent, emitEventTo } from '../events/outbox';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
@@ -57,38 +58,46 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
     deps.blobs.put(request.signatureImage),
     request.initialsImage ? deps.blobs.put(request.initialsImage) : null,
   ]);
+  const row = {
+    id: newId('apl'),
+    tenant_id: document.tenant_id,
+    document_id: document.id,
+    signer_id: signer.id,
+    kind: request.kind,
+    status: 'pending' as const,
+    input: request.input,
+    signature_sha256: signatureSha256,
+    initials_sha256: initialsSha256,
+    mandate_id: request.mandateId ?? null,
+    confirmation_level: request.confirmationLevel ?? null,
+    api_key_id: request.apiKeyId ?? null,
+    cap_day: request.capDay ?? null,
+    ip: request.actor.ip ?? null,
+    user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
+  };
+  const submitted = (trx: Knex | Knex.Transaction) =>
+    auditWrite(trx, {
+      tenantId: document.tenant_id,
+      documentId: document.id,
+      actor: request.actor,
+      action: 'signature.submitted',
+      data: { apply_id: row.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance },
+    });
+  // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
+  const shown = (trx: Knex | Knex.Transaction) => trx(DocumentSigner.tableName).where({ id: signer.id }).update({ last_apply_id: row.id });
+  const inserted = (trx: Knex | Knex.Transaction) =>
+    trx(Apply.tableName)
+      .insert({ ...row, input: JSON.stringify(row.input) })
+      .returning('*');
   try {
+    // Without an L2 slot to take: the apply, the signer's row and the audit line in one statement.
+    if (!(request.capDay && request.mandateId))
+      return Apply.fromDatabaseJson((await writeAsOne(deps.db, [shown(deps.db), submitted(deps.db)], inserted(deps.db)))[0]);
+    const { mandateId, capDay } = request;
     return await deps.db.transaction(async (trx) => {
-      // One statement (insert … returning), not insertAndFetch's insert then select.
-      const apply = await Apply.query(trx)
-        .insert({
-          id: newId('apl'),
-          tenant_id: document.tenant_id,
-          document_id: document.id,
-          signer_id: signer.id,
-          kind: request.kind,
-          status: 'pending',
-          input: request.input,
-          signature_sha256: signatureSha256,
-          initials_sha256: initialsSha256,
-          mandate_id: request.mandateId ?? null,
-          confirmation_level: request.confirmationLevel ?? null,
-          api_key_id: request.apiKeyId ?? null,
-          cap_day: request.capDay ?? null,
-          ip: request.actor.ip ?? null,
-          user_agent: request.actor.userAgent?.slice(0, 500) ?? null,
-        })
-        .returning('*');
-      if (request.capDay && request.mandateId && !(await reserveL2(trx, request.mandateId, request.capDay))) throw capReached();
-      // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
-      await DocumentSigner.query(trx).findById(signer.id).patch({ last_apply_id: apply.id });
-      await recordAudit(trx, {
-        tenantId: document.tenant_id,
-        documentId: document.id,
-        actor: request.actor,
-        action: 'signature.submitted',
-        data: { apply_id: apply.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance },
-      });
+      const apply = Apply.fromDatabaseJson((await inserted(trx))[0]);
+      if (!(await reserveL2(trx, mandateId, capDay))) throw capReached();
+      await writeAsOne(trx, [shown(trx), submitted(trx)]);
       return apply;
     });
   } catch (error) {

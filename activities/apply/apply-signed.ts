@@ -4,10 +4,11 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { type ApiKey, type Apply, type Document, type DocumentSigner, Mandate, Principal } from '../../db/models';
+import type { Write } from '../../db/one-statement';
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
-import { type AuditStatement, recordAudit } from '../audit/audit';
-import { emitEventTo } from '../events/outbox';
+import { type AuditStatement, auditWrite } from '../audit/audit';
+import { eventWrite } from '../events/outbox';
 
 /** Who is signing, as stamped and certified, and the tenant whose webhooks hear of it. */
 export interface SigningIdentity {
@@ -74,8 +75,11 @@ export function signedAuditEntry({
   };
 }
 
-/** Records an apply's signature at its commit: the audit line and the `document.signed` event to each tenant that hears of it. */
-export async function recordSigned(
+/**
+ * What an apply's signature records at its commit, as writes for the commit's one statement: the
+ * audit line and the `document.signed` event to each tenant that hears of it.
+ */
+export function signedWrites(
   trx: Knex.Transaction,
   {
     document,
@@ -93,7 +97,7 @@ export async function recordSigned(
     /** The mandate credential the signature was applied under (null in the browser). */
     credential: string | null;
   },
-): Promise<void> {
+): Write[] {
   const entry = signedAuditEntry({
     agent,
     signer,
@@ -107,7 +111,7 @@ export async function recordSigned(
       revision: apply.revision!,
     },
   });
-  await recordAudit(trx, { tenantId: document.tenant_id, documentId: document.id, ...entry });
+  const audit = auditWrite(trx, { tenantId: document.tenant_id, documentId: document.id, ...entry });
   const data = {
     document_id: document.id,
     signer_id: signer.id,
@@ -120,5 +124,5 @@ export async function recordSigned(
     document_hash: apply.document_hash!,
   };
   // The sender's webhooks hear of every apply; an inbound principal's own tenant hears of theirs.
-  await emitEventTo(trx, [document.tenant_id, identity.tenantId], 'document.signed', data);
+  return [audit, eventWrite(trx, [document.tenant_id, identity.tenantId], 'document.signed', data)];
 }

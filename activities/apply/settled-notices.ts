@@ -17,9 +17,15 @@ const MAX_PAYLOAD = 7_900;
  * that transaction commits, to every process listening, and never when it rolls back.
  */
 export async function announceSettled(trx: Knex | Knex.Transaction, outcome: ApplyOutcome): Promise<void> {
+  await settledNotice(trx, outcome);
+}
+
+/** announceSettled's statement, not yet run: the last of a commit's one statement (db/one-statement.ts). */
+export function settledNotice(trx: Knex | Knex.Transaction, outcome: ApplyOutcome): Knex.Raw {
   const payload = JSON.stringify(outcome);
-  if (Buffer.byteLength(payload) > MAX_PAYLOAD) return;
-  await trx.raw('select pg_notify(?, ?)', [APPLY_SETTLED_CHANNEL, payload]);
+  // Too long to announce: the request answers from the update.
+  if (Buffer.byteLength(payload) > MAX_PAYLOAD) return trx.raw('select 1 where false');
+  return trx.raw('select pg_notify(?, ?)', [APPLY_SETTLED_CHANNEL, payload]);
 }
 
 /** One request's wait for its apply's notice. */

@@ -27,9 +27,17 @@ export type AuditEntry<A extends AuditAction = AuditAction> = AuditStatement<A> 
  * transaction, so "the change committed but its audit line did not" cannot be written.
  */
 export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Promise<void> {
+  await AuditEvent.query(trx).insert(auditRow(trx, entry));
+}
+
+/**
+ * The row of one audit line, its data checked against its action's schema: for a caller that writes
+ * it together with the change it records, in one statement (db/one-statement.ts).
+ */
+export function auditRow(trx: Knex | Knex.Transaction, entry: AuditEntry) {
   const checked = AUDIT_DATA[entry.action].safeParse(entry.data);
   if (!checked.success) throw new Error(`${entry.action} audit data does not match its schema: ${z.prettifyError(checked.error)}`);
-  await AuditEvent.query(trx).insert({
+  return {
     id: newId('aud'),
     tenant_id: entry.tenantId,
     document_id: entry.documentId ?? null,
@@ -42,7 +50,13 @@ export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Pro
     // The time of this statement, not of the transaction's start (now()): lines written together (a
     // document created and sent at once, an apply and its completion) keep their order in the trail.
     created_at: trx.raw('clock_timestamp()') as unknown as Date,
-  });
+  };
+}
+
+/** recordAudit's insert, not yet run: for a caller that writes it with the change it records in one statement (db/one-statement.ts). */
+export function auditWrite(trx: Knex | Knex.Transaction, entry: AuditEntry) {
+  const row = auditRow(trx, entry);
+  return trx(AuditEvent.tableName).insert({ ...row, data: JSON.stringify(row.data) });
 }
 
 /** Actions that record what someone saw or was sent, with no change of state to commit beside them. */

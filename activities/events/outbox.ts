@@ -71,18 +71,29 @@ export async function emitEventTo<E extends EventName>(
   event: E,
   data: EventData<E>,
 ): Promise<Event[]> {
+  const rows = eventRows(trx, tenantIds, event, data);
+  if (rows.length === 0) return [];
+  return Event.query(trx).insert(rows).returning('*');
+}
+
+/** emitEventTo's insert, not yet run: for a caller that writes it with the change it reports in one statement (db/one-statement.ts). */
+export function eventWrite<E extends EventName>(trx: Knex | Knex.Transaction, tenantIds: Iterable<string>, event: E, data: EventData<E>) {
+  const rows = eventRows(trx, tenantIds, event, data).map((row) => ({ ...row, data: JSON.stringify(row.data) }));
+  return trx(Event.tableName).insert(rows);
+}
+
+/** The rows of one event to each tenant named (once each), its data checked against the event's schema. */
+function eventRows<E extends EventName>(trx: Knex | Knex.Transaction, tenantIds: Iterable<string>, event: E, data: EventData<E>) {
   const checked = EVENT_DATA[event].safeParse(data);
   if (!checked.success) throw new Error(`${event} event data does not match its schema: ${z.prettifyError(checked.error)}`);
-  const rows = [...new Set(tenantIds)].map((tenantId) => ({
+  return [...new Set(tenantIds)].map((tenantId) => ({
     id: newId('evt'),
     tenant_id: tenantId,
     event,
-    data,
+    data: data as Record<string, unknown>,
     contact_id: null,
     created_at: trx.raw('clock_timestamp()'),
   }));
-  if (rows.length === 0) return [];
-  return Event.query(trx).insert(rows).returning('*');
 }
 
 /**
