@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect';
 import { Apply, Document, DocumentSigner } from '../../db/models';
 import type { Caller } from '../accounts/accounts';
-import { type DocumentWithSigners, visibleTo } from './documents';
+import { type DocumentWithSigners, SHOWN_DOCUMENT_COLUMNS, type ShownDocument, visibleTo } from './documents';
 import type { Invitation } from './invitations';
 
 type Json = Record<string, unknown>;
@@ -19,39 +19,13 @@ const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : 
  * pgbench, and the server shares the API's cores). The document's columns are named, not `d.*`, so a
  * migration adding a column while the API runs does not change the prepared result's type (which
  * PostgreSQL refuses with "cached plan must not change result type"); `to_jsonb(s)` is one jsonb
- * whatever the signers' columns.
+ * whatever the signers' columns. The widgets are not read: no answer shows them, and parsing them (10 KB
+ * of JSON for the sample NDA) was a tenth of the read's CPU.
  */
 // Named anew when the columns change: a connection that prepared the old text keeps it under the old name.
-const READ_NAME = 'read-visible-document-waits';
-const DOCUMENT_COLUMNS = [
-  'id',
-  'tenant_id',
-  'owner_principal_id',
-  'created_by_key_id',
-  'template_id',
-  'name',
-  'status',
-  'strict_order',
-  'roles',
-  'widgets',
-  'page_count',
-  'original_sha256',
-  'current_sha256',
-  'current_revision',
-  'created_at',
-  'sent_at',
-  'completed_at',
-  'declined_at',
-  'receipt_jws',
-  'drive_file_id',
-  'expires_at',
-  'reminders',
-  'expired_at',
-  'voided_at',
-  'void_reason',
-];
+const READ_NAME = 'read-visible-document-no-widgets';
 const READ = `
-  select ${DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, coalesce((
+  select ${SHOWN_DOCUMENT_COLUMNS.map((column) => `d.${column}`).join(', ')}, coalesce((
     select json_agg(json_build_object(
       'signer', to_jsonb(s),
       'apply', case when a.id is null then null else json_build_object(
@@ -70,11 +44,11 @@ export async function readVisibleDocument(
   db: Db,
   caller: Caller,
   id: string,
-): Promise<DocumentWithSigners & { inbound: boolean; invitations: Map<string, Invitation> }> {
+): Promise<DocumentWithSigners<ShownDocument> & { inbound: boolean; invitations: Map<string, Invitation> }> {
   const { rows } = await db.raw(READ, [id]).options({ name: READ_NAME });
   const row = rows[0] as (Json & { signers_json: Json[] | string }) | undefined;
   const invitations = new Map<string, Invitation>();
-  let document: Document | undefined;
+  let document: ShownDocument | undefined;
   const signers: DocumentSigner[] = [];
   if (row) {
     const { signers_json, ...columns } = row;

@@ -1,5 +1,5 @@
 import { applyState } from '../../activities/apply/apply-outcome';
-import type { DocumentWithSigners } from '../../activities/documents/documents';
+import type { DocumentWithSigners, ShownDocument } from '../../activities/documents/documents';
 import type { Invitation } from '../../activities/documents/invitations';
 import { signUrl } from '../../activities/documents/links';
 import type { DocumentSigner } from '../../db/models';
@@ -7,7 +7,7 @@ import type { DocumentRemindResponse, DocumentResponse, DownloadResponse } from 
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function nextActions({ document, signers }: DocumentWithSigners, inbound: boolean): DocumentResponse['next_actions'] {
+function nextActions({ document, signers }: DocumentWithSigners<ShownDocument>, inbound: boolean): DocumentResponse['next_actions'] {
   const base = `/v1/documents/${document.id}`;
   const actions: DocumentResponse['next_actions'] = [];
   if (document.status === 'draft') {
@@ -79,7 +79,7 @@ function presentSigner(
 
 /** A document as the API shows it; sign links and invitation states only to the sending account. */
 export function presentDocument(
-  view: DocumentWithSigners,
+  view: DocumentWithSigners<ShownDocument>,
   options: { inbound: boolean; appUrl: string; secret: Buffer; invitations?: Map<string, Invitation> },
 ): DocumentResponse {
   const { document, signers } = view;

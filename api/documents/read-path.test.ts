@@ -66,6 +66,16 @@ describe('GET /v1/documents/:id: one read, no write', () => {
     );
   });
 
+  it('reads no widgets, which no answer shows: neither the document nor the list asks for them', async () => {
+    const read = await queriesOf(() => call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key }));
+    const listed = await queriesOf(() => call(stack.url, 'GET', '/v1/documents', { key: owner.key }));
+    for (const sql of [...read, ...listed].filter((each) => /\bdocuments\b/.test(each))) {
+      assert.doesNotMatch(sql, /widgets/, sql);
+      assert.doesNotMatch(sql, /"documents"\.\*|select \* from "documents"|\bd\.\*/, sql);
+    }
+    assert.ok(read.length > 0 && listed.length > 0);
+  });
+
   it('the read is a prepared statement that a column added while the process runs does not break', async () => {
     const read = () => call(stack.url, 'GET', `/v1/documents/${documentId}`, { key: owner.key });
     for (let i = 0; i < 7; i++) assert.equal((await read()).status, 200); // past PostgreSQL's five custom plans
