@@ -68,6 +68,11 @@ export function addressKey(ip: string): string {
 
 type Counter = (subject: string) => RequestCount | Promise<RequestCount>;
 
+/** Whether `db.destroy()` has run (knex drops its pool then): nothing is written any more, and nothing is wrong. */
+function poolClosed(db: Db): boolean {
+  return !(db.client as { pool?: unknown }).pool;
+}
+
 /** How often counts kept in memory are written to the shared rows (SVC_RATE_LIMIT_SYNC_MS's default). */
 export const DEFAULT_SYNC_MS = 1_000;
 /** Expired rows are deleted at most this often (by whichever process writes then). */
@@ -156,6 +161,8 @@ function counter(db: Db, log: Logger, name: RequestLimitName, limit: number, win
         await db.raw(`delete from ${TABLE} where expire < ?`, [now]);
       }
     } catch (error) {
+      // The pool is closed: the process is stopping, and the counts of its last moment go with it.
+      if (poolClosed(db)) return;
       warn(error);
       // Kept for the next reconciliation, unless their window ended meanwhile.
       for (const [subject, points] of counts) {

@@ -220,6 +220,17 @@ describe('general request limits: 3 per key, 2 per address, per minute', () => {
     assert.match(writes[0], /insert into "request_limits"/i);
   });
 
+  it('let the counts of their last moment go, without a warning, once the process closed its pool (a stop)', async () => {
+    const db = connectDb({ databaseUrl: stack.config.databaseUrl, dataDir: stack.config.dataDir });
+    const warnings: Array<[string, LogFields | undefined]> = [];
+    const limits = createRequestLimits(db, { perKey: 1000, perIp: 0, windowMs: 60_000, syncMs: 50 }, recordingLogger(warnings));
+    assert.equal((await limits.countKey('key_stopping'))?.allowed, true); // read and counted on its row
+    assert.equal((await limits.countKey('key_stopping'))?.allowed, true); // counted in memory, written at the next sync
+    await db.destroy();
+    await sleep(300);
+    assert.deepEqual(warnings, []);
+  });
+
   it('documents 429 rate_limited and the X-RateLimit-* headers in OpenAPI; health’s own 429 has Retry-After only', async () => {
     const document = (await call(stack.url, 'GET', '/v1/openapi.json')).body;
     const me = document.paths['/v1/me'].get.responses['429'];
