@@ -85,7 +85,11 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
   if (process.env.BENCH_VERBOSE)
     for (const event of events) {
       const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes') && event[key]);
-      console.log(`    ${(timeOf(event) - sentAt).toFixed(1).padStart(8)}  ${attributes?.replace(/EventAttributes$/, '')}`);
+      console.log(
+        `    ${(timeOf(event) - sentAt).toFixed(1).padStart(8)}  ${attributes?.replace(/EventAttributes$/, '')}` +
+          // A workflow task on the worker's sticky queue finds the workflow in its cache; on the normal queue it replays.
+          `${(event.workflowTaskScheduledEventAttributes as { taskQueue?: { kind?: unknown } } | undefined)?.taskQueue ? ` (task queue kind ${(event.workflowTaskScheduledEventAttributes as { taskQueue: { kind?: unknown } }).taskQueue.kind})` : ''}`,
+      );
     }
   const rows: Array<[string, number, number]> = [];
   const at = (event: HistoryEvent | undefined) => (event ? timeOf(event) - sentAt : Number.NaN);
