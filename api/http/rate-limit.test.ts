@@ -3,10 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectDb } from '../../db/connect';
 import { ConfigError, loadConfig } from '../../lib/config/config';
-import type { LogFields, Logger } from '../../lib/log';
+import type { LogFields } from '../../lib/log';
 import { addressKey, createRequestLimits } from '../../lib/request-limits';
 import { type Account, createAccount } from '../../test/factories';
 import { assertErrorCode, call, type Reply } from '../../test/http';
+import { recordingLogger } from '../../test/logs';
 import { queriesDuring } from '../../test/queries';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
@@ -31,18 +32,6 @@ function assertRefused(reply: Reply, limit: 'requests_per_key' | 'requests_per_a
   const retryAfter = Number(reply.headers.get('retry-after'));
   assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowS, `Retry-After ${retryAfter}`);
   assert.equal(reply.headers.get('x-ratelimit-remaining'), '0');
-}
-
-/** A logger that keeps its warnings. */
-function recordingLogger(warnings: Array<[string, LogFields | undefined]>): Logger {
-  const logger: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (message, fields) => warnings.push([message, fields]),
-    error: () => undefined,
-    child: () => logger,
-  };
-  return logger;
 }
 
 describe('general request limits: 3 per key, 2 per address, per minute', () => {
@@ -239,27 +228,6 @@ describe('general request limits: 3 per key, 2 per address, per minute', () => {
     assert.ok(document.components.headers['X-RateLimit-Reset']);
     assert.deepEqual(Object.keys(document.paths['/v1/health'].get.responses['429'].headers), ['Retry-After']);
     assert.equal(document.paths['/v1/health'].get.responses['200'].headers, undefined);
-  });
-});
-
-describe('request limits without their database', () => {
-  it('count in the process with one warning instead of failing the request', async () => {
-    const db = connectDb({ databaseUrl: 'postgres://postgres@127.0.0.1:1/unreachable', dataDir: '/nonexistent' });
-    const warnings: Array<[string, LogFields | undefined]> = [];
-    try {
-      const limits = createRequestLimits(db, { perKey: 2, perIp: 0, windowMs: 60_000 }, recordingLogger(warnings));
-      assert.equal((await limits.countKey('key_a'))?.allowed, true);
-      assert.equal((await limits.countKey('key_a'))?.remaining, 0);
-      const refused = await limits.countKey('key_a');
-      assert.equal(refused?.allowed, false);
-      assert.ok(refused!.resetMs > 0 && refused!.resetMs <= 60_000);
-      assert.equal((await limits.countKey('key_b'))?.allowed, true);
-      assert.equal(await limits.countAddress('192.0.2.1'), undefined, 'the address limit is off');
-      assert.equal(warnings.length, 1, 'one warning, not one per request');
-      assert.match(warnings[0][0], /rate limit counters unreachable/);
-    } finally {
-      await db.destroy();
-    }
   });
 });
 
