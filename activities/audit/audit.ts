@@ -27,7 +27,9 @@ export type AuditEntry<A extends AuditAction = AuditAction> = AuditStatement<A> 
  * transaction, so "the change committed but its audit line did not" cannot be written.
  */
 export async function recordAudit(trx: Knex.Transaction, entry: AuditEntry): Promise<void> {
-  await AuditEvent.query(trx).insert(auditRow(trx, entry));
+  // Checked before the transaction is touched: a line that does not match its schema writes nothing.
+  const row = auditRow(trx, entry);
+  await AuditEvent.query(trx).insert(row);
 }
 
 /**
