@@ -125,8 +125,9 @@ export async function rejectApply(db: Db, applyId: string, error: ServiceError):
   if (!rejected) return applyOutcome(db, applyId);
   applies.inc({ outcome: 'rejected', code: error.code });
   const outcome = await applyOutcome(db, applyId);
-  // A request still waiting for this apply hears it now (settled-notices.ts), not after the workflow task.
-  if (outcome) await announceSettled(db, outcome);
+  // A request still waiting for this apply hears it now (settled-notices.ts), not after the workflow task;
+  // the rejection stands either way, and a notice not sent only costs the waiting request time.
+  if (outcome) await announceSettled(db, outcome).catch(() => undefined);
   return outcome;
 }
 
