@@ -131,6 +131,8 @@ function processLogger(config: Config): Logger {
 
 /** Files under the data dir, or the bucket SVC_BLOB_URL names (API, worker and admin commands alike). */
 export async function closeServices(deps: Services): Promise<void> {
+  // Hand-overs of applies already answered (from the commit's notice) end before the connection they use closes.
+  await deps.settledApplies.drain(deps.config.durations.temporalCallMs);
   await deps.keyUsage.close().catch((error) => deps.log.warn('writing API key usage on close failed', { error }));
   await deps.keyCache.close();
   await deps.notices.close();

@@ -87,7 +87,8 @@ export async function requestApply(deps: RequestApplyDeps, what: ApplyToMake, ho
   // The commit's notice answers as the apply commits; the update, once its workflow task completes.
   // Whichever comes first is the same outcome (the commit's); without a notice, the update's alone.
   if (!notice) return byDeadline(handedOver, deadline, apply.id);
-  handedOver.catch(() => undefined);
+  // It may go on after the answer: the process waits for it before it closes its Temporal connection.
+  deps.settledApplies?.track(handedOver);
   return byDeadline(Promise.race([handedOver, notice.settled]), deadline, apply.id).finally(notice.cancel);
 }
 

@@ -44,9 +44,38 @@ export interface SettledWait {
  */
 export class SettledApplies {
   private readonly waiting = new Map<string, Set<(outcome: ApplyOutcome) => void>>();
+  /** Hand-overs still talking to Temporal after their request answered from the notice. */
+  private readonly handingOver = new Set<Promise<unknown>>();
   private listening = false;
 
   constructor(private readonly notices: Notices | undefined) {}
+
+  /**
+   * Keeps a hand-over that goes on after its request answered from the notice (the update's call
+   * still waits for the workflow task), until it ends: `drain` waits for it before the process closes
+   * its Temporal connection, which would otherwise fail the call from under it.
+   */
+  track(handOver: Promise<unknown>): void {
+    const settled = handOver.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.handingOver.add(settled);
+    void settled.then(() => this.handingOver.delete(settled));
+  }
+
+  /** Waits for the hand-overs still in flight, `ms` at most (each is bounded by its own deadline too). */
+  async drain(ms: number): Promise<void> {
+    if (this.handingOver.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.handingOver),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
 
   wait(applyId: string): SettledWait {
     this.listen();
