@@ -46,7 +46,8 @@ async function stampAndSeal(
 }
 
 /** The apply activity's stage timings (debug lines `apply timings`); other debug and info lines are dropped. */
-const stageLines: Array<{ apply_id: string; document_id: string; ms: Record<string, number>; committed_at?: number }> = [];
+const stageLines: Array<{ apply_id: string; document_id: string; ms: Record<string, number>; started_at?: number; committed_at?: number }> =
+  [];
 const log = createLogger('debug', {}, (line) => {
   const entry = JSON.parse(line);
   if (entry.msg === 'apply timings') stageLines.push(entry);
@@ -93,9 +94,12 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
     }
   const rows: Array<[string, number, number]> = [];
   const at = (event: HistoryEvent | undefined) => (event ? timeOf(event) - sentAt : Number.NaN);
-  rows.push(['HTTP in → apply recorded, update sent', 0, at(scheduled)]);
-  rows.push(['update → workflow task started', at(scheduled), at(taskStarted) - at(scheduled)]);
-  let cursor = at(taskStarted);
+  rows.push(['HTTP in → update taken, task scheduled', 0, at(scheduled)]);
+  rows.push(['→ workflow task started (worker polled)', at(scheduled), at(taskStarted) - at(scheduled)]);
+  // The activation (the update, the workflow's loop, the local activity scheduled) and the activity's dispatch.
+  const activityStarted = line?.started_at === undefined ? Number.NaN : line.started_at - sentAt;
+  rows.push(['→ local activity started (activation)', at(taskStarted), activityStarted - at(taskStarted)]);
+  let cursor = activityStarted;
   for (const stage of ['load', 'stamp', 'seal', 'certify', 'store', 'commit']) {
     if (stages[stage] === undefined) continue;
     rows.push([`  apply (local activity): ${stage}`, cursor, stages[stage]]);
@@ -199,8 +203,9 @@ async function main() {
         reference: () => stampAndSeal(next!.unsealed, widgets, values, sealer),
         measured: async () => {
           const { documentId, session } = next!;
-          const sentAt = Date.now();
           const started = performance.now();
+          // Epoch ms with the fraction, as the activity's timings and the history's event times are.
+          const sentAt = performance.timeOrigin + started;
           const statements = traceStatements(harness.deps.db, started);
           const signed = await session.request('POST', '/sign', {
             consent: true,
@@ -210,7 +215,7 @@ async function main() {
           const elapsed = performance.now() - started;
           statements.stop();
           if (signed.status !== 200) throw new Error(`sign answered ${signed.status}: ${signed.text}`);
-          return { elapsed, documentId, sentAt, answeredAt: Date.now(), statements: statements.lines };
+          return { elapsed, documentId, sentAt, answeredAt: sentAt + elapsed, statements: statements.lines };
         },
         onRound: ({ round, first, reference, measured }) =>
           console.log(

@@ -60,6 +60,26 @@ describe('migrations', () => {
     assert.deepEqual(await migrateLatest(database.db), [], 'a second latest applies nothing');
   });
 
+  it('keeps no index that another index of its table already serves (every write pays for each one)', async () => {
+    await migrateLatest(database.db);
+    // A plain index whose columns begin another plain index's (in either direction) serves no plan
+    // the longer one cannot; unique and partial indexes say more than their columns and are left out.
+    const covered = await database.db.raw(`
+      with ix as (
+        select i.indrelid::regclass::text as tbl, c.relname as name, i.indisunique as uniq, i.indpred is not null as partial,
+          string_to_array(i.indkey::text, ' ') as cols
+        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'public')
+      select a.name || ' (served by ' || b.name || ')' as index from ix a join ix b on a.tbl = b.tbl and a.name <> b.name
+      where not a.uniq and not a.partial and not b.partial and cardinality(a.cols) <= cardinality(b.cols)
+        and b.cols[1:cardinality(a.cols)] = a.cols
+      order by 1`);
+    assert.deepEqual(
+      covered.rows.map((row: { index: string }) => row.index),
+      [],
+    );
+  });
+
   it('enforces what the schema promises: one principal per e-mail in any case, a known plan, one hash per key', async () => {
     const { db } = database;
     await db('tenants').insert({ id: 'ten_a', plan: 'business' });

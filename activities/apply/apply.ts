@@ -46,6 +46,8 @@ async function pause(ms: number, progress: Progress, log: ApplyDeps['log']): Pro
  * that landed during the render (another signer's apply) makes it render again on the new one.
  */
 export async function applySignature(deps: ApplyDeps, applyId: string, progress: Progress = () => undefined): Promise<ApplyOutcome> {
+  // When the activity began (epoch ms, sub-millisecond), to line up with the workflow task's history.
+  const startedAt = performance.timeOrigin + performance.now();
   const clock = stageClock();
   for (let attempt = 0; attempt < RENDERS; attempt += 1) {
     const loaded = await loadApply(deps, applyId, progress);
@@ -69,13 +71,15 @@ export async function applySignature(deps: ApplyDeps, applyId: string, progress:
     clock.mark('commit');
     if (commit.kind === 'stale') continue;
     if (commit.ended) applies.inc({ outcome: commit.ended, code: commit.outcome.code ?? '' });
-    // committed_at (epoch ms): when the commit's notice went out, to line up with the request's answer.
+    // started_at and committed_at (epoch ms): when the activity began and when the commit's notice
+    // went out, to line up with the workflow task's history and the request's answer.
     deps.log?.debug('apply timings', {
       apply_id: applyId,
       document_id: plan.document.id,
       attempt,
       ms: clock.spent,
-      committed_at: Date.now(),
+      started_at: Math.round(startedAt * 10) / 10,
+      committed_at: Math.round((performance.timeOrigin + performance.now()) * 10) / 10,
     });
     if (deps.faults?.applyPauseAfterCommitMs) await pause(deps.faults.applyPauseAfterCommitMs, progress, deps.log);
     return commit.outcome;

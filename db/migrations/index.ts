@@ -24,6 +24,7 @@ import * as mandateCredentials from './20261208000023_mandate_credentials';
 import * as statusListRandomIndexes from './20261209000024_status_list_random_indexes';
 import * as codeLinks from './20261211000026_code_links';
 import * as workflowStarts from './20261212000027_workflow_starts';
+import * as redundantIndexes from './20261213000028_redundant_indexes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,6 +58,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261209000024_status_list_random_indexes', statusListRandomIndexes],
   ['20261211000026_code_links', codeLinks],
   ['20261212000027_workflow_starts', workflowStarts],
+  ['20261213000028_redundant_indexes', redundantIndexes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
