@@ -2,7 +2,6 @@
 // process and end to end through HTTP (sign page → workflow → worker → commit), interleaved in rounds
 // (bench/rounds.ts), with the ratio per round; the service runs as deployed (AS_DEPLOYED).
 
-import type { Db } from '../db/connect';
 import { DocumentRevision } from '../db/models';
 import { createLogger } from '../lib/log';
 import { stampWidgets } from '../lib/pdf/stamp';
@@ -10,6 +9,7 @@ import { SignerSession, seedSamples } from '../test/documents';
 import { createAccount } from '../test/factories';
 import { call } from '../test/http';
 import { dataUrl, signaturePng } from '../test/images';
+import { recordStatements } from '../test/queries';
 import { startSmtpListener } from '../test/smtp';
 import { documentWorkflowId } from '../workflows/document/shared';
 import { AS_DEPLOYED, ms, startHarness } from './harness';
@@ -113,31 +113,6 @@ async function timeline(harness: Awaited<ReturnType<typeof startHarness>>, docum
   return rows;
 }
 
-/**
- * The statements sent on `db` from now until `stop()`: when each was sent (ms from `from`, the
- * request's start), how long its answer took, and the start of its SQL.
- */
-function traceStatements(db: Db, from: number) {
-  const lines: Array<{ at: number; took: number; sql: string }> = [];
-  const open = new Map<string, { at: number; sql: string }>();
-  const sent = (query: { __knexQueryUid: string; sql: string }) =>
-    open.set(query.__knexQueryUid, { at: performance.now() - from, sql: query.sql.replace(/\s+/g, ' ').slice(0, 90) });
-  const answered = (_response: unknown, query: { __knexQueryUid: string }) => {
-    const start = open.get(query.__knexQueryUid);
-    if (!start) return;
-    open.delete(query.__knexQueryUid);
-    lines.push({ ...start, took: performance.now() - from - start.at });
-  };
-  db.on('query', sent).on('query-response', answered).on('query-error', answered);
-  return {
-    lines,
-    stop() {
-      db.removeListener('query', sent).removeListener('query-response', answered).removeListener('query-error', answered);
-      lines.sort((a, b) => a.at - b.at);
-    },
-  };
-}
-
 async function main() {
   // The signers' e-mailed codes land in a local SMTP listener, as in the tests.
   const smtp = await startSmtpListener();
@@ -206,7 +181,7 @@ async function main() {
           const started = performance.now();
           // Epoch ms with the fraction, as the activity's timings and the history's event times are.
           const sentAt = performance.timeOrigin + started;
-          const statements = traceStatements(harness.deps.db, started);
+          const statements = recordStatements(harness.deps.db, started);
           const signed = await session.request('POST', '/sign', {
             consent: true,
             signature: { method: 'drawn', image: dataUrl(signature) },
@@ -215,7 +190,7 @@ async function main() {
           const elapsed = performance.now() - started;
           statements.stop();
           if (signed.status !== 200) throw new Error(`sign answered ${signed.status}: ${signed.text}`);
-          return { elapsed, documentId, sentAt, answeredAt: sentAt + elapsed, statements: statements.lines };
+          return { elapsed, documentId, sentAt, answeredAt: sentAt + elapsed, statements: statements.statements };
         },
         onRound: ({ round, first, reference, measured }) =>
           console.log(
@@ -236,8 +211,11 @@ async function main() {
           ...steps.map(
             ([stage, from, took]) => `  ${stage.padEnd(40)} at ${from.toFixed(1).padStart(6)}  took ${took.toFixed(1).padStart(6)}`,
           ),
-          `  the statements sent meanwhile (every process's of this harness: the API's and the worker's), ms from the request:`,
-          ...run.statements.map(({ at, took, sql }) => `    at ${at.toFixed(1).padStart(6)}  took ${took.toFixed(1).padStart(5)}  ${sql}`),
+          `  the statements sent meanwhile (every process's of this harness: the API's and the worker's), ms from the request (– : knex reports no answer for BEGIN and COMMIT):`,
+          ...run.statements.map(
+            ({ at, took, sql }) =>
+              `    at ${at.toFixed(1).padStart(6)}  took ${took === undefined ? '    –' : took.toFixed(1).padStart(5)}  ${sql.replace(/\s+/g, ' ').slice(0, 90)}`,
+          ),
         );
       }
       const local = middle(pairs, (pair) => pair.reference);

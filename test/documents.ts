@@ -4,6 +4,7 @@ import { randomBase62 } from '../lib/ids';
 import { buildSampleNda, buildSampleServicesAgreement } from '../lib/pdf/samples';
 import type { Account } from './factories';
 import { call, type Reply } from './http';
+import { dataUrl, signaturePng } from './images';
 import type { ReceivedMail } from './smtp';
 import type { Stack } from './stack';
 import { waitFor } from './wait';
@@ -66,6 +67,22 @@ export async function sentNda(
   return created.body;
 }
 
+/**
+ * An NDA sent to `signer` (the first role) and `other` (the second), and the first signer's verified
+ * session on its sign page: the start of most sign-page tests.
+ */
+export async function firstSignerOf(
+  stack: Stack,
+  sender: Account,
+  template: Template,
+  signer: { name: string; email: string },
+  options: SentNdaOptions = {},
+): Promise<{ documentId: string; session: SignerSession }> {
+  const sent = await sentNda(stack, sender, template, signer, options);
+  const first = sent.signers[0];
+  return { documentId: sent.document_id, session: await new SignerSession(stack, first.sign_url, first.email).verify() };
+}
+
 /** The newest mail to an address with a purpose, as the stack's SMTP listener received it. */
 export async function latestMail(stack: Stack, to: string, purpose: string): Promise<ReceivedMail | undefined> {
   if (!stack.smtp) throw new Error('latestMail needs the SMTP listener of the stack (the test set SMTP_URL itself)');
@@ -89,6 +106,11 @@ export class SignerSession {
 
   request(method: string, suffix: string, body?: unknown): Promise<Reply> {
     return call(this.stack.url, method, `${this.path}${suffix}`, { body, headers: this.cookie ? { cookie: this.cookie } : {} });
+  }
+
+  /** Signs with a drawn signature (the sample PNG) and these field values, as the sign page posts it. */
+  sign(values: Record<string, string> = {}): Promise<Reply> {
+    return this.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values });
   }
 
   async verify(): Promise<this> {

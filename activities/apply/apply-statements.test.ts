@@ -2,16 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Apply, AuditEvent, Event, type Template } from '../../db/models';
-import { createDocument, SignerSession, seedSamples } from '../../test/documents';
+import { firstSignerOf, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
-import { dataUrl, signaturePng } from '../../test/images';
+import { recordStatements, type Statement } from '../../test/queries';
 import { type Stack, startStack } from '../../test/stack';
-
-interface Statement {
-  sql: string;
-  bindings: unknown[];
-  tx?: string;
-}
 
 const writes = (statement: Statement) => /^\s*(with|insert|update|delete)\b/i.test(statement.sql);
 
@@ -25,9 +19,6 @@ describe('an apply writes in one statement at its record and one at its commit',
   let stack: Stack;
   let owner: Account;
   let nda: Template;
-  const seen: Statement[] = [];
-  const listen = (query: { sql: string; bindings?: unknown[]; __knexTxId?: string }) =>
-    seen.push({ sql: query.sql, bindings: query.bindings ?? [], tx: query.__knexTxId });
 
   before(async () => {
     stack = await startStack({ env: { SVC_APPLY_WAIT_MS: '60000' } });
@@ -35,31 +26,20 @@ describe('an apply writes in one statement at its record and one at its commit',
     ({ nda } = await seedSamples(stack, owner));
   });
   after(async () => {
-    stack.deps.db.removeListener('query', listen);
     await stack.close();
   });
 
   it('the record is one statement, the commit’s writes one statement in its transaction, and every row is there', async () => {
-    const created = await createDocument(stack, owner, {
-      template_id: nda.id,
-      name: 'Statements',
-      signers: [
-        { name: 'Ann', email: 'ann-statements@example.test' },
-        { name: 'Bob', email: 'bob-statements@example.test' },
-      ],
-      send: true,
-    });
-    assert.equal(created.status, 201, created.text);
-    const documentId: string = created.body.document_id;
-    const ann = created.body.signers[0];
-    const session = await new SignerSession(stack, ann.sign_url, ann.email).verify();
-    stack.deps.db.on('query', listen);
-    const signed = await session.request('POST', '/sign', {
-      consent: true,
-      signature: { method: 'drawn', image: dataUrl(signaturePng()) },
-      values: {},
-    });
-    stack.deps.db.removeListener('query', listen);
+    const { documentId, session } = await firstSignerOf(
+      stack,
+      owner,
+      nda,
+      { name: 'Ann', email: 'ann-statements@example.test' },
+      { name: 'Statements', other: { name: 'Bob', email: 'bob-statements@example.test' } },
+    );
+    const recording = recordStatements(stack.deps.db);
+    const signed = await session.sign().finally(recording.stop);
+    const seen = recording.statements;
     assert.equal(signed.status, 200, signed.text);
     const apply = (await Apply.query(stack.deps.db).where({ document_id: documentId }).first())!;
     assert.equal(apply.status, 'applied');

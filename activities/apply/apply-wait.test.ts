@@ -3,34 +3,21 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Apply, type Template } from '../../db/models';
 import { applyRunning, applyRuns } from '../../test/applies';
-import { createDocument, SignerSession, seedSamples } from '../../test/documents';
+import { firstSignerOf, seedSamples } from '../../test/documents';
 import { type Account, createAccount } from '../../test/factories';
-import { dataUrl, signaturePng } from '../../test/images';
 import { type Stack, startStack } from '../../test/stack';
 import { waitFor } from '../../test/wait';
 import { applySettledUpdate, documentWorkflowId, statusQuery } from '../../workflows/document/shared';
 
 /** An NDA sent to Ann and Bob, and Ann's verified session on her sign page. */
-async function sentToAnn(stack: Stack, owner: Account, nda: Template, label: string) {
-  const created = await createDocument(stack, owner, {
-    template_id: nda.id,
-    name: `Update ${label}`,
-    signers: [
-      { name: 'Ann', email: `ann-${label}@example.test` },
-      { name: 'Bob', email: `bob-${label}@example.test` },
-    ],
-    send: true,
-  });
-  assert.equal(created.status, 201, created.text);
-  const first = created.body.signers[0];
-  const session = await new SignerSession(stack, first.sign_url, first.email).verify();
-  return { documentId: created.body.document_id as string, session };
-}
-
-/** Ann signs with a drawn signature. */
-function signAsAnn(session: SignerSession) {
-  return session.request('POST', '/sign', { consent: true, signature: { method: 'drawn', image: dataUrl(signaturePng()) }, values: {} });
-}
+const sentToAnn = (stack: Stack, owner: Account, nda: Template, label: string) =>
+  firstSignerOf(
+    stack,
+    owner,
+    nda,
+    { name: 'Ann', email: `ann-${label}@example.test` },
+    { name: `Update ${label}`, other: { name: 'Bob', email: `bob-${label}@example.test` } },
+  );
 
 /**
  * A sign request answers from the document workflow: one update-with-start (`applySettled`) hands the
@@ -53,7 +40,7 @@ describe('an apply answers from the workflow (update), not by polling', () => {
 
   async function sign(label: string) {
     const { documentId, session } = await sentToAnn(stack, owner, nda, label);
-    return { documentId, signed: await signAsAnn(session) };
+    return { documentId, signed: await session.sign() };
   }
 
   it('the answer is 200 applied, and the workflow history holds the completed applySettled update for that apply', async () => {
@@ -121,7 +108,7 @@ describe('an apply answers as it commits (the commit’s notice), not after the 
 
   it('the 200 comes while the update is still open, with what the commit wrote', async () => {
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'notice');
-    const signed = await signAsAnn(session);
+    const signed = await session.sign();
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
     const events = (await handle.fetchHistory()).events ?? [];
     assert.equal(signed.status, 200, signed.text);
@@ -165,7 +152,7 @@ describe('an apply whose second update arrives while it runs', () => {
 
   it('is applied by one activity run: the update does not queue the apply in flight a second time', async () => {
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'mid');
-    const signing = signAsAnn(session);
+    const signing = session.sign();
     const handle = stack.deps.temporal.client.workflow.getHandle(documentWorkflowId(documentId));
     // Once the apply runs, another waiter asks for the same apply (as a retried request would).
     const apply = await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
@@ -203,7 +190,7 @@ describe('a slow apply answers 202 processing by the end of SVC_APPLY_WAIT_MS, n
 
   it('even while the database does not answer the request’s reads (applies locked by another transaction, or PGlite’s one connection held)', async () => {
     const { documentId, session } = await sentToAnn(stack, owner, nda, 'slow');
-    const signing = signAsAnn(session);
+    const signing = session.sign();
     await waitFor('the apply to run in the workflow task', () => applyRunning(stack, documentId), 20_000);
     // Nobody can read the applies until the answer came (or a minute passed): the request's last look at its
     // outcome would wait for that, and so would an answer that waited for the database.
