@@ -237,7 +237,13 @@ it('under strict order the second signer waits for the first, then can sign', as
   await first.getByTestId('signature-apply').click();
   await consentAndSign(first);
 
-  await second.getByTestId('recheck').click();
+  // "Check again" looks at once; the page also looks by itself every 10 s, and on a slow machine it may
+  // have done so while the first signer signed: then the button is gone and the form already there.
+  const recheck = second.getByTestId('recheck');
+  if (await recheck.isVisible())
+    await recheck.click({ timeout: 5000 }).catch(async (error: unknown) => {
+      if (await recheck.isVisible()) throw error;
+    });
   await second.getByTestId('sign-submit').waitFor();
   assert.equal(await second.getByTestId('sign-submit').isDisabled(), true);
   await drawSignature(second);
