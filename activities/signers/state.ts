@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect';
 import { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
+import { t } from '../../lib/i18n';
 import { autoFilledText } from '../../lib/pdf/stamp';
 import { AUTO_FILLED, unfilledWidgets } from '../../lib/pdf/widgets';
 import { widgetsOf } from '../apply/apply-check';
@@ -57,7 +58,7 @@ export function signerState(view: SignerView, options: { lastApply?: Apply; copy
     /** The signer's latest signature: being applied (the page waits), or rejected with why (they can sign again). */
     apply: lastApply ? applyState(lastApply) : null,
     can_sign: document.status === 'sent' && maySignNow(document, signers, signer),
-    blocked_reason: before.length > 0 ? `Waiting for ${before.map((s) => s.name).join(', ')} to sign first.` : null,
+    blocked_reason: before.length > 0 ? t('sign.state.waiting_for', { names: before.map((s) => s.name).join(', ') }) : null,
     consent_text: CONSENT_TEXT,
   } satisfies SignState;
 }

@@ -7,7 +7,7 @@ import { bestEffort } from '../../lib/temporal';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit, recordObservation } from '../audit/audit';
 import { releaseIfReady } from './release';
-import { recipientOfToken, type TransferDeps, type TransferView, transferView, visibleTransfer } from './transfers';
+import { blockedWords, recipientOfToken, type TransferDeps, type TransferView, transferView, visibleTransfer } from './transfers';
 
 const DOWNLOAD_PURPOSE = 'transfer-download';
 
@@ -24,9 +24,13 @@ export interface DownloadGrant {
 }
 
 /** The signed URLs of every file of a released package (DESIGN: 5 minutes); 409 before it is released. */
-export function downloadLinks(deps: Pick<TransferDeps, 'secret' | 'config'>, view: TransferView, now = Date.now()): DownloadLink[] {
+export async function downloadLinks(
+  deps: Pick<TransferDeps, 'db' | 'secret' | 'config'>,
+  view: TransferView,
+  now = Date.now(),
+): Promise<DownloadLink[]> {
   if (view.transfer.status !== 'released') {
-    const why = view.transfer.blocked_reason ?? 'it is not released yet';
+    const why = (await blockedWords(deps.db, view.transfer)) ?? t('errors.transfers.not_released_yet');
     throw errors.invalidState(t('errors.transfers.files_transfer_cannot_downloaded', { why }));
   }
   const exp = now + deps.config.durations.downloadUrlMs;
@@ -53,7 +57,7 @@ export async function mintDownloads(deps: TransferDeps, principal: Principal, id
   const { transfer, sent } = await visibleTransfer(deps.db, principal, id);
   const bound = sent ? undefined : await TransferRecipient.query(deps.db).findOne({ transfer_id: id, bound_principal_id: principal.id });
   if (!sent && !bound) throw errors.notFound(t('errors.transfers.no_such_transfer_bound_claim'));
-  const links = downloadLinks(deps, await transferView(deps.db, transfer));
+  const links = await downloadLinks(deps, await transferView(deps.db, transfer));
   await recordMinted(deps.db, transfer, actor, bound?.id);
   return links;
 }
@@ -149,7 +153,7 @@ export async function publicDownloads(
   actor: Actor,
 ): Promise<{ transferId: string; links: DownloadLink[] }> {
   const { transfer, recipient } = await recipientOfToken(deps.db, token);
-  const links = downloadLinks(deps, await transferView(deps.db, transfer));
+  const links = await downloadLinks(deps, await transferView(deps.db, transfer));
   await recordMinted(deps.db, transfer, actor, recipient.id);
   return { transferId: transfer.id, links };
 }

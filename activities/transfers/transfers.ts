@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { Document, DriveFile, Principal, Transfer, TransferFile, TransferRecipient } from '../../db/models';
 import { errors } from '../../lib/errors';
-import { t } from '../../lib/i18n';
+import { hasMessage, t } from '../../lib/i18n';
 import { newId, randomBase62, sha256Hex } from '../../lib/ids';
 import { page } from '../../lib/paging';
 import { bestEffort } from '../../lib/temporal';
@@ -48,6 +48,17 @@ export async function transferView(db: Db | Knex.Transaction, transfer: Transfer
   );
   const byId = new Map(files.map((file) => [file.id, file]));
   return { transfer, files: rows.map((row) => byId.get(row.drive_file_id)!), recipients, sender: sender! };
+}
+
+/**
+ * Why a package is blocked for good, in the reader's words: its linked document ended unsigned.
+ * (`blocked_reason` keeps the English for the API; a page or a refusal words it from the catalogue.)
+ */
+export async function blockedWords(db: Db | Knex.Transaction, transfer: Transfer): Promise<string | undefined> {
+  if (!transfer.blocked_reason) return undefined;
+  const document = transfer.document_id ? await Document.query(db).findById(transfer.document_id) : undefined;
+  const key = `sign.claim.blocked.${document?.status}`;
+  return t(hasMessage(key) ? key : 'sign.claim.blocked.other');
 }
 
 /**

@@ -131,13 +131,18 @@ describe('the claim page in the pseudo-locale', () => {
       recipients: [recipient('Una')],
       document_id: document.body.document_id,
     });
-    // TEMPORARY: the blocked reason is stored by activities/transfers (another helper converts the rules' messages); data until then.
-    const names = data('Signed pack', 'Doomed NDA', 'Una', 'The linked document was declined; the files will not be released.');
+    const names = data('Signed pack', 'Doomed NDA', 'Una');
     assert.deepEqual(await outside(path, names), [], 'waiting for the signers');
     const session = await new SignerSession(stack, document.body.signers[0].sign_url, dee.email).verify();
     assert.equal((await session.request('POST', '/decline', { reason: 'No.' })).status, 200);
     await waitFor('the transfer to be blocked', async () => /Blocked/.test(await (await fetch(`${stack.url}${path}`)).text()) || undefined);
     assert.deepEqual(await outside(path, names), [], 'blocked');
+    const refused = await outside(`${path}/download/0`, names, 409, undefined, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: origin() },
+      body: '',
+    });
+    assert.deepEqual(refused, [], 'a download refused while blocked');
   });
 
   it('signed in: as the recipient (bind, then bound) and as someone else', async () => {

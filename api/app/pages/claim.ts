@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { normalizeEmail } from '../../../activities/accounts/accounts';
 import type { Services } from '../../../activities/services';
 import { acceptTransfer, bindBySession, publicClaim, publicDownloads } from '../../../activities/transfers/claims';
-import type { TransferDeps, TransferView } from '../../../activities/transfers/transfers';
+import { blockedWords, type TransferDeps, type TransferView } from '../../../activities/transfers/transfers';
 import { Document, type TransferRecipient } from '../../../db/models';
 import { errors } from '../../../lib/errors';
 import { t } from '../../../lib/i18n';
@@ -47,11 +47,11 @@ function modeWords(view: TransferView, document: Document | undefined): SafeHtml
 }
 
 /** Where the package stands: ready, blocked for good (with why), or waiting (and for what). */
-function stateWords(view: TransferView): SafeHtml {
+function stateWords(view: TransferView, blocked: string | undefined): SafeHtml {
   const { transfer, recipients } = view;
   if (transfer.status === 'released') return html`<span class="badge active">${t('sign.claim.state.ready')}</span>`;
-  if (transfer.blocked_reason)
-    return html`<span class="badge revoked">${t('sign.claim.state.blocked')}</span> ${transfer.blocked_reason} ${t('sign.claim.state.blocked_next')}`;
+  if (blocked)
+    return html`<span class="badge revoked">${t('sign.claim.state.blocked')}</span> ${blocked} ${t('sign.claim.state.blocked_next')}`;
   const accepted = recipients.filter((recipient) => recipient.accepted_at).length;
   const why =
     transfer.mode === 'accept'
@@ -159,7 +159,7 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
 <dt>${t('sign.claim.facts.for')}</dt><dd data-testid="claim-for">${recipient.name} (${recipient.email})</dd>
 <dt>${t('sign.claim.facts.unlocks')}</dt><dd data-testid="claim-mode">${modeWords(view, document)}</dd>
 ${transfer.mode === 'accept' && html`<dt>${t('sign.claim.facts.accepted')}</dt><dd data-testid="claim-accepted">${t('sign.claim.facts.accepted_count', { accepted: view.recipients.filter((r) => r.accepted_at).length, total: view.recipients.length })}</dd>`}
-<dt>${t('sign.claim.facts.status')}</dt><dd data-testid="claim-state">${stateWords(view)}</dd></dl>
+<dt>${t('sign.claim.facts.status')}</dt><dd data-testid="claim-state">${stateWords(view, await blockedWords(deps.db, transfer))}</dd></dl>
 ${actions(ctx, view, recipient)}
 <section aria-labelledby="files-title"><h2 id="files-title">${t('sign.claim.files.heading')}</h2>${files(ctx, view)}
 <p class="hint">${transfer.status === 'released' ? t('sign.claim.files.hint_released') : t('sign.claim.files.hint_waiting')} ${t('sign.claim.files.keep')}</p></section>`;

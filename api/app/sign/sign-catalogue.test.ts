@@ -89,6 +89,16 @@ describe('the sign link in the pseudo-locale', () => {
     assert.deepEqual(await page(expired.first, 410), []);
   });
 
+  it('a signer who waits for another in strict order reads why in words from the catalogue', async () => {
+    const { second } = await sentNda({ name: NAME, strict: true });
+    await second.verify();
+    const state = await call(stack.url, 'GET', `${second.path}/state`, { headers: { ...PSEUDO_HEADERS, cookie: second.cookie } });
+    assert.equal(state.status, 200, state.text);
+    assert.equal(state.body.can_sign, false);
+    assert.match(state.body.blocked_reason, /Ann Able/);
+    assert.deepEqual(outsideCatalogue(state.body.blocked_reason, await data()), []);
+  });
+
   it('the refusals the page shows: no code confirmed yet, no consent', async () => {
     const { first } = await sentNda({ name: NAME });
     const unconfirmed = await call(stack.url, 'GET', `${first.path}/state`, { headers: PSEUDO_HEADERS });
