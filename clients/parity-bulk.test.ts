@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Template } from '../db/models';
+import { Document, type Template } from '../db/models';
 import { ROOT } from '../test/cli';
 import { seedSamples } from '../test/documents';
-import { agent, fixed, rest, row, stack, stranger, useParityStack } from '../test/fixtures/parity';
+import { agent, fixed, rest, row, SURFACES, stack, stranger, useParityStack } from '../test/fixtures/parity';
 import { call } from '../test/http';
 import { waitFor } from '../test/wait';
 import { SvcClient } from './sdk/src/index';
@@ -18,12 +18,21 @@ const signers = (tag: string, index: number) => [
 ];
 
 /** The same items as a CSV file for the CLI: a header of signer columns, one row per item. */
-function csvOf(items: Array<{ signers: Array<{ name: string; email: string }>; name?: string }>): string {
+function csvOf(items: Array<{ signers: Array<{ name: string; email: string }>; name?: string; values?: Record<string, string> }>): string {
   const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
   const most = Math.max(...items.map((item) => item.signers.length));
-  const header = ['name', ...Array.from({ length: most }, (_, n) => [`signer${n + 1}_name`, `signer${n + 1}_email`]).flat()];
+  const fields = [...new Set(items.flatMap((item) => Object.keys(item.values ?? {})))];
+  const header = [
+    'name',
+    ...Array.from({ length: most }, (_, n) => [`signer${n + 1}_name`, `signer${n + 1}_email`]).flat(),
+    ...fields.map((field) => `value:${field}`),
+  ];
   const rows = items.map((item) =>
-    [item.name ?? '', ...Array.from({ length: most }, (_, n) => [item.signers[n]?.name ?? '', item.signers[n]?.email ?? '']).flat()]
+    [
+      item.name ?? '',
+      ...Array.from({ length: most }, (_, n) => [item.signers[n]?.name ?? '', item.signers[n]?.email ?? '']).flat(),
+      ...fields.map((field) => item.values?.[field] ?? ''),
+    ]
       .map(quote)
       .join(','),
   );
@@ -59,9 +68,10 @@ describe('bulk send: every surface does the same, the SDK waits for it, the CLI 
       agent,
       async (surface) => {
         const tag = surface.replace(/\W/g, '').toLowerCase();
-        // Item 1 has one signer too many for the two-role NDA: refused on its own.
+        // Item 0 fills the Receiving Party's title by name; item 1 has one signer too many for the
+        // two-role NDA: refused on its own.
         const items = [
-          { signers: signers(tag, 0), name: 'Parity, "bulk" NDA' },
+          { signers: signers(tag, 0), name: 'Parity, "bulk" NDA', values: { 'receiving-title': `Title ${tag}` } },
           { signers: [...signers(tag, 1), { name: 'Cy Extra', email: `cy-${tag}@example.test` }] },
         ];
         const body = { template_id: nda.id, name: 'Parity bulk', send: true, items };
@@ -86,6 +96,10 @@ describe('bulk send: every surface does the same, the SDK waits for it, the CLI 
       },
       60_000,
     );
+    // Each surface's item 0 carries its own value, the CLI's from its CSV file's value: column.
+    const made = await Document.query(stack.deps.db).where({ tenant_id: agent.tenantId, name: 'Parity, "bulk" NDA' });
+    const titles = made.map((document) => document.widgets.find((widget) => widget.id === 'receiving-title')?.prefill?.value).sort();
+    assert.deepEqual(titles, SURFACES.map((surface) => `Title ${surface.replace(/\W/g, '').toLowerCase()}`).sort());
     const cliBulk = await waitFor('the CLI’s bulk id', async () => {
       const rows = await stack.deps.db('bulk_sends').where({ tenant_id: agent.tenantId }).orderBy('created_at');
       return rows.length === 5 ? rows[2].id : undefined;

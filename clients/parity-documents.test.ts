@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { Document } from '../db/models';
 import { seedSamples, sentNda } from '../test/documents';
 import type { Account } from '../test/factories';
 import {
@@ -197,6 +198,45 @@ describe('every surface does the same for the same operation', () => {
       },
       (list) => list.data.map((request: { status: string }) => request.status),
     );
+  });
+
+  it('create_document with values: every surface prefills the same fields by name, and refuses a wrong one naming it', async () => {
+    const { nda } = await seedSamples(stack, agent);
+    const signers = [
+      { name: 'Ann Able', email: 'ann-values@example.test' },
+      { name: 'Bob Baker', email: 'bob-values@example.test' },
+    ];
+    const create = (values: Record<string, string | boolean>, name: string): Operation => ({
+      name: 'create_document',
+      rest: rest('POST', '/documents', { template_id: nda.id, name, signers, values }),
+      sdk: (c) => c.createDocument({ template_id: nda.id, name, signers, values }),
+      cli: [
+        'docs',
+        'create',
+        '--name',
+        name,
+        '--template',
+        nda.id,
+        ...signers.flatMap((signer) => ['--signer', `${signer.name} <${signer.email}>`]),
+        ...Object.entries(values).flatMap(([field, value]) => ['--value', `${field}=${value}`]),
+      ],
+      mcp: ['create_document', { template_id: nda.id, name, signers, values }],
+    });
+    const made = await row(
+      'create_document (values)',
+      agent,
+      fixed(create({ 'receiving-title': 'Parity', 'receiving-copy': true }, 'Parity values')),
+      (document) => document.status,
+    );
+    assert.ok(Object.values(made).every((status) => status === 'draft'));
+    const drafts = await Document.query(stack.deps.db).where({ tenant_id: agent.tenantId, name: 'Parity values' });
+    assert.equal(drafts.length, Object.keys(made).length);
+    for (const draft of drafts)
+      assert.deepEqual(
+        Object.fromEntries(draft.widgets.filter((widget) => widget.prefill).map((widget) => [widget.id, widget.prefill!.value])),
+        { 'receiving-title': 'Parity', 'receiving-copy': true },
+      );
+    await row('create_document (a wrong value)', agent, fixed(create({ 'receiving-term': 'forever' }, 'Parity wrong')), (value) => value);
   });
 
   it('verify_pdf: a completed PDF the service issued, and a file that is not a PDF', async () => {

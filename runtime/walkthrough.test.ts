@@ -7,7 +7,7 @@ import { launchBrowser, watchProblems } from '../test/browser';
 import { ROOT } from '../test/cli';
 import { call } from '../test/http';
 import { type EmbeddedSetup, embeddedSetup, killLeftovers, type ServicePorts, startRunning, stopWithCtrlC } from '../test/npm-start';
-import { pdfsig } from '../test/pdf-tools';
+import { pdfsig, pdfText } from '../test/pdf-tools';
 import { waitFor } from '../test/wait';
 import { ConsoleInbox, Walk } from '../test/walkthrough';
 
@@ -143,7 +143,8 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
     await bob.getByTestId('verify').click();
     await bob.locator('[data-testid="page-1"][data-rendered]').waitFor();
     await bob.getByTestId('widget-receiving-title').fill('Engineer');
-    await bob.getByTestId('widget-receiving-term').selectOption('2 years');
+    // The term is the agent's, locked in the PDF: no field of Bob's.
+    assert.equal(await bob.getByTestId('widget-receiving-term').count(), 0);
     await bob.getByTestId('widget-receiving-copy').check();
     await bob.getByTestId('signature-open').click();
     await bob.getByTestId('tab-draw').click();
@@ -180,6 +181,10 @@ describe('the README walk-through, on npm start’s embedded defaults', () => {
     assert.match(shown.stdout, /Signature #2:[\s\S]*Total document signed/, shown.stdout);
     const checked = await pdfsig(fs.readFileSync(path.join(ROOT, 'nda.pdf')));
     assert.ok(checked.valid, checked.report);
+    // The term the agent filled in step 2, and Bob's title, as any reader extracts them.
+    const text = await pdfText(fs.readFileSync(path.join(ROOT, 'nda.pdf')));
+    assert.match(text, /\b2 years\b/);
+    assert.match(text, /Engineer/);
     // The service's own verifier, as the README calls it, on the embedded default: valid, and named.
     const verified = await walk.run(/--data-binary @nda\.pdf http:\/\/localhost:3000\/v1\/verify$/);
     assert.equal(verified.json.verdict, 'valid', verified.stdout);

@@ -54,6 +54,8 @@ export const AUDIT_DATA = {
     name: z.string(),
     sha256,
     signers: signerList,
+    /** The fields the sender's locked values filled (stamped into revision 0). */
+    prefilled: z.array(z.string()).optional(),
   }),
   'document.declined': line({ signer_id: ids.signer, reason: z.string().nullable() }),
   'document.expired': line({

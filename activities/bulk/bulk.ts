@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/log';
 import type { Caller } from '../accounts/accounts';
 import { agentActor, createDocument, type DocumentDeps } from '../documents/documents';
+import { prefilledWidgets } from '../documents/prefill';
 import { findTemplate } from '../templates/templates';
 import { startAfterCommit, starts } from '../workflow-starts';
 import type { Workflows } from '../workflows';
@@ -58,7 +59,9 @@ export async function startBulk(
   caller: Caller,
   input: BulkInput,
 ): Promise<BulkSend> {
-  await findTemplate(deps.db, caller.tenant.id, input.templateId);
+  const template = await findTemplate(deps.db, caller.tenant.id, input.templateId);
+  // A value that does not suit its field refuses the whole request, as a malformed item does.
+  for (const [position, item] of input.items.entries()) prefilledWidgets(template.widgets, item.values, `items.${position}.values`);
   return deps.db.transaction(async (trx) => {
     await claimBulkPlace(trx, caller.tenant.id, deps.config.bulkTenantRunning);
     const bulk = await BulkSend.query(trx).insertAndFetch({
@@ -185,6 +188,7 @@ export async function makeBulkItem(deps: BulkDeps, bulkId: string, position: num
         name: item.input.name ?? bulk.name,
         signers: item.input.signers,
         strictOrder: item.input.strict_order,
+        values: item.input.values,
       },
       agentActor(caller),
       bulk.send ? start : undefined,

@@ -2,20 +2,20 @@ import type { Knex } from 'knex';
 import type { QueryBuilder } from 'objection';
 import type { Db } from '../../db/connect';
 import { type Apply, Document, DocumentRevision, DocumentSigner } from '../../db/models';
-import type { BlobStore } from '../../lib/blobs';
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import { page } from '../../lib/paging';
-import type { PdfThreads } from '../../lib/pdf/intake';
-import type { SealerConfig } from '../../lib/pdf/sealer';
-import type { Widget } from '../../lib/pdf/widgets';
 import type { Caller } from '../accounts/accounts';
 import { normalizeEmail } from '../accounts/accounts';
 import { type Actor, recordAudit } from '../audit/audit';
-import { findDriveFile, lockDriveFiles } from '../drive/drive';
-import { checkWidgets, findUsableTemplate, takeInPdf } from '../templates/templates';
+import { lockDriveFiles } from '../drive/drive';
 import { pdfStep } from './pdf-errors';
+import type { PrefillValues } from './prefill';
+import { type DocumentDeps, type DocumentSourceInput, prefilled, resolveSource } from './source';
+
+export type { DocumentDeps };
+
 import type { DocumentWaits } from './waits';
 
 export interface SignerInput {
@@ -63,14 +63,6 @@ export const SHOWN_DOCUMENT_COLUMNS = [
   'void_reason',
 ] as const satisfies ReadonlyArray<keyof ShownDocument>;
 
-export interface DocumentDeps {
-  db: Db;
-  blobs: BlobStore;
-  /** PDF work off the event loop: the intake of an uploaded PDF, and the seal of revision 0. */
-  pdf: PdfThreads;
-  sealerConfig(): Promise<SealerConfig>;
-}
-
 export function agentActor(caller: Caller, request?: { ip?: string; userAgent?: string }): Actor {
   return { type: 'agent', id: caller.apiKey.id, ip: request?.ip, userAgent: request?.userAgent };
 }
@@ -100,53 +92,6 @@ function signerRows(document: Document, signers: SignerInput[], startAt: number)
   }));
 }
 
-/** What a document is made from: a template of the account, or a PDF in the principal's Drive with its widgets. */
-export type DocumentSourceInput = { templateId: string } | { driveFileId: string; widgets: Widget[]; roles?: string[] };
-
-/** The PDF (unsealed), roles and widgets of a new document, checked. */
-interface DocumentSource {
-  pdfSha256: string;
-  pdf: Buffer;
-  roles: string[];
-  widgets: Widget[];
-  pageCount: number;
-  templateId: string | null;
-  driveFileId: string | null;
-}
-
-async function resolveSource(deps: DocumentDeps, caller: Caller, source: DocumentSourceInput): Promise<DocumentSource> {
-  if ('templateId' in source) {
-    const template = await findUsableTemplate(deps.db, caller.tenant.id, source.templateId);
-    return {
-      pdfSha256: template.pdf_sha256,
-      pdf: await deps.blobs.get(template.pdf_sha256),
-      roles: template.roles,
-      widgets: template.widgets,
-      pageCount: template.page_count,
-      templateId: template.id,
-      driveFileId: null,
-    };
-  }
-  const file = await findDriveFile(deps.db, caller.principal.id, source.driveFileId);
-  if (file.kind !== 'pdf')
-    throw errors.invalidRequest(t('errors.documents.drive_file_not_pdf', { id: file.id, kind: file.kind }), [
-      { path: 'drive_file_id', message: 'not a PDF' },
-    ]);
-  // The upload as it came is untrusted: the document is made from what the safe intake makes of it.
-  const intake = await takeInPdf(deps.pdf, await deps.blobs.get(file.sha256));
-  const roles = checkWidgets(source.widgets, intake.pages, source.roles);
-  const pdf = Buffer.from(intake.pdf);
-  return {
-    pdfSha256: await deps.blobs.put(pdf),
-    pdf,
-    roles,
-    widgets: source.widgets,
-    pageCount: intake.pages.length,
-    templateId: null,
-    driveFileId: file.id,
-  };
-}
-
 /**
  * Records the start of a sent document's workflow in the send's transaction (activities/workflow-starts.ts
  * startAfterCommit): the workflow starts once the send committed.
@@ -169,13 +114,15 @@ export async function createDocument(
     strictOrder?: boolean;
     /** Its expiry and reminder schedule, checked (waits.ts checkWaits). */
     waits?: DocumentWaits;
+    /** Fields the sender fills by name, locked (prefill.ts): stamped into the first revision. */
+    values?: PrefillValues;
   },
   actor: Actor,
   send?: StartDocument,
   /** Runs in the document's transaction before it is sent (a bulk item records its document in it; throwing undoes both). */
   made?: (trx: Knex.Transaction, document: Document) => Promise<void>,
 ): Promise<DocumentWithSigners> {
-  const source = await resolveSource(deps, caller, input.source);
+  const source = await prefilled(deps, await resolveSource(deps, caller, input.source), input.values);
   checkSignerCount(0, input.signers.length, source.roles);
   // Sealed on a PDF thread: the API's event loop never parses a PDF.
   const sealed = await pdfStep(async () => deps.pdf.seal(source.pdf, { reason: 'Document created' }, await deps.sealerConfig()));
@@ -222,6 +169,7 @@ export async function createDocument(
         name: document.name,
         sha256: sealedSha256,
         signers: signers.map((s) => ({ id: s.id, email: s.email, role: s.role })),
+        ...(input.values && { prefilled: source.widgets.filter((widget) => widget.prefill).map((widget) => widget.id) }),
       },
     });
     if (made) await made(trx, document);

@@ -45,16 +45,19 @@ export function signerState(view: SignerView, options: { lastApply?: Apply; copy
       initials: autoFilledText('initials', signer, now) ?? '',
     },
     signers: signers.map((s) => ({ name: s.name, role: s.role, status: s.status })),
-    widgets: document.widgets.map((widget): StateWidget => {
-      const mine = widget.role === signer.role;
-      return {
-        ...widget,
-        mine,
-        auto_filled: AUTO_FILLED.has(widget.type),
-        text: (mine && autoFilledText(widget.type, signer, now)) || null,
-        unfilled: unfilled.has(widget.id),
-      };
-    }),
+    // A field the sender's locked value fills is in the PDF itself, shown as the page shows the rest of it.
+    widgets: document.widgets
+      .filter((widget) => !widget.prefill)
+      .map((widget): StateWidget => {
+        const mine = widget.role === signer.role;
+        return {
+          ...widget,
+          mine,
+          auto_filled: AUTO_FILLED.has(widget.type),
+          text: (mine && autoFilledText(widget.type, signer, now)) || null,
+          unfilled: unfilled.has(widget.id),
+        };
+      }),
     /** The signer's latest signature: being applied (the page waits), or rejected with why (they can sign again). */
     apply: lastApply ? applyState(lastApply) : null,
     can_sign: document.status === 'sent' && maySignNow(document, signers, signer),

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { BULK_MAX_ITEMS } from '../../activities/bulk/bulk';
 import { BULK_ITEM_STATUSES, BULK_STATUSES } from '../../db/models';
-import { SignerInputSchema } from '../documents/schema';
+import { PrefillValuesSchema, SignerInputSchema } from '../documents/schema';
 import { NameSchema } from '../shared/schema';
 
 export const BulkItemSchema = z.strictObject({
   signers: z.array(SignerInputSchema).min(1).max(50).meta({ description: 'In signing order; signer n takes role n (as POST /documents).' }),
   name: NameSchema.optional().meta({ description: 'This document’s name (default: the bulk’s `name`).' }),
   strict_order: z.boolean().optional().meta({ description: 'Signers sign one after another, in the order given.' }),
+  values: PrefillValuesSchema.optional(),
 });
 
 export const BulkCreateSchema = z.strictObject({

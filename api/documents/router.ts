@@ -77,6 +77,7 @@ export function documentRoutes(routes: Routes, deps: Services): void {
             signers: body.signers,
             strictOrder: body.strict_order,
             waits,
+            values: body.values,
           },
           actor,
           send,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PREFILL_TEXT } from '../../activities/documents/prefill';
 import { VOID_REASON_MAX } from '../../activities/documents/void';
 import { WidgetSchema } from '../../activities/templates/schema';
 import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/models';
@@ -28,6 +29,15 @@ export const DocumentRemindersSchema = z.strictObject({
 
 export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email: EmailSchema });
 
+/** Fields filled by their name (a template widget's `id`), each value locked: stamped into the PDF before any signer sees it. */
+export const PrefillValuesSchema = z
+  .record(z.string().min(1).max(100), z.union([z.string().max(MAX_PREFILL_TEXT), z.number(), z.boolean()]))
+  .refine((values) => Object.keys(values).length <= 500, { message: 'at most 500 values' })
+  .meta({
+    description:
+      'Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it.',
+  });
+
 export const DocumentCreateSchema = z
   .strictObject({
     template_id: z.string().min(1).max(100).optional().meta({ description: 'A template of this account (or `drive_file_id`).' }),
@@ -49,6 +59,7 @@ export const DocumentCreateSchema = z
       .meta({ description: 'With `drive_file_id`: the roles in signing order (default: the widgets’ roles in order of appearance).' }),
     name: NameSchema,
     signers: z.array(SignerInputSchema).min(1).max(50).meta({ description: 'In signing order; signer n takes role n.' }),
+    values: PrefillValuesSchema.optional(),
     send: z.boolean().optional().meta({ description: 'Also send at once (as POST /documents/:id/send).' }),
     strict_order: z.boolean().optional().meta({ description: 'Signers sign one after another, in the order given.' }),
     expires_at: z.iso.datetime({ offset: true }).optional().meta({

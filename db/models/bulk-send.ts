@@ -27,6 +27,8 @@ export interface BulkItemInput {
   name?: string;
   signers: Array<{ name: string; email: string }>;
   strict_order?: boolean;
+  /** Fields of the template filled by name, locked (as POST /documents `values`). */
+  values?: Record<string, string | number | boolean>;
 }
 
 export class BulkSendItem extends BaseModel {

@@ -16,4 +16,9 @@ export interface Widget {
   required: boolean;
   label?: string;
   options?: string[];
+  /**
+   * A value the document's sender gave by the field's name (`values` of POST /documents), locked: it is
+   * stamped into the document's first revision, so `pre_sign_hash` binds it, and no signer fills it.
+   */
+  prefill?: { value: string | boolean };
 }

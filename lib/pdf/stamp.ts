@@ -52,6 +52,18 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
   return doc.save();
 }
 
+/**
+ * Stamps the values a document's sender prefilled (each widget's `prefill`) into the PDF, before its
+ * first seal: text and dropdown values as text, a ticked checkbox as a check mark.
+ */
+export async function stampPrefill(pdf: Uint8Array, widgets: Widget[]): Promise<Uint8Array> {
+  const prefilled = widgets.filter((widget) => widget.prefill);
+  const values = Object.fromEntries(prefilled.map((widget) => [widget.id, widget.prefill!.value]));
+  // No signer yet: only the value types a sender may prefill, and nothing counted as unfilled.
+  const unrequired = prefilled.map((widget) => ({ ...widget, required: false }));
+  return stampWidgets(pdf, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
+}
+
 type Content = { kind: 'image'; image: PDFImage } | { kind: 'check' } | { kind: 'text'; text: string; font: PDFFont };
 
 interface Appearance {

@@ -237,6 +237,29 @@ export const OPERATION_INPUTS = {
               "strict_order": {
                 "description": "Signers sign one after another, in the order given.",
                 "type": "boolean"
+              },
+              "values": {
+                "type": "object",
+                "propertyNames": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 100
+                },
+                "additionalProperties": {
+                  "anyOf": [
+                    {
+                      "type": "string",
+                      "maxLength": 1000
+                    },
+                    {
+                      "type": "number"
+                    },
+                    {
+                      "type": "boolean"
+                    }
+                  ]
+                },
+                "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
               }
             },
             "required": [
@@ -448,6 +471,29 @@ export const OPERATION_INPUTS = {
             "additionalProperties": false
           },
           "description": "In signing order; signer n takes role n."
+        },
+        "values": {
+          "type": "object",
+          "propertyNames": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "additionalProperties": {
+            "anyOf": [
+              {
+                "type": "string",
+                "maxLength": 1000
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              }
+            ]
+          },
+          "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
         },
         "send": {
           "description": "Also send at once (as POST /documents/:id/send).",

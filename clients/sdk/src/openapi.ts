@@ -1896,6 +1896,7 @@ export type components = {
             data: {
                 drive_file_id?: string | null;
                 name: string;
+                prefilled?: string[];
                 sha256: string;
                 signers: {
                     email: string;
@@ -4657,6 +4658,10 @@ export interface operations {
                     strict_order?: boolean;
                     /** @description A template of this account (or `drive_file_id`). */
                     template_id?: string;
+                    /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
+                    values?: {
+                        [key: string]: string | number | boolean;
+                    };
                     /** @description With `drive_file_id`: the fields to fill and sign, per signer role (as a template’s widgets). */
                     widgets?: {
                         height: number;
@@ -6919,6 +6924,10 @@ export interface operations {
                         }[];
                         /** @description Signers sign one after another, in the order given. */
                         strict_order?: boolean;
+                        /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
+                        values?: {
+                            [key: string]: string | number | boolean;
+                        };
                     }[];
                     /** @description The name of each document (an item’s `name` overrides it) and of the bulk. */
                     name: string;

@@ -7,6 +7,7 @@ import { PdfError } from '../errors';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
 import type { VerificationReport } from '../verify/report';
+import type { Widget } from '../widgets';
 import { formatDuration, type IntakeLimits, resolveLimits } from './limits';
 import type { NormalisedPdf } from './normalise';
 import type { JobRequest, JobResult, SerialisedError, ThreadData, ThreadReply, ThreadRequest } from './protocol';
@@ -23,6 +24,8 @@ export interface PdfThreads {
   verify(bytes: Uint8Array, anchors: Uint8Array[]): Promise<VerificationReport>;
   /** Seals a PDF (an approval seal, lib/pdf/seal.ts) with the sealer `config` describes. */
   seal(bytes: Uint8Array, info: SealInfo, config: SealerConfig): Promise<Uint8Array>;
+  /** Stamps the values a sender prefilled (lib/pdf/stamp.ts stampPrefill) into a PDF of the service's own making. */
+  prefill(bytes: Uint8Array, widgets: Widget[]): Promise<Uint8Array>;
   /** Ends the threads; jobs not finished are rejected. */
   close(): Promise<void>;
   /**
@@ -235,6 +238,9 @@ export function createPdfThreads(options: { size?: number; limits?: Partial<Inta
     },
     async seal(bytes, info, config) {
       return new Uint8Array((await run({ kind: 'seal', pdf: copy(bytes), info, sealer: config }, bulk)).pdf);
+    },
+    async prefill(bytes, widgets) {
+      return new Uint8Array((await run({ kind: 'prefill', pdf: copy(bytes), widgets }, bulk)).pdf);
     },
     close,
     forBulk: () => bulkLane,

@@ -4,6 +4,7 @@ import type { Locale } from '../../i18n';
 import type { SealInfo } from '../seal';
 import type { SealerConfig } from '../sealer';
 import type { VerificationReport } from '../verify/report';
+import type { Widget } from '../widgets';
 import type { IntakeLimits } from './limits';
 
 export interface ThreadData {
@@ -17,14 +18,16 @@ export interface ThreadData {
 export type JobRequest =
   | { kind: 'intake'; pdf: ArrayBuffer }
   | { kind: 'verify'; pdf: ArrayBuffer; anchors: Uint8Array[] }
-  | { kind: 'seal'; pdf: ArrayBuffer; info: SealInfo; sealer: SealerConfig };
+  | { kind: 'seal'; pdf: ArrayBuffer; info: SealInfo; sealer: SealerConfig }
+  | { kind: 'prefill'; pdf: ArrayBuffer; widgets: Widget[] };
 /** A job as sent to a thread, with the locale of the request that asked for it (its words, e.g. the verifier's, are in it). */
 export type ThreadRequest = JobRequest & { id: number; locale: Locale };
 
 export type JobResult =
   | { kind: 'intake'; pdf: ArrayBuffer; pages: Array<{ width: number; height: number }>; removed: string[] }
   | { kind: 'verify'; report: VerificationReport }
-  | { kind: 'seal'; pdf: ArrayBuffer };
+  | { kind: 'seal'; pdf: ArrayBuffer }
+  | { kind: 'prefill'; pdf: ArrayBuffer };
 
 export type ThreadReply =
   | { type: 'ready' }

@@ -6,6 +6,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { t, withLocale } from '../../i18n';
 import { PdfError } from '../errors';
+import { stampPrefill } from '../stamp';
 import { verifyPdfBytes } from '../verify/verify';
 import { type IntakeLimits, inflateBudget } from './limits';
 import { normalisePdf } from './normalise';
@@ -48,6 +49,10 @@ async function run(job: JobRequest, limits: IntakeLimits): Promise<{ result: Job
     case 'seal': {
       const sealed = owned(await (await sealerFor(job.sealer)).seal(bytes, job.info));
       return { result: { kind: 'seal', pdf: sealed }, transfer: [sealed] };
+    }
+    case 'prefill': {
+      const stamped = owned(await stampPrefill(bytes, job.widgets));
+      return { result: { kind: 'prefill', pdf: stamped }, transfer: [stamped] };
     }
   }
 }

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Bulk, BulkCreate } from '@svc-agents/sdk';
-import { type CommandKit, positiveInt, UsageError } from './kit';
+import { type CommandKit, fieldValue, positiveInt, UsageError } from './kit';
 
 type BulkItem = BulkCreate['items'][number];
 
@@ -42,19 +42,21 @@ export function parseCsv(text: string): string[][] {
 
 /**
  * The items of a CSV file: a header row naming `signer1_name`, `signer1_email`, `signer2_name` …
- * (signers in signing order), and optionally `name` and `strict_order` (true/false); one item per row.
+ * (signers in signing order), and optionally `name`, `strict_order` (true/false) and `value:<field>` (a
+ * template field filled by its name, as `--value`); one item per row.
  */
 export function itemsFromCsv(text: string): BulkItem[] {
   const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
   if (!header) throw new UsageError('the CSV file is empty');
-  const columns = header.map((cell) => cell.trim().toLowerCase());
+  // A field's name keeps its case (`value:Start-Date`); the other columns are read in any case.
+  const columns = header.map((cell) => (/^value:/i.test(cell.trim()) ? `value:${cell.trim().slice(6)}` : cell.trim().toLowerCase()));
   const signerNumbers = [...new Set(columns.flatMap((column) => /^signer(\d+)_(name|email)$/.exec(column)?.[1] ?? []).map(Number))].sort(
     (a, b) => a - b,
   );
   if (signerNumbers.length === 0) throw new UsageError('the CSV header needs signer1_name and signer1_email columns (signer2_… for more)');
   for (const column of columns)
-    if (!/^signer\d+_(name|email)$/.test(column) && column !== 'name' && column !== 'strict_order')
-      throw new UsageError(`unknown CSV column "${column}" (expected name, strict_order, signerN_name, signerN_email)`);
+    if (!/^signer\d+_(name|email)$/.test(column) && column !== 'name' && column !== 'strict_order' && !/^value:.+/.test(column))
+      throw new UsageError(`unknown CSV column "${column}" (expected name, strict_order, signerN_name, signerN_email, value:<field>)`);
   return rows.map((cells) => {
     const cell = (column: string) => {
       const index = columns.indexOf(column);
@@ -66,6 +68,8 @@ export function itemsFromCsv(text: string): BulkItem[] {
     const item: BulkItem = { signers };
     if (cell('name')) item.name = cell('name');
     if (cell('strict_order')) item.strict_order = /^(true|yes|1)$/i.test(cell('strict_order'));
+    const values = columns.filter((column) => column.startsWith('value:') && cell(column) !== '');
+    if (values.length > 0) item.values = Object.fromEntries(values.map((column) => [column.slice(6), fieldValue(cell(column))]));
     return item;
   });
 }
@@ -112,7 +116,7 @@ export function bulkCommands({ root, act, paging }: CommandKit): void {
     .requiredOption('--name <name>', 'document name (an item’s own name overrides it)')
     .requiredOption(
       '--items <file>',
-      'a JSON array of items ({"signers": [{"name", "email"}…], "name"?, "strict_order"?}), or a .csv file with columns signer1_name, signer1_email, signer2_name … and optionally name, strict_order',
+      'a JSON array of items ({"signers": [{"name", "email"}…], "name"?, "strict_order"?, "values"?}), or a .csv file with columns signer1_name, signer1_email, signer2_name … and optionally name, strict_order, value:<field>',
     )
     .option('--send', 'send each document at once')
     .option('--no-wait', 'answer with the bulk_id at once instead of waiting for it')

@@ -1,7 +1,7 @@
 // svc docs: create, send, sign (L1 asks the principal, L2 within a mandate), download.
 import fs from 'node:fs';
 import { humanBytes } from '../output';
-import { type CommandKit, person, seconds, UsageError } from './kit';
+import { type CommandKit, namedValue, person, seconds, UsageError } from './kit';
 
 export function documentCommands({ root, act, list, paging }: CommandKit): void {
   const docs = root.command('docs').description('documents: create, send, sign, download');
@@ -32,6 +32,7 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
     .option('--file <id>', 'a PDF in your Drive (drv_…)')
     .option('--widgets <file.json>', 'with --file: a JSON array of widgets')
     .requiredOption('--signer <"Name <email>">', 'a signer, in signing order (repeat)', person)
+    .option('--value <name=value>', 'fill a field by name, locked (repeat; true/false tick a checkbox)', namedValue)
     .option('--send', 'send it at once')
     .option('--strict', 'strict signing order')
     .option('--expires-at <iso>', 'when it expires unsigned (ISO 8601, e.g. 2027-01-31T17:00:00Z)')
@@ -48,6 +49,7 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             file?: string;
             widgets?: string;
             signer: Array<{ name: string; email: string }>;
+            value?: Record<string, string | boolean>;
             send?: boolean;
             strict?: boolean;
             expiresAt?: string;
@@ -65,6 +67,7 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             ...(options.template ? { template_id: options.template } : { drive_file_id: options.file, widgets }),
             name: options.name,
             signers: options.signer,
+            ...(options.value ? { values: options.value } : {}),
             send: options.send,
             strict_order: options.strict,
             ...(options.expiresAt ? { expires_at: options.expiresAt } : {}),

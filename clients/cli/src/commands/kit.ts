@@ -27,6 +27,16 @@ export function person(value: string, previous: Array<{ name: string; email: str
 
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** A field's value as a command line or a CSV cell writes it: `true` and `false` tick a checkbox, anything else is text. */
+export const fieldValue = (text: string): string | boolean => (text === 'true' ? true : text === 'false' ? false : text);
+
+/** `--value name=value` (repeated): the fields a document is prefilled with, by name. */
+export function namedValue(value: string, previous: Record<string, string | boolean> = {}) {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError('expected name=value (a template field’s name, e.g. receiving-title=Chief Counsel)');
+  return { ...previous, [value.slice(0, at)]: fieldValue(value.slice(at + 1)) };
+}
+
 export function positiveInt(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a positive whole number');

@@ -6,7 +6,7 @@ import { inputOf, type ToolKit, uploadBytes, WRITE } from './kit';
 export function documentTools({ tool, client, options }: ToolKit): void {
   tool(
     'create_document',
-    'Create a document from a template (template_id) or from a PDF in the Drive (drive_file_id with widgets), with its signers in signing order; send: true also sends it. Creating or sending signs nothing.',
+    'Create a document from a template (template_id) or from a PDF in the Drive (drive_file_id with widgets), with its signers in signing order; values fills the template’s fields by name (get_template lists them), locked; send: true also sends it. Creating or sending signs nothing.',
     inputOf('createDocument', { describe: { drive_file_id: 'A PDF uploaded with upload_file (drv_…), with widgets' } }),
     WRITE,
     (input) => client.createDocument(input),
