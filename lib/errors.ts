@@ -54,7 +54,8 @@ export const ERROR_CATALOGUE = {
   missing_signature_fields: { status: 422, description: 'The document has no signature widget for the principal.' },
   unfilled_fields: {
     status: 422,
-    description: 'Required widgets that the stored appearance cannot fill (text, checkbox, dropdown) block the apply.',
+    description:
+      'Required widgets that the stored appearance cannot fill (text, checkbox, dropdown, radio group) block the apply, unless the sender filled them by name (`values`).',
   },
   rate_limited: {
     status: 429,

@@ -2,7 +2,7 @@ import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { AUTO_FILLED, type Widget } from '../../lib/pdf/widgets';
 
-/** What a sender may give a field by its name: text (or a number, written as given), a checkbox's tick, a dropdown's option. */
+/** What a sender may give a field by its name: text (or a number, written as given), a checkbox's tick, a dropdown's or radio group's option. */
 export type PrefillValues = Record<string, string | number | boolean>;
 
 /** The longest value a text field takes (the sign page's own limit). */
@@ -43,8 +43,11 @@ function problemOf(widget: Widget, given: string | number | boolean): string | u
     case 'checkbox':
       return typeof given === 'boolean' ? undefined : t('errors.prefill.checkbox');
     case 'dropdown':
-      if (typeof given !== 'string') return t('errors.prefill.dropdown', { options: (widget.options ?? []).join(', ') });
-      if (widget.options && !widget.options.includes(given)) return t('errors.prefill.dropdown', { options: widget.options.join(', ') });
+    case 'radio':
+      if (typeof given !== 'string' || (widget.options && !widget.options.includes(given)))
+        return widget.type === 'radio'
+          ? t('errors.prefill.radio', { options: (widget.options ?? []).join(', ') })
+          : t('errors.prefill.dropdown', { options: (widget.options ?? []).join(', ') });
       return given.trim() === '' ? t('errors.prefill.blank') : undefined;
     default: {
       if (typeof given === 'number') return Number.isFinite(given) ? undefined : t('errors.prefill.text');

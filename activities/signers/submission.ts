@@ -34,7 +34,7 @@ function valueProblem(widget: Widget | undefined, value: string | boolean): stri
   if (!widget || AUTO_FILLED.has(widget.type)) return 'not a field you fill';
   if (widget.type === 'checkbox') return typeof value === 'boolean' ? undefined : 'expected true or false';
   if (typeof value !== 'string') return 'expected text';
-  if (widget.type === 'dropdown' && value !== '' && !widget.options?.includes(value))
+  if ((widget.type === 'dropdown' || widget.type === 'radio') && value !== '' && !widget.options?.includes(value))
     return `expected one of ${widget.options?.join(', ')}`;
   return undefined;
 }

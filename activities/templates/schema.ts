@@ -17,10 +17,14 @@ export const WidgetSchema = z
     options: z.array(z.string().trim().min(1).max(200)).min(1).max(100).optional(),
   })
   .superRefine((widget, ctx) => {
-    if (widget.type === 'dropdown' && !widget.options)
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a dropdown needs options' });
-    if (widget.type !== 'dropdown' && widget.options)
-      ctx.addIssue({ code: 'custom', path: ['options'], message: 'only a dropdown takes options' });
+    const choosing = widget.type === 'dropdown' || widget.type === 'radio';
+    if (choosing && !widget.options) ctx.addIssue({ code: 'custom', path: ['options'], message: `a ${widget.type} needs options` });
+    if (widget.type === 'radio' && widget.options && widget.options.length < 2)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'a radio group needs two options or more' });
+    if (choosing && widget.options && new Set(widget.options).size !== widget.options.length)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'each option once' });
+    if (!choosing && widget.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'only a dropdown or a radio group takes options' });
   });
 
 export const TemplateDefinitionSchema = z.strictObject({

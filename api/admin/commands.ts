@@ -29,7 +29,7 @@ export const USAGE = `Usage: npm run -s admin -- <command> [options]
   create-template --tenant <tenant id> --pdf <file.pdf> --widgets <widgets.json> [--name <name>]
       A template from a PDF and its widgets: a JSON array of widgets, or {"name", "roles", "widgets"}.
       A widget: {"id", "type", "role", "page", "x", "y", "width", "height", "required", "label", "options"}
-      (type: signature, initials, date, name, email, text, checkbox, dropdown; PDF points from the top-left; page from 1).
+      (type: signature, initials, date, name, email, text, checkbox, dropdown, radio; PDF points from the top-left; page from 1).
   seed-samples --tenant <tenant id>
       The two sample templates: a one-page NDA (two roles) and a 50-page services agreement.
   rotate-receipt-key

@@ -8,7 +8,7 @@ import { createDocument, downloadPdf, SignerSession, waitForDocument } from '../
 import { type Account, createAccount } from '../../test/factories';
 import { call } from '../../test/http';
 import { dataUrl, signaturePng } from '../../test/images';
-import { inkIn } from '../../test/pdf-tools';
+import { inkIn, pdfText } from '../../test/pdf-tools';
 import { AppClient } from '../../test/principal';
 import { type Stack, startStack } from '../../test/stack';
 
@@ -87,6 +87,13 @@ async function place(role: string, kind: string, at: { fx: number; fy: number })
     { x: source.x + source.width / 2, y: source.y + source.height / 2 },
     { x: target.x + target.width * at.fx, y: target.y + target.height * at.fy },
   );
+}
+
+/** Scrolls the window so that the point at this fraction of page 1's height is in the window's middle. */
+async function scrollTo(fy: number) {
+  const target = await box('editor-page-1');
+  await page.mouse.wheel(0, target.y + target.height * fy - 450);
+  await page.waitForTimeout(200);
 }
 
 it('places, resizes and moves fields by mouse, saves them as widgets, reopens them, and a document sent from the template is signed in them', async () => {
@@ -211,6 +218,74 @@ it('places, resizes and moves fields by mouse, saves them as widgets, reopens th
   await waitForDocument(stack, owner.key, sent.body.document_id, (doc) => doc.status === 'completed', 'completed');
   const signedPdf = await downloadPdf(stack, owner.key, sent.body.document_id);
   for (const widget of widgets) assert.ok((await inkIn(signedPdf, 1, widget)) > 0.005, `ink in ${widget.id}`);
+  assert.deepEqual(problems, []);
+});
+
+it('names fields and lists a radio group’s options in the panel; agents fill the named field and signers choose in the group', async () => {
+  await page.goto(app('/templates/new'));
+  await page.getByTestId('editor-name').fill('Boat sale, named');
+  await page.getByTestId('editor-roles').fill('Seller, Buyer');
+  const pdf = (await buildSampleNda()).pdf;
+  await page.getByTestId('editor-pdf').setInputFiles({ name: 'boat.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) });
+  await page.locator('[data-testid="editor-page-1"][data-rendered]').waitFor();
+  assert.equal(await page.getByTestId('field-name').isDisabled(), true, 'nothing selected yet');
+
+  // A radio group, selected as it is dropped: two options to start with, renamed and listed anew.
+  // (Both fields go where the sample has no text of its own, so the PDF's text reads them apart.)
+  await scrollTo(0.93);
+  await place('Buyer', 'radio', { fx: 0.12, fy: 0.915 });
+  assert.equal(await page.getByTestId('field-name').isDisabled(), false);
+  assert.equal(await page.getByTestId('field-options').inputValue(), 'Option 1\nOption 2');
+  await page.getByTestId('field-name').fill('payment');
+  await page.getByTestId('field-label').fill('Payment');
+  await page.getByTestId('field-options').fill('Cash\nTransfer\nCheque');
+  // A text field for the seller: the taken name is refused in place, another is taken.
+  await scrollTo(0.03);
+  await place('Seller', 'text', { fx: 0.12, fy: 0.02 });
+  assert.equal(await page.getByTestId('field-options').isVisible(), false, 'a text field has no options');
+  await page.getByTestId('field-name').fill('payment');
+  await page.getByTestId('field-props-error').filter({ hasText: 'Another field is named “payment”' }).waitFor();
+  await page.getByTestId('field-name').fill('boat-name');
+  assert.equal(await page.getByTestId('field-props-error').isVisible(), false);
+  await scrollTo(0.6);
+  await place('Seller', 'signature', { fx: 0.12, fy: 0.6 });
+  await place('Buyer', 'signature', { fx: 0.55, fy: 0.6 });
+  await assertAccessible(page, 'the template editor with its field panel');
+  await page.getByTestId('editor-save').click();
+  await page.getByTestId('notice').filter({ hasText: 'The template is added' }).waitFor();
+  const id = /\/templates\/(tpl_[A-Za-z0-9]+)\/edit/.exec(page.url())?.[1];
+  assert.ok(id, page.url());
+
+  // The API lists what an agent needs to fill them.
+  const template = await call(stack.url, 'GET', `/v1/templates/${id}`, { key: owner.key });
+  const byId = Object.fromEntries(template.body.widgets.map((widget: PlacedWidget) => [widget.id, widget]));
+  assert.deepEqual(
+    [byId.payment?.type, byId.payment?.role, byId.payment?.label, byId.payment?.options, byId.payment?.required],
+    ['radio', 'Buyer', 'Payment', ['Cash', 'Transfer', 'Cheque'], true],
+  );
+  assert.deepEqual([byId['boat-name']?.type, byId['boat-name']?.role], ['text', 'Seller']);
+
+  // An agent fills the seller's named field; the buyer chooses in the group; both sign.
+  const sent = await createDocument(stack, owner, {
+    template_id: id,
+    name: 'Named boat sale',
+    values: { 'boat-name': 'Sea Breeze' },
+    signers: [
+      { name: 'Sally Seller', email: 'sally-named@example.test' },
+      { name: 'Bob Buyer', email: 'bob-named@example.test' },
+    ],
+    send: true,
+  });
+  assert.equal(sent.status, 201, sent.text);
+  const [sally, bob] = sent.body.signers;
+  const buyer = await new SignerSession(stack, bob.sign_url, bob.email).verify();
+  assert.equal((await buyer.sign({ payment: 'Transfer' })).status, 200);
+  const seller = await new SignerSession(stack, sally.sign_url, sally.email).verify();
+  assert.equal((await seller.sign()).status, 200);
+  await waitForDocument(stack, owner.key, sent.body.document_id, (doc) => doc.status === 'completed', 'completed');
+  const text = await pdfText(await downloadPdf(stack, owner.key, sent.body.document_id));
+  for (const line of ['Sea Breeze', 'Cash', 'Transfer', 'Cheque'])
+    assert.match(text, new RegExp(`^${line}$`, 'm'), `${line} in the signed PDF`);
   assert.deepEqual(problems, []);
 });
 

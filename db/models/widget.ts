@@ -1,6 +1,6 @@
 // The stored shape of a field (the documents' and templates' `widgets` column): declared beside the
 // models that hold it, so db/ names it without reaching up into lib/pdf/, whose rules read it.
-export const WIDGET_TYPES = ['signature', 'initials', 'date', 'name', 'email', 'text', 'checkbox', 'dropdown'] as const;
+export const WIDGET_TYPES = ['signature', 'initials', 'date', 'name', 'email', 'text', 'checkbox', 'dropdown', 'radio'] as const;
 export type WidgetType = (typeof WIDGET_TYPES)[number];
 
 /** A field on a page. Coordinates are PDF points, origin at the TOP-LEFT of the page (y grows downwards), page is 1-based. */
@@ -15,6 +15,7 @@ export interface Widget {
   height: number;
   required: boolean;
   label?: string;
+  /** The choices of a dropdown or a radio group (whose options the stamp lists, the chosen one marked). */
   options?: string[];
   /**
    * A value the document's sender gave by the field's name (`values` of POST /documents), locked: it is

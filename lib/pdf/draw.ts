@@ -61,3 +61,23 @@ export function drawCheckMark(page: PDFPage, width: number, height: number): voi
   page.drawLine({ start: at(0.08, 0.5), end: at(0.38, 0.15), ...stroke });
   page.drawLine({ start: at(0.38, 0.15), end: at(0.92, 0.88), ...stroke });
 }
+
+/**
+ * A radio group: its options one under another, each a ring and its words, the chosen one's ring
+ * filled. Each row takes an equal share of the box's height.
+ */
+export function drawChoices(page: PDFPage, font: PDFFont, options: string[], chosen: string, width: number, height: number): void {
+  const row = height / options.length;
+  const radius = Math.max(1, Math.min(row * 0.32, 6, width * 0.1));
+  const pad = Math.min(2, width * 0.05);
+  const textLeft = pad + 2 * radius + Math.min(4, radius);
+  options.forEach((option, index) => {
+    const bottom = height - (index + 1) * row;
+    const centre = { x: pad + radius, y: bottom + row / 2 };
+    page.drawCircle({ ...centre, size: radius, borderColor: INK, borderWidth: Math.max(0.5, radius * 0.18) });
+    if (option === chosen) page.drawCircle({ ...centre, size: radius * 0.55, color: INK });
+    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(1, 0, 0, 1, textLeft, bottom));
+    drawFittedText(page, font, option, Math.max(1, width - textLeft), row);
+    page.pushOperators(popGraphicsState());
+  });
+}

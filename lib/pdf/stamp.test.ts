@@ -109,6 +109,34 @@ describe('stampWidgets on the sample NDA', () => {
     assert.equal(await inkIn(stamped, 1, note), 0);
   });
 
+  it('draws a radio group as its options one under another, the chosen one’s ring filled', async () => {
+    const radio: Widget = {
+      id: 'billing',
+      type: 'radio',
+      role: 'Receiving Party',
+      page: 1,
+      x: 54,
+      y: 480,
+      width: 150,
+      height: 54,
+      required: true,
+      options: ['Yearly', 'Monthly', 'Weekly'],
+    };
+    const stamped = await stampWidgets(nda.pdf, input([radio], { values: { billing: 'Monthly' } }));
+    const words = (await pdfWords(stamped)).filter((word) => inside(word, radio));
+    assert.deepEqual(
+      words.map((word) => word.text),
+      ['Yearly', 'Monthly', 'Weekly'],
+    );
+    // Each row's ring, a square at the row's left: the chosen one is filled, the others only outlined.
+    const ring = (row: number) => ({ x: radio.x + 1, y: radio.y + row * 18 + 2, width: 14, height: 14 });
+    const [yearly, monthly, weekly] = await Promise.all([0, 1, 2].map((row) => inkIn(stamped, 1, ring(row))));
+    assert.ok(yearly > 0 && weekly > 0, 'every option has its ring');
+    assert.ok(monthly > yearly * 1.5 && monthly > weekly * 1.5, `the chosen ring is filled (${yearly}, ${monthly}, ${weekly})`);
+    await rejection(stampWidgets(nda.pdf, input([radio], { values: { billing: 'Daily' } })), 'invalid_value');
+    await rejection(stampWidgets(nda.pdf, input([radio], { values: {} })), 'unfilled_fields');
+  });
+
   it('refuses a dropdown value that is not one of its options, and a checkbox given a string', async () => {
     const dropdown: Widget = {
       id: 'plan',

@@ -1,7 +1,7 @@
 import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
 import { t } from '../i18n';
 import { loadPdf } from './document';
-import { drawCheckMark, drawFittedImage, drawFittedText, inBox } from './draw';
+import { drawCheckMark, drawChoices, drawFittedImage, drawFittedText, inBox } from './draw';
 import { PdfError } from './errors';
 import { embedDejaVu } from './fonts';
 import { boxMatrix, displayedSize } from './geometry';
@@ -17,7 +17,7 @@ export interface StampInput {
   signatureImage?: Uint8Array;
   /** When absent, 'initials' widgets get the letters of the name ("Ann Lee" -> "AL"). */
   initialsImage?: Uint8Array;
-  /** For text (string), checkbox (boolean), dropdown (string, one of options). */
+  /** For text (string), checkbox (boolean), dropdown and radio (string, one of options). */
   values: Record<string, string | boolean>;
 }
 
@@ -46,6 +46,7 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
     inBox(page, boxMatrix(page, widget), widget.width, widget.height, () => {
       if (content.kind === 'image') drawFittedImage(page, content.image, widget.width, widget.height);
       else if (content.kind === 'check') drawCheckMark(page, widget.width, widget.height);
+      else if (content.kind === 'choices') drawChoices(page, content.font, content.options, content.chosen, widget.width, widget.height);
       else drawFittedText(page, content.font, content.text, widget.width, widget.height, widget.type === 'initials');
     });
   }
@@ -54,7 +55,7 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
 
 /**
  * Stamps the values a document's sender prefilled (each widget's `prefill`) into the PDF, before its
- * first seal: text and dropdown values as text, a ticked checkbox as a check mark.
+ * first seal: text and dropdown values as text, a ticked checkbox as a check mark, a radio group's options with the chosen one marked.
  */
 export async function stampPrefill(pdf: Uint8Array, widgets: Widget[]): Promise<Uint8Array> {
   const prefilled = widgets.filter((widget) => widget.prefill);
@@ -64,7 +65,11 @@ export async function stampPrefill(pdf: Uint8Array, widgets: Widget[]): Promise<
   return stampWidgets(pdf, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
 }
 
-type Content = { kind: 'image'; image: PDFImage } | { kind: 'check' } | { kind: 'text'; text: string; font: PDFFont };
+type Content =
+  | { kind: 'image'; image: PDFImage }
+  | { kind: 'check' }
+  | { kind: 'text'; text: string; font: PDFFont }
+  | { kind: 'choices'; options: string[]; chosen: string; font: PDFFont };
 
 interface Appearance {
   signature?: PDFImage;
@@ -116,6 +121,16 @@ async function contentOf(widget: Widget, input: StampInput, appearance: Appearan
     case 'text':
     case 'dropdown':
       return typeof value === 'string' ? text(value) : undefined;
+    case 'radio':
+      // Every option is listed, the chosen one marked: the record shows what was chosen among what.
+      return typeof value === 'string'
+        ? {
+            kind: 'choices',
+            options: (widget.options ?? [value]).map(singleLine),
+            chosen: singleLine(value),
+            font: await appearance.font(),
+          }
+        : undefined;
   }
 }
 
@@ -194,8 +209,10 @@ function checkValues(input: StampInput): void {
     if (value === undefined) continue;
     const wrong =
       (widget.type === 'checkbox' && typeof value !== 'boolean') ||
-      ((widget.type === 'text' || widget.type === 'dropdown') && typeof value !== 'string') ||
-      (widget.type === 'dropdown' && widget.options !== undefined && !widget.options.includes(value as string));
+      ((widget.type === 'text' || widget.type === 'dropdown' || widget.type === 'radio') && typeof value !== 'string') ||
+      ((widget.type === 'dropdown' || widget.type === 'radio') &&
+        widget.options !== undefined &&
+        !widget.options.includes(value as string));
     if (wrong) throw new PdfError('invalid_value', t('errors.pdf.value_widget_does_not_suit', { id: widget.id, type: widget.type }));
   }
 }

@@ -7,7 +7,7 @@ export const AUTO_FILLED: ReadonlySet<WidgetType> = new Set<WidgetType>(['signat
 
 /**
  * The required widgets that `values` leaves unfilled (SPEC: `unfilled_fields`): a text without a
- * non-blank string, a checkbox not ticked, a dropdown without one of its options.
+ * non-blank string, a checkbox not ticked, a dropdown or radio group without one of its options.
  */
 export function unfilledWidgets(widgets: Widget[], values: Record<string, string | boolean>): Widget[] {
   return widgets.filter((widget) => widget.required && !AUTO_FILLED.has(widget.type) && !isFilled(widget, values[widget.id]));
@@ -18,6 +18,7 @@ function isFilled(widget: Widget, value: string | boolean | undefined): boolean 
     case 'checkbox':
       return value === true;
     case 'dropdown':
+    case 'radio':
       return typeof value === 'string' && (widget.options ? widget.options.includes(value) : value.trim() !== '');
     default:
       return typeof value === 'string' && value.trim() !== '';

@@ -1,4 +1,4 @@
-// The signer's fields over the PDF: editable ones (text, checkbox, dropdown, signature, initials)
+// The signer's fields over the PDF: editable ones (text, checkbox, dropdown, radio group, signature, initials)
 // for this signer, read-only labels for everyone else's, and moving between them.
 
 import { h } from './dom.js';
@@ -29,13 +29,16 @@ export function widgetElement(widget, pageWidth, pageHeight) {
   el.style.width = `${(widget.width / pageWidth) * 100}%`;
   el.style.height = `${(widget.height / pageHeight) * 100}%`;
   // Another signer's box only names its owner: small print, so it fits a box of any size.
-  const points = widget.mine ? Math.min(widget.height * 0.55, 14) : Math.min(widget.height * 0.4, 8);
+  // A radio group's text fits one option's row of the box.
+  const rowHeight = widget.type === 'radio' ? widget.height / Math.max(1, widget.options?.length ?? 1) : widget.height;
+  const points = widget.mine ? Math.min(rowHeight * 0.55, 14) : Math.min(rowHeight * 0.4, 8);
   // In points; sign.css turns them into pixels at the page's scale (and, on a phone, grows the
   // signer's own fields to a 44 px tap target with 16 px text, centred on their box).
   el.style.setProperty('--pt', Math.max(5, points).toFixed(1));
   el.style.setProperty('--w', String(widget.width));
   el.style.setProperty('--h', String(widget.height));
-  if (editable && el.matches('input, select, button, label')) el.classList.add('editable');
+  el.style.setProperty('--n', String(widget.options?.length ?? 1));
+  if (editable && el.matches('input, select, button, label, [role="radiogroup"]')) el.classList.add('editable');
   return el;
 }
 
@@ -102,6 +105,29 @@ function editableWidget(widget) {
       );
       control.value = /** @type {string} */ (S.values[widget.id] ?? '');
       break;
+    case 'radio': {
+      // One choice of its options: each a label the signer taps (the whole row is the target).
+      const choices = (widget.options ?? []).map((option, index) => {
+        const input = h('input', {
+          type: 'radio',
+          name: `radio-${widget.id}`,
+          value: option,
+          required: widget.required,
+          testid: `widget-${widget.id}-option-${index}`,
+          onchange: () => remember(option),
+        });
+        input.checked = S.values[widget.id] === option;
+        return h('label', { class: 'choice' }, input, h('span', null, option));
+      });
+      // Focusable as a whole, so the guide can bring the signer to it; arrows move between its options.
+      control = h(
+        'div',
+        { role: 'radiogroup', tabindex: '-1', 'aria-label': label, 'aria-required': widget.required ? 'true' : undefined },
+        choices,
+      );
+      control.classList.add('radio-group');
+      break;
+    }
     default:
       control = h('div', { title: label }, widget.text ?? '');
   }

@@ -1,10 +1,12 @@
 // The visual template editor: the PDF's pages drawn with pdf.js (as the sign page draws them), fields
 // placed per role by dragging from the palette, moved and resized by dragging, kept as the template's
-// widgets JSON (PDF points from the page's top-left) in the form's hidden field.
+// widgets JSON (PDF points from the page's top-left) in the form's hidden field. The selected field is
+// named, labelled and given its options in the panel beside (template-editor-props.js).
 
 import { h } from './dom.js';
 import { t, tn } from './messages.js';
 import { openPdf } from './pdf-open.js';
+import { choosing, fieldPanel } from './template-editor-props.js';
 
 // The editor's page (api/app/pages/template-editor.ts) always renders these but the PDF input (a new template only).
 const pagesEl = /** @type {HTMLElement} */ (document.getElementById('editor-pages'));
@@ -26,6 +28,7 @@ const SIZES = {
   text: [160, 20],
   checkbox: [16, 16],
   dropdown: [140, 20],
+  radio: [140, 48],
 };
 const MIN = 8;
 
@@ -62,6 +65,28 @@ function refreshRoles() {
   const list = roles();
   roleSelect.replaceChildren(...list.map((role) => h('option', { value: role }, role)));
   if (list.includes(chosen)) roleSelect.value = chosen;
+}
+
+/** Each placed field's element, to follow a change made in the panel. @type {Map<Widget, HTMLElement>} */
+const elements = new Map();
+const panel = fieldPanel({
+  taken: (name, widget) => widgets.some((other) => other !== widget && other.id === name),
+  changed: (widget) => {
+    const el = elements.get(widget);
+    if (el) {
+      el.dataset.id = widget.id;
+      el.title = widget.id;
+      el.querySelector('.remove')?.setAttribute('aria-label', t('browser.editor.field.remove', { id: widget.id }));
+    }
+    sync();
+  },
+});
+
+/** The field the panel shows, marked on its page. @param {Widget | undefined} widget */
+function select(widget) {
+  if (panel.current === widget) return;
+  for (const [other, el] of elements) el.classList.toggle('selected', other === widget);
+  panel.select(widget);
 }
 
 function sync() {
@@ -121,8 +146,12 @@ function fieldElement(widget, page) {
     handle,
   );
   place(el, widget, page);
+  elements.set(widget, el);
+  el.addEventListener('focus', () => select(widget));
   const removeField = () => {
     widgets = widgets.filter((other) => other !== widget);
+    elements.delete(widget);
+    if (panel.current === widget) select(undefined);
     el.remove();
     sync();
   };
@@ -152,6 +181,7 @@ function fieldElement(widget, page) {
   el.addEventListener('pointerdown', (event) => {
     if (event.button !== 0 || event.target === remove) return;
     event.preventDefault();
+    select(widget);
     const resizing = event.target === handle;
     const scale = page.el.getBoundingClientRect().width / page.width;
     const start = { px: event.clientX, py: event.clientY, x: widget.x, y: widget.y, width: widget.width, height: widget.height };
@@ -229,9 +259,14 @@ palette.addEventListener('pointerdown', (event) => {
       height: hgt,
       required: type !== 'checkbox',
     };
+    if (choosing(widget)) widget.options = [1, 2].map((n) => t('browser.editor.option', { n }));
     widgets.push(widget);
-    page.overlay.append(fieldElement(widget, page));
+    const el = fieldElement(widget, page);
+    page.overlay.append(el);
     sync();
+    // Selected at once: a dropdown's or radio group's options are the next thing to type.
+    el.focus();
+    select(widget);
   };
   palette.addEventListener('pointermove', follow);
   palette.addEventListener('pointerup', drop, { once: true });
@@ -279,6 +314,8 @@ async function render(data) {
   }
   // Fields on pages the PDF does not have are dropped: the service would refuse them.
   widgets = widgets.filter((widget) => widget.page >= 1 && widget.page <= pages.length);
+  elements.clear();
+  select(undefined);
   for (const widget of widgets) {
     const page = pages[widget.page - 1];
     page.overlay.append(fieldElement(widget, page));

@@ -17,8 +17,6 @@ import { noPdf, postedTemplate, rolesOf } from './templates';
 
 /** Widgets of up to 2,000 fields as JSON, with the form's other fields. */
 const FORM_LIMIT = 1024 * 1024;
-/** Kinds the editor's palette offers: a dropdown needs its options typed, which the JSON form takes. */
-const PALETTE = WIDGET_TYPES.filter((type) => type !== 'dropdown');
 
 interface EditorForm {
   name: string;
@@ -68,10 +66,23 @@ ${
 <input type="hidden" name="widgets" id="editor-widgets" value="${form.widgets}" data-testid="editor-widgets">
 <div class="editor-tools" role="toolbar" aria-label="${t('app.editor.palette')}">
 <label for="editor-role">${t('app.editor.role')}</label><select id="editor-role" data-testid="editor-role"></select>
-<label for="editor-kind">${t('app.editor.kind')}</label><select id="editor-kind" data-testid="editor-kind">${PALETTE.map((type) => html`<option value="${type}">${nameWord('widget', type)}</option>`)}</select>
+<label for="editor-kind">${t('app.editor.kind')}</label><select id="editor-kind" data-testid="editor-kind">${WIDGET_TYPES.map((type) => html`<option value="${type}">${nameWord('widget', type)}</option>`)}</select>
 <span class="palette-field" data-testid="palette-field" aria-label="${t('app.editor.drag_label')}">${t('app.editor.drag')}</span>
 <span class="hint" id="editor-count" data-testid="editor-count" aria-live="polite"></span>
 </div>
+<fieldset class="editor-props" id="editor-props" data-testid="field-props" disabled>
+<legend>${t('app.editor.props.legend')}</legend>
+<p class="hint" id="field-props-hint" data-testid="field-props-hint">${t('app.editor.props.none')}</p>
+<label for="field-name">${t('app.editor.props.name')}</label>
+<input id="field-name" data-testid="field-name" maxlength="64" pattern="[A-Za-z0-9_.\-]{1,64}" aria-describedby="field-name-hint">
+<span class="hint" id="field-name-hint">${t('app.editor.props.name_hint')}</span>
+<label for="field-label">${t('app.editor.props.label')}</label>
+<input id="field-label" data-testid="field-label" maxlength="200">
+<label class="inline"><input type="checkbox" id="field-required" data-testid="field-required"> ${t('app.editor.props.required')}</label>
+<label for="field-options" id="field-options-label">${t('app.editor.props.options')}</label>
+<textarea id="field-options" data-testid="field-options" rows="4" maxlength="20000"></textarea>
+<p class="notice error" id="field-props-error" data-testid="field-props-error" role="alert" hidden></p>
+</fieldset>
 <div class="editor-pages" id="editor-pages" data-testid="editor-pages" data-pdf-url="${pdfUrl}"><p class="hint">${t(template ? 'app.editor.loading' : 'app.editor.choose_pdf')}</p></div>
 <div class="actions"><button type="submit" class="primary" data-testid="editor-save">${t(template ? 'app.editor.save' : 'app.templates.add')}</button> <a href="${appPath}/templates">${t('app.editor.back')}</a></div>
 </form>

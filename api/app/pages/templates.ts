@@ -147,7 +147,7 @@ ${list}
     corner: html`<strong>${t('app.templates.help.top_left')}</strong>`,
   })}</li>
 <li>${tHtml('app.templates.help.required', { required: code('required'), true: code('true'), false: code('false'), label: code('label') })}</li>
-<li>${tHtml('app.templates.help.options', { options: code('options'), dropdown: code('dropdown') })}</li>
+<li>${tHtml('app.templates.help.options', { options: code('options'), dropdown: code('dropdown'), radio: code('radio') })}</li>
 </ul>
 <p>${tHtml('app.templates.help.fill', { comment: code('//') })}</p>
 <pre tabindex="0" aria-label="${t('app.templates.example_label')}">${example()}</pre></div>

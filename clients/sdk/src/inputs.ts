@@ -366,7 +366,8 @@ export const OPERATION_INPUTS = {
                   "email",
                   "text",
                   "checkbox",
-                  "dropdown"
+                  "dropdown",
+                  "radio"
                 ]
               },
               "role": {
@@ -624,7 +625,8 @@ export const OPERATION_INPUTS = {
                   "email",
                   "text",
                   "checkbox",
-                  "dropdown"
+                  "dropdown",
+                  "radio"
                 ]
               },
               "role": {
@@ -1542,7 +1544,8 @@ export const OPERATION_INPUTS = {
                   "email",
                   "text",
                   "checkbox",
-                  "dropdown"
+                  "dropdown",
+                  "radio"
                 ]
               },
               "role": {

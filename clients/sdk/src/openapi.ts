@@ -4673,7 +4673,7 @@ export interface operations {
                         required?: boolean;
                         role: string;
                         /** @enum {string} */
-                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                         width: number;
                         x: number;
                         y: number;
@@ -6068,7 +6068,7 @@ export interface operations {
              *
              *     `missing_signature_fields`: The document has no signature widget for the principal.
              *
-             *     `unfilled_fields`: Required widgets that the stored appearance cannot fill (text, checkbox, dropdown) block the apply.
+             *     `unfilled_fields`: Required widgets that the stored appearance cannot fill (text, checkbox, dropdown, radio group) block the apply, unless the sender filled them by name (`values`).
              */
             422: {
                 headers: {
@@ -8497,7 +8497,7 @@ export interface operations {
              *
              *     `missing_signature_fields`: The document has no signature widget for the principal.
              *
-             *     `unfilled_fields`: Required widgets that the stored appearance cannot fill (text, checkbox, dropdown) block the apply.
+             *     `unfilled_fields`: Required widgets that the stored appearance cannot fill (text, checkbox, dropdown, radio group) block the apply, unless the sender filled them by name (`values`).
              */
             422: {
                 headers: {
@@ -10451,7 +10451,7 @@ export interface operations {
                                 required: boolean;
                                 role: string;
                                 /** @enum {string} */
-                                type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                                type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                                 width: number;
                                 /** @description PDF points from the left edge */
                                 x: number;
@@ -10556,7 +10556,7 @@ export interface operations {
                         required?: boolean;
                         role: string;
                         /** @enum {string} */
-                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                         width: number;
                         x: number;
                         y: number;
@@ -10596,7 +10596,7 @@ export interface operations {
                             required: boolean;
                             role: string;
                             /** @enum {string} */
-                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                             width: number;
                             /** @description PDF points from the left edge */
                             x: number;
@@ -10782,7 +10782,7 @@ export interface operations {
                             required: boolean;
                             role: string;
                             /** @enum {string} */
-                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                             width: number;
                             /** @description PDF points from the left edge */
                             x: number;
@@ -10914,7 +10914,7 @@ export interface operations {
                             required: boolean;
                             role: string;
                             /** @enum {string} */
-                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                             width: number;
                             /** @description PDF points from the left edge */
                             x: number;
@@ -11044,7 +11044,7 @@ export interface operations {
                         required?: boolean;
                         role: string;
                         /** @enum {string} */
-                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                        type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                         width: number;
                         x: number;
                         y: number;
@@ -11084,7 +11084,7 @@ export interface operations {
                             required: boolean;
                             role: string;
                             /** @enum {string} */
-                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown";
+                            type: "signature" | "initials" | "date" | "name" | "email" | "text" | "checkbox" | "dropdown" | "radio";
                             width: number;
                             /** @description PDF points from the left edge */
                             x: number;
