@@ -1,7 +1,7 @@
 import { confirmGrant, startGrant } from '../activities/mandates/mandates';
 import { storeAppearance } from '../activities/principals/appearance';
 import { mandateDeps } from '../api/app/pages/common';
-import { type ConfirmationLevel, type Mandate, type MandateMode, Principal } from '../db/models';
+import { type ConfirmationLevel, type Mandate, type MandateMode, type MandatePolicy, Principal } from '../db/models';
 import { latestMail } from './documents';
 import { type Account, createAccount } from './factories';
 import { signaturePng } from './images';
@@ -38,7 +38,7 @@ export async function principalOf(stack: Stack, account: Account): Promise<Princ
 export async function grantMandate(
   stack: Stack,
   account: Account,
-  options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string },
+  options: { level: ConfirmationLevel; mode?: MandateMode; expiresAt?: Date; name?: string; policy?: MandatePolicy },
 ): Promise<Mandate> {
   const { deps } = stack;
   const principal = await principalOf(stack, account);
@@ -52,6 +52,7 @@ export async function grantMandate(
       level: options.level,
       mode: options.mode ?? 'both',
       expiresAt: options.expiresAt,
+      policy: options.policy,
       consentAccepted: true,
     },
     actor,
@@ -74,6 +75,8 @@ export interface MandatedAccountOptions<L extends ConfirmationLevel | null> {
   label?: string;
   /** Whether a signature appearance is stored (it is unless false). */
   appearance?: boolean;
+  /** The mandate's policy (none unless given). */
+  policy?: MandatePolicy;
 }
 
 /**
@@ -88,7 +91,7 @@ export async function mandatedAccount<L extends ConfirmationLevel | null = 'L2'>
   const account = await createAccount(stack.deps.db, { name: options.name, label: options.label });
   if (options.appearance !== false) await giveAppearance(stack, account);
   const level = options.level === undefined ? 'L2' : options.level;
-  const mandate = level === null ? undefined : await grantMandate(stack, account, { level, mode: options.mode });
+  const mandate = level === null ? undefined : await grantMandate(stack, account, { level, mode: options.mode, policy: options.policy });
   return { account, principal: await principalOf(stack, account), mandate: mandate as L extends null ? undefined : Mandate };
 }
 

@@ -11,10 +11,11 @@ import { applies } from '../../lib/metrics';
 import { readableImageKind } from '../../lib/pdf/image';
 import { type Actor, auditWrite, recordAudit } from '../audit/audit';
 import { emitEvent, emitEventTo } from '../events/outbox';
+import { dailyCapOf, enforcePolicy, outOfPolicy } from '../mandates/policy';
 import { checkApplicable } from './apply-check';
 import type { ApplyDeps } from './apply-deps';
 import { type ApplyOutcome, applyOutcome } from './apply-outcome';
-import { capReached, releaseL2, reserveL2 } from './cap';
+import { capReached, DAILY_L2_CAP, releaseL2, reserveL2 } from './cap';
 import { announceSettled } from './settled-notices';
 
 export interface NewApply {
@@ -95,8 +96,17 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
       return Apply.fromDatabaseJson((await writeAsOne(deps.db, [shown(deps.db), submitted(deps.db)], inserted(deps.db)))[0]);
     const { mandateId, capDay } = request;
     return await deps.db.transaction(async (trx) => {
+      // The mandate's row lock orders its applies: each is checked against its policy after the ones before it.
+      const mandate = await Mandate.query(trx).findById(mandateId).forUpdate();
+      if (mandate?.policy) {
+        const principal = { id: mandate.principal_id, email: signer.email };
+        const checked = await enforcePolicy(trx, mandate, { document, signers, principal });
+        row.input = { ...row.input, policy_checked: checked };
+      }
       const apply = Apply.fromDatabaseJson((await inserted(trx))[0]);
-      if (!(await reserveL2(trx, mandateId, capDay))) throw capReached();
+      const cap = mandate ? dailyCapOf(mandate) : DAILY_L2_CAP;
+      if (!(await reserveL2(trx, mandateId, capDay, cap)))
+        throw cap < DAILY_L2_CAP ? outOfPolicy('daily_cap', t('errors.policy.daily_cap_reached', { cap })) : capReached();
       await writeAsOne(trx, [shown(trx), submitted(trx)]);
       return apply;
     });

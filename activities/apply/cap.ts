@@ -23,15 +23,15 @@ export function capReached(now = new Date()): ServiceError {
 }
 
 /**
- * Takes one of the day's 25 L2 applies in a single conditional upsert, so concurrent calls never pass
+ * Takes one of the day's 25 L2 applies (or fewer, as the mandate's policy says) in a single conditional upsert, so concurrent calls never pass
  * the cap. Called in the transaction that records the apply: the slot and the apply commit together.
  */
-export async function reserveL2(trx: Knex.Transaction, mandateId: string, day: string): Promise<boolean> {
+export async function reserveL2(trx: Knex.Transaction, mandateId: string, day: string, cap = DAILY_L2_CAP): Promise<boolean> {
   const result = await trx.raw(
     `insert into mandate_daily_usage (mandate_id, day, count) values (?, ?, 1)
      on conflict (mandate_id, day) do update set count = mandate_daily_usage.count + 1
      where mandate_daily_usage.count < ? returning count`,
-    [mandateId, day, DAILY_L2_CAP],
+    [mandateId, day, cap],
   );
   return result.rows.length > 0;
 }

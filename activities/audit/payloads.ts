@@ -31,12 +31,23 @@ const offerLine = <Shape extends z.ZodRawShape>(shape: Shape) => line({ offer_id
 const transferLine = <Shape extends z.ZodRawShape>(shape: Shape) => line({ transfer_id: ids.transfer, ...shape });
 const signerList = z.array(z.strictObject({ id: ids.signer, email: z.string(), role: z.string() }));
 const level = z.enum(['L1', 'L2']);
+/** A mandate's policy as granted (db/models/mandate.ts MandatePolicy). */
+const policy = z.strictObject({
+  counterparties: z.array(z.string()).optional(),
+  templates: z.array(z.string()).optional(),
+  document_hashes: z.array(sha256).optional(),
+  daily_cap: z.number().int().optional(),
+  per_counterparty: z.strictObject({ max: z.number().int(), period: z.enum(['day', 'week', 'month']) }).optional(),
+  hours: z.strictObject({ from: z.string(), to: z.string(), time_zone: z.string() }).optional(),
+});
 const mandateTerms = {
   mandate_id: ids.mandate,
   api_key_id: ids.key,
   level,
   mode: z.enum(['outbound', 'inbound', 'both']),
   expires_at: instant.nullable(),
+  /** The mandate's policy as granted (activities/mandates/policy.ts), when it has one. */
+  policy: policy.optional(),
   consent_version: z.string(),
 };
 const via = z.enum(['app', 'stop-link', 'key', 'operator']).describe('where it was revoked');

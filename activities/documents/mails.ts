@@ -133,9 +133,12 @@ export function appliedMail(input: {
   reason: string | null | undefined;
   hashBefore: string | null;
   hashAfter: string | null;
+  /** The mandate's policy in plain words, when it has one: what this apply was checked against and kept to. */
+  policyLines?: string[];
   stopLines: string[];
 }): MailText {
   const document = input.documentName;
+  const policy = input.policyLines?.length ? ['', t('mail.applied.policy'), ...input.policyLines.map((line) => `- ${line}`)] : [];
   return {
     subject: t('mail.applied.subject', { document }),
     text: [
@@ -153,6 +156,7 @@ export function appliedMail(input: {
       input.reason ? t('mail.agent.reason', { reason: input.reason }) : '',
       t('mail.applied.hashBefore', { sha256: String(input.hashBefore) }),
       t('mail.applied.hashAfter', { sha256: String(input.hashAfter) }),
+      ...policy,
       '',
       t('mail.applied.unexpected'),
       ...input.stopLines,

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect';
 import { ApiKey, Apply, Document, DocumentSigner, Mandate, Principal } from '../../db/models';
 import { stopSection } from '../accounts/stop';
 import { type MailQueueDeps, queueMail } from '../mail/queue';
+import { policyWords } from '../mandates/policy';
 import { documentDownloadUrl, signerToken, signUrl } from './links';
 import { appliedMail, completedMail, principalRejectedMail, rejectionReason, signerRejectedMail } from './mails';
 
@@ -33,6 +34,7 @@ export async function notifyPrincipalOfApply(deps: MailQueueDeps & { db: Db; sec
       reason: apply.input.reason,
       hashBefore: apply.pre_sign_hash,
       hashAfter: apply.document_hash,
+      ...(mandate!.policy ? { policyLines: policyWords(mandate!.policy) } : {}),
       stopLines: stop.lines,
     }),
     purpose: 'l2-notice',

@@ -94,7 +94,9 @@ export async function issueCredential(
     api_key_id: mandate.api_key_id,
     confirmation_level: mandate.confirmation_level,
     mode: mandate.mode,
-    limits: { daily_l2_applies: DAILY_L2_CAP },
+    limits: { daily_l2_applies: Math.min(DAILY_L2_CAP, mandate.policy?.daily_cap ?? DAILY_L2_CAP) },
+    // What every L2 apply by it was checked against (activities/mandates/policy.ts), as granted.
+    ...(mandate.policy ? { policy: mandate.policy } : {}),
     consent_version: mandate.consent_version,
     consent_accepted_at: mandate.consent_accepted_at.toISOString(),
     granted_at: grantedAt.toISOString(),

@@ -1,6 +1,15 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
-import { ApiKey, type ConfirmationLevel, Mandate, type MandateMode, type MandateState, type Principal, Tenant } from '../../db/models';
+import {
+  ApiKey,
+  type ConfirmationLevel,
+  Mandate,
+  type MandateMode,
+  type MandatePolicy,
+  type MandateState,
+  type Principal,
+  Tenant,
+} from '../../db/models';
 import type { CodeLimits } from '../../lib/code-limits';
 import { codeClient } from '../../lib/code-limits';
 import type { FlagName, FlagSnapshot } from '../../lib/config/flags';
@@ -17,6 +26,7 @@ import { grantCodeMail, lockedWhat } from '../codes/mails';
 import { issueCode, LONG_CODE_DIGITS, useCodeLink, verifyCode } from '../codes/one-time-codes';
 import { sendNow } from '../mail/send';
 import { type CredentialDeps, issueCredential } from './credentials';
+import { checkPolicy } from './policy';
 
 /** The clickwrap a principal accepts to grant a mandate (SPEC: `mandate-consent-v2`). */
 export const CONSENT_VERSION = 'mandate-consent-v2';
@@ -39,6 +49,8 @@ export interface GrantInput {
   level: ConfirmationLevel;
   mode: MandateMode;
   expiresAt?: Date;
+  /** The constraints its L2 applies keep to (policy.ts checkPolicy checks and normalises them). */
+  policy?: MandatePolicy;
   consentAccepted: boolean;
 }
 
@@ -81,6 +93,7 @@ export async function startGrant(
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw errors.invalidRequest(t('errors.mandates.expiry_must_future'), [{ path: 'expires_at', message: 'in the past' }]);
   }
+  const policy = checkPolicy(input.policy);
   const tenant = (await Tenant.query(deps.db).findById(principal.tenant_id))!;
   authorize({ tenant }, { plan: 'signing' });
   const key = await ownKey(deps.db, principal, input.apiKeyId);
@@ -94,6 +107,7 @@ export async function startGrant(
       confirmation_level: input.level,
       mode: input.mode,
       expires_at: input.expiresAt ?? null,
+      policy: policy ?? null,
       status: 'pending',
       consent_version: CONSENT_VERSION,
       consent_accepted_at: new Date(),
@@ -109,6 +123,7 @@ export async function startGrant(
         level: input.level,
         mode: input.mode,
         expires_at: input.expiresAt?.toISOString() ?? null,
+        ...(policy ? { policy } : {}),
         consent_version: CONSENT_VERSION,
       },
     });
@@ -216,6 +231,7 @@ export async function confirmGrant(
         level: mandate.confirmation_level,
         mode: mandate.mode,
         expires_at: mandate.expires_at?.toISOString() ?? null,
+        ...(mandate.policy ? { policy: mandate.policy } : {}),
         consent_version: mandate.consent_version,
         consent_accepted_at: mandate.consent_accepted_at.toISOString(),
         credential_id: active.credential_id,

@@ -12,6 +12,7 @@ import { requestApply } from '../apply/orchestration';
 import type { Actor } from '../audit/audit';
 import { sealedLink } from '../events/outbox';
 import { credentialsOf } from '../mandates/credentials';
+import { policyRefusal } from '../mandates/policy';
 import { checkContactActive, checkOfferorMandate, tellBothSides } from '../offer-parties/parties';
 import { offerReceiptClaims } from '../receipts/receipts';
 import { confirmUrl, coveringMandates, requestSign, type SigningDeps, storedAppearance } from '../signing/signing';
@@ -123,7 +124,7 @@ async function escalateInTransaction(
  * principal confirms (or declines) it in the app and the offer follows. An escalation whose request
  * still waits answers the offer unchanged; one whose request expired or failed asks again.
  */
-export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: string, actor: Actor): Promise<Offer> {
+export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: string, actor: Actor, outOfPolicy?: string): Promise<Offer> {
   checkOffersFlag(deps);
   const offer = await inboundOffer(deps.db, caller, offerId);
   checkOpen(offer);
@@ -135,7 +136,9 @@ export async function escalateOffer(deps: AcceptDeps, caller: Caller, offerId: s
   await checkContactActive(deps.db, [offer.from_contact_id, offer.to_contact_id]);
   await checkOfferorMandate(deps.db, offer);
   await checkDocumentUnchanged(deps.db, offer);
-  const reason = `Offer ${offer.id} from ${offer.from_email}: ${offer.terms}`.slice(0, 2000);
+  // Escalated because the mandate's policy does not cover it: the principal reads which constraint.
+  const why = outOfPolicy ? ` (${outOfPolicy})` : '';
+  const reason = `Offer ${offer.id} from ${offer.from_email}${why}: ${offer.terms}`.slice(0, 2000);
   try {
     await requestSign(
       deps,
@@ -191,9 +194,11 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
   await checkDocumentUnchanged(deps.db, offer);
   const { document, signers, signer, covering } = await coveringMandates(deps.db, caller, offer.document_id);
   const l2 = covering.find((mandate) => mandate.confirmation_level === 'L2');
-  const inPolicy =
-    l2 && deps.config.flags.values.l2_signing && !offer.human_signature_required && (await l2AppliesToday(deps.db, l2.id)) < DAILY_L2_CAP;
-  if (!inPolicy) return { offer: await escalateOffer(deps, caller, offerId, actor), processing: false };
+  const today = l2 ? await l2AppliesToday(deps.db, l2.id) : 0;
+  const outside = l2 && (await policyRefusal(deps.db, l2, { document, signers, principal: caller.principal }, today));
+  const inPolicy = l2 && deps.config.flags.values.l2_signing && !offer.human_signature_required && !outside && today < DAILY_L2_CAP;
+  if (!inPolicy)
+    return { offer: await escalateOffer(deps, caller, offerId, actor, outside ? outside.message : undefined), processing: false };
 
   const appearance = await storedAppearance(deps, caller.principal.id);
   const input = {
@@ -235,9 +240,12 @@ export async function acceptOffer(deps: AcceptDeps, caller: Caller, offerId: str
       { waiter: { offerId: offer.id } },
     );
   } catch (error) {
-    // The day's last L2 slot went to a concurrent apply: out of policy now, so the principal confirms.
-    if (!held.apply && error instanceof ServiceError && error.code === 'rate_limited')
-      return { offer: await escalateOffer(deps, caller, offerId, actor), processing: false };
+    // The day's last L2 slot went to a concurrent apply, or its policy's place: out of policy now, so the principal confirms.
+    if (!held.apply && error instanceof ServiceError && (error.code === 'rate_limited' || error.code === 'mandate_scope'))
+      return {
+        offer: await escalateOffer(deps, caller, offerId, actor, error.code === 'mandate_scope' ? error.message : undefined),
+        processing: false,
+      };
     // Temporal could not take it (the wake-up or the hand-over): the apply was rejected, its slot given
     // back, and the offer is open again with the error kept.
     if (held.claimed) await settleAcceptApply(deps, offer.id, (await applyOutcome(deps.db, held.apply!.id))!);

@@ -108,6 +108,52 @@ describe('mandates', () => {
     await off.close();
   });
 
+  it('grants limits set in the form: listed in plain words before the code confirms them, kept on the mandate; a wrong one is shown next to the form', async () => {
+    const form = (await page('/mandates/new')).html;
+    assert.match(form, /data-testid="grant-policy"/);
+    assert.ok(form.indexOf('data-testid="grant-policy"') < form.indexOf('data-testid="consent-text"'), 'the limits come before the terms');
+    const base = {
+      api_key_id: account.keyId,
+      name: 'Acme NDAs',
+      level: 'L2',
+      mode: 'inbound',
+      consent: 'accepted',
+      consent_version: 'mandate-consent-v2',
+      policy_counterparties: 'acme.com\nbob@partner.example',
+      policy_daily_cap: '5',
+      policy_per_max: '2',
+      policy_per_period: 'week',
+      policy_hours_from: '09:00',
+      policy_hours_to: '17:30',
+      policy_time_zone: 'Europe/Prague',
+    };
+    const wrong = await app.post(path('/mandates/new'), { ...base, policy_daily_cap: 'many', policy_hours_to: '' }, path('/mandates/new'));
+    assert.equal(wrong.status, 400);
+    const shown = await wrong.text();
+    assert.match(shown, /enter a whole number/);
+    assert.match(shown, /Give both hours, or neither/);
+    assert.match(shown, /acme\.com\nbob@partner\.example</, 'what was typed is kept');
+
+    const started = await app.post(path('/mandates/new'), base, path('/mandates/new'));
+    assert.equal(started.status, 302, await started.text());
+    const confirmPath = started.headers.get('location')!;
+    const confirm = await (await app.get(confirmPath)).text();
+    for (const line of [
+      'Only with: acme.com, bob@partner.example.',
+      'At most 5 L2 signatures a UTC day.',
+      'At most 2 signatures with any one counterparty a week.',
+      'Only from 09:00 to 17:30 (Europe/Prague).',
+    ])
+      assert.ok(confirm.includes(`<li>${line}</li>`), `${line} on the confirmation page`);
+    const mandate = (await Mandate.query(stack.deps.db).findById(confirmPath.split('/')[3]))!;
+    assert.deepEqual(mandate.policy, {
+      counterparties: ['acme.com', 'bob@partner.example'],
+      daily_cap: 5,
+      per_counterparty: { max: 2, period: 'week' },
+      hours: { from: '09:00', to: '17:30', time_zone: 'Europe/Prague' },
+    });
+  });
+
   it('a past expiry or a key of someone else is shown next to the form', async () => {
     const base = { name: 'x', level: 'L1', mode: 'both', consent: 'accepted', consent_version: 'mandate-consent-v2' };
     const past = await app.post(

@@ -160,6 +160,7 @@ describe('mandates', () => {
         consent_version: CONSENT_VERSION,
         granted_at: undefined,
         revoked_at: null,
+        policy: null,
         daily_l2_cap: 25,
         l2_applies_today: 0,
         credential: mandate.credential_jws,

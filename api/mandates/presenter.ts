@@ -1,5 +1,5 @@
-import { DAILY_L2_CAP } from '../../activities/apply/cap';
 import { mandateStatus } from '../../activities/mandates/mandates';
+import { dailyCapOf } from '../../activities/mandates/policy';
 import type { ApiKey, Mandate } from '../../db/models';
 import type { MandateResponse } from './schema';
 
@@ -18,7 +18,8 @@ export function presentMandate(mandate: Mandate, key: ApiKey, appliesToday: numb
     consent_version: mandate.consent_version,
     granted_at: iso(mandate.confirmed_at),
     revoked_at: iso(mandate.revoked_at),
-    daily_l2_cap: DAILY_L2_CAP,
+    policy: mandate.policy ?? null,
+    daily_l2_cap: dailyCapOf(mandate),
     l2_applies_today: appliesToday,
     credential: mandate.credential_jws,
   };

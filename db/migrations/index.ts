@@ -25,6 +25,7 @@ import * as statusListRandomIndexes from './20261209000024_status_list_random_in
 import * as codeLinks from './20261211000026_code_links';
 import * as workflowStarts from './20261212000027_workflow_starts';
 import * as redundantIndexes from './20261213000028_redundant_indexes';
+import * as mandatePolicy from './20261214000029_mandate_policy';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -59,6 +60,7 @@ const MIGRATIONS: Array<[name: string, migration: Migration]> = [
   ['20261211000026_code_links', codeLinks],
   ['20261212000027_workflow_starts', workflowStarts],
   ['20261213000028_redundant_indexes', redundantIndexes],
+  ['20261214000029_mandate_policy', mandatePolicy],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

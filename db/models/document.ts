@@ -132,6 +132,8 @@ export interface ApplyInput {
   reason?: string;
   /** An offer's pre_sign_hash: the apply is made only on the PDF the offer was bound to (else document_changed). */
   expected_sha256?: string;
+  /** An L2 apply's mandate policy constraints it was checked against and kept to (activities/mandates/policy.ts). */
+  policy_checked?: string[];
 }
 
 export class Apply extends BaseModel {

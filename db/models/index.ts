@@ -32,6 +32,7 @@ export {
   type ConfirmationLevel,
   Mandate,
   type MandateMode,
+  type MandatePolicy,
   type MandateState,
   type MandateStatus,
   type RevokedVia,

@@ -8,8 +8,24 @@ export type MandateState = MandateStatus | 'expired';
 /** How a mandate or a key was revoked: in the app, by a mail's stop link, with its key, or by an operator. */
 export type RevokedVia = 'app' | 'stop-link' | 'key' | 'operator';
 
+/**
+ * What an L2 apply by a mandate must keep to (activities/mandates/policy.ts checks it): whom it may
+ * sign with (e-mail addresses or domains), what (template ids or exact document hashes), how often
+ * (a daily cap under the service's 25; at most `max` per counterparty per period) and when (hours of
+ * the day in a time zone). Every field is optional; a mandate without a policy keeps only SPEC's limits.
+ */
+export interface MandatePolicy {
+  counterparties?: string[];
+  templates?: string[];
+  document_hashes?: string[];
+  daily_cap?: number;
+  per_counterparty?: { max: number; period: 'day' | 'week' | 'month' };
+  hours?: { from: string; to: string; time_zone: string };
+}
+
 export class Mandate extends BaseModel {
   static override tableName = 'mandates';
+  static override jsonAttributes = ['policy'];
 
   declare id: string;
   declare tenant_id: string;
@@ -19,6 +35,7 @@ export class Mandate extends BaseModel {
   declare confirmation_level: ConfirmationLevel;
   declare mode: MandateMode;
   declare expires_at: Date | null;
+  declare policy: MandatePolicy | null;
   declare status: MandateStatus;
   declare consent_version: string;
   declare consent_accepted_at: Date;

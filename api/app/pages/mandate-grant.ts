@@ -11,7 +11,7 @@ import {
   startGrant,
 } from '../../../activities/mandates/mandates';
 import type { Services } from '../../../activities/services';
-import type { ConfirmationLevel, Mandate, MandateMode, Principal } from '../../../db/models';
+import { type ConfirmationLevel, type Mandate, type MandateMode, type Principal, Template } from '../../../db/models';
 import { type ErrorDetail, errors, type ServiceError } from '../../../lib/errors';
 import { t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
@@ -31,6 +31,7 @@ import {
   when,
 } from './common';
 import { LEVEL_WORDS, MODE_WORDS, ownMandate } from './mandate-common';
+import { blankPolicy, type PolicyForm, policyFields, policyList, policyOf, postedPolicy } from './mandate-policy';
 
 const TITLE = 'app.grant.title';
 const MODES: MandateMode[] = ['outbound', 'inbound', 'both'];
@@ -41,8 +42,13 @@ interface GrantForm {
   level: string;
   mode: string;
   expires_on: string;
+  policy: PolicyForm;
   consent: boolean;
 }
+
+/** The account's templates a policy may name (not deleted). */
+const templatesOf = (deps: Services, principal: Principal) =>
+  Template.query(deps.db).where({ tenant_id: principal.tenant_id }).whereNull('deleted_at').orderBy('created_at');
 
 /** A date means the end of that day in UTC: the mandate works all of that day, wherever one is. */
 function endOfDay(value: string): Date | undefined {
@@ -55,7 +61,10 @@ function endOfDay(value: string): Date | undefined {
 }
 
 /** The form's own checks, all at once, before the rule runs its own. */
-function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: ConfirmationLevel; mode: MandateMode; expiresAt?: Date } {
+function checkGrant(
+  form: GrantForm,
+  levels: ConfirmationLevel[],
+): { level: ConfirmationLevel; mode: MandateMode; expiresAt?: Date; policy?: ReturnType<typeof policyOf> } {
   const details: ErrorDetail[] = [];
   if (!form.api_key_id) details.push({ path: 'api_key_id', message: t('app.grant.choose_key') });
   if (!form.name.trim()) details.push({ path: 'name', message: t('app.grant.give_name') });
@@ -71,8 +80,14 @@ function checkGrant(form: GrantForm, levels: ConfirmationLevel[]): { level: Conf
   } catch (error) {
     details.push(...(refusal(error).details ?? []));
   }
+  let policy: ReturnType<typeof policyOf>;
+  try {
+    policy = policyOf(form.policy);
+  } catch (error) {
+    details.push(...(refusal(error).details ?? []));
+  }
   if (details.length) throw errors.invalidRequest(t('app.grant.incomplete'), details);
-  return { level: form.level as ConfirmationLevel, mode: form.mode as MandateMode, expiresAt };
+  return { level: form.level as ConfirmationLevel, mode: form.mode as MandateMode, expiresAt, policy };
 }
 
 const checked = (on: boolean) => on && html` checked`;
@@ -117,6 +132,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
 <label for="grant-expiry">${t('app.grant.expires')}</label>
 <input id="grant-expiry" type="date" name="expires_on" value="${form.expires_on}" min="${new Date().toISOString().slice(0, 10)}" aria-describedby="grant-expiry-help" data-testid="grant-expiry">
 <p id="grant-expiry-help" class="hint">${t('app.grant.expires_help')}</p>
+${policyFields(form.policy, await templatesOf(deps, principal))}
 <fieldset class="consent"><legend>${t('app.grant.terms')} <span class="version" data-testid="consent-version">${CONSENT_VERSION}</span></legend>
 <p id="consent-text" class="consent-text" data-testid="consent-text">${CONSENT_TEXT}</p>
 <input type="hidden" name="consent_version" value="${CONSENT_VERSION}">
@@ -135,7 +151,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
     const key = (await keysOfPrincipal(deps.db, principal.id)).find((candidate) => candidate.id === mandate.api_key_id);
     const current = mandateStatus(mandate);
     const facts = html`<dl class="facts" data-testid="mandate-facts"><dt>${t('app.mandates.column.name')}</dt><dd>${mandate.name}</dd><dt>${t('app.grant.key')}</dt><dd>${key?.label ?? ''} <code>${key?.prefix ?? ''}…</code></dd>
-<dt>${t('app.mandates.column.level')}</dt><dd>${t('app.grant.level_is', { level: nameWord('level', mandate.confirmation_level), words: LEVEL_WORDS[mandate.confirmation_level] })}</dd><dt>${t('app.mandates.column.covers')}</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>${t('app.mandates.column.expires')}</dt><dd>${when(mandate.expires_at, t('app.mandates.no_expiry'))}</dd><dt>${t('app.grant.terms_short')}</dt><dd>${tHtml('app.grant.terms_accepted', { version: mandate.consent_version, at: when(mandate.consent_accepted_at) })}</dd></dl>`;
+<dt>${t('app.mandates.column.level')}</dt><dd>${t('app.grant.level_is', { level: nameWord('level', mandate.confirmation_level), words: LEVEL_WORDS[mandate.confirmation_level] })}</dd><dt>${t('app.mandates.column.covers')}</dt><dd>${MODE_WORDS[mandate.mode]}</dd><dt>${t('app.mandates.column.expires')}</dt><dd>${when(mandate.expires_at, t('app.mandates.no_expiry'))}</dd><dt>${t('app.grant.policy_short')}</dt><dd>${policyList(mandate.policy, await templatesOf(deps, principal))}</dd><dt>${t('app.grant.terms_short')}</dt><dd>${tHtml('app.grant.terms_accepted', { version: mandate.consent_version, at: when(mandate.consent_accepted_at) })}</dd></dl>`;
     const minutes = Math.round(deps.config.durations.oneTimeCodeMs / 60_000);
     const linkForm =
       link &&
@@ -173,6 +189,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
     level: 'L1',
     mode: '',
     expires_on: '',
+    policy: blankPolicy(),
     consent: false,
   });
 
@@ -193,6 +210,7 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
           level: fields.level ?? '',
           mode: fields.mode ?? '',
           expires_on: (fields.expires_on ?? '').trim(),
+          policy: postedPolicy(fields),
           consent: fields.consent === 'accepted',
         };
         // Terms accepted on a page older than the current text are not the terms in force.
@@ -206,11 +224,11 @@ export function grantRoutes(router: Router, deps: Services, appPath: string): vo
         } catch (error) {
           return await sendForm(ctx, principal, csrf, form, refusal(error), true);
         }
-        const { level, mode, expiresAt } = grant;
+        const { level, mode, expiresAt, policy } = grant;
         const mandate = await startGrant(
           mandateDeps(deps),
           principal,
-          { apiKeyId: form.api_key_id, name: form.name, level, mode, expiresAt, consentAccepted: form.consent },
+          { apiKeyId: form.api_key_id, name: form.name, level, mode, expiresAt, policy, consentAccepted: form.consent },
           principalActor(ctx, principal),
           appState(ctx).sessionId,
         );

@@ -2224,6 +2224,22 @@ export type components = {
                 mandate_id: string;
                 /** @enum {string} */
                 mode: "outbound" | "inbound" | "both";
+                policy?: {
+                    counterparties?: string[];
+                    daily_cap?: number;
+                    document_hashes?: string[];
+                    hours?: {
+                        from: string;
+                        time_zone: string;
+                        to: string;
+                    };
+                    per_counterparty?: {
+                        max: number;
+                        /** @enum {string} */
+                        period: "day" | "week" | "month";
+                    };
+                    templates?: string[];
+                };
             };
         } | {
             /** @constant */
@@ -2255,6 +2271,22 @@ export type components = {
                 mandate_id: string;
                 /** @enum {string} */
                 mode: "outbound" | "inbound" | "both";
+                policy?: {
+                    counterparties?: string[];
+                    daily_cap?: number;
+                    document_hashes?: string[];
+                    hours?: {
+                        from: string;
+                        time_zone: string;
+                        to: string;
+                    };
+                    per_counterparty?: {
+                        max: number;
+                        /** @enum {string} */
+                        period: "day" | "week" | "month";
+                    };
+                    templates?: string[];
+                };
             };
         } | {
             /** @constant */
@@ -7612,6 +7644,7 @@ export interface operations {
                             consent_version: string;
                             /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
                             credential: string | null;
+                            /** @description L2 applies per UTC day: 25, or the policy’s `daily_cap`. */
                             daily_l2_cap: number;
                             expires_at: string | null;
                             granted_at: string | null;
@@ -7624,6 +7657,28 @@ export interface operations {
                             /** @enum {string} */
                             mode: "outbound" | "inbound" | "both";
                             name: string;
+                            policy: {
+                                /** @description E-mail addresses or domains: every other party of a document (its other signers, and its sender when that is someone else) is one of them. */
+                                counterparties?: string[];
+                                /** @description L2 applies per UTC day, under the service’s 25. */
+                                daily_cap?: number;
+                                /** @description Exact SHA-256 of the document as it is signed (its `pre_sign_hash`). */
+                                document_hashes?: string[];
+                                /** @description Only between `from` and `to` (HH:MM, `to` excluded; across midnight when `to` is earlier) in the IANA `time_zone`. */
+                                hours?: {
+                                    from: string;
+                                    time_zone: string;
+                                    to: string;
+                                };
+                                /** @description At most `max` signatures with any one counterparty in the last day, 7 days or 30 days. */
+                                per_counterparty?: {
+                                    max: number;
+                                    /** @enum {string} */
+                                    period: "day" | "week" | "month";
+                                };
+                                /** @description Template ids the document is made from (or one of `document_hashes`). */
+                                templates?: string[];
+                            } | null;
                             revoked_at: string | null;
                             /**
                              * @description Only `active` applies a mark; anything else answers `mandate_inactive`.
@@ -7725,6 +7780,7 @@ export interface operations {
                         consent_version: string;
                         /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
                         credential: string | null;
+                        /** @description L2 applies per UTC day: 25, or the policy’s `daily_cap`. */
                         daily_l2_cap: number;
                         expires_at: string | null;
                         granted_at: string | null;
@@ -7737,6 +7793,28 @@ export interface operations {
                         /** @enum {string} */
                         mode: "outbound" | "inbound" | "both";
                         name: string;
+                        policy: {
+                            /** @description E-mail addresses or domains: every other party of a document (its other signers, and its sender when that is someone else) is one of them. */
+                            counterparties?: string[];
+                            /** @description L2 applies per UTC day, under the service’s 25. */
+                            daily_cap?: number;
+                            /** @description Exact SHA-256 of the document as it is signed (its `pre_sign_hash`). */
+                            document_hashes?: string[];
+                            /** @description Only between `from` and `to` (HH:MM, `to` excluded; across midnight when `to` is earlier) in the IANA `time_zone`. */
+                            hours?: {
+                                from: string;
+                                time_zone: string;
+                                to: string;
+                            };
+                            /** @description At most `max` signatures with any one counterparty in the last day, 7 days or 30 days. */
+                            per_counterparty?: {
+                                max: number;
+                                /** @enum {string} */
+                                period: "day" | "week" | "month";
+                            };
+                            /** @description Template ids the document is made from (or one of `document_hashes`). */
+                            templates?: string[];
+                        } | null;
                         revoked_at: string | null;
                         /**
                          * @description Only `active` applies a mark; anything else answers `mandate_inactive`.
