@@ -3,12 +3,12 @@
 import type { ApplyInput, Document, DocumentSigner, Mandate } from '../../db/models';
 import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
-import { unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
+import { lockedPrefill, unfilledWidgets, type Widget } from '../../lib/pdf/widgets';
 import { maySignNow, waitingFor } from '../documents/turn';
 
 /** The widgets the signer fills or is stamped for: their role's, but for those the sender's locked values fill. */
 export function widgetsOf(document: Document, signer: DocumentSigner): Widget[] {
-  return document.widgets.filter((widget) => widget.role === signer.role && !widget.prefill);
+  return document.widgets.filter((widget) => widget.role === signer.role && !lockedPrefill(widget));
 }
 
 /**

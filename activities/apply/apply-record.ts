@@ -82,7 +82,13 @@ export async function recordApply(deps: ApplyDeps, request: NewApply): Promise<A
       documentId: document.id,
       actor: request.actor,
       action: 'signature.submitted',
-      data: { apply_id: row.id, signer_id: signer.id, kind: request.kind, appearance: request.input.appearance },
+      data: {
+        apply_id: row.id,
+        signer_id: signer.id,
+        kind: request.kind,
+        appearance: request.input.appearance,
+        ...(request.input.prefill_changed?.length ? { prefill_changed: request.input.prefill_changed } : {}),
+      },
     });
   // The signer's row shows this apply from now on (GET /documents/:id: being applied, applied, or why not).
   const shown = (trx: Knex | Knex.Transaction) => trx(DocumentSigner.tableName).where({ id: signer.id }).update({ last_apply_id: row.id });

@@ -190,6 +190,10 @@ export const AUDIT_DATA = {
     signer_id: ids.signer,
     kind: z.enum(['browser', 'mandate']),
     appearance: z.enum(['drawn', 'typed', 'uploaded', 'stored']),
+    /** Editable prefilled values the signer changed: the field, the sender's value and the signer's. */
+    prefill_changed: z
+      .array(z.strictObject({ field: z.string(), from: z.union([z.string(), z.boolean()]), to: z.union([z.string(), z.boolean()]) }))
+      .optional(),
   }),
   'template.created': line({
     template_id: ids.template,

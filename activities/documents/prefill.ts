@@ -3,7 +3,12 @@ import { t } from '../../lib/i18n';
 import { AUTO_FILLED, type Widget } from '../../lib/pdf/widgets';
 
 /** What a sender may give a field by its name: text (or a number, written as given), a checkbox's tick, a dropdown's or radio group's option. */
-export type PrefillValues = Record<string, string | number | boolean>;
+export type PrefillValue = string | number | boolean;
+/** A field's value by its name: locked as given, or `{value, editable: true}` for one its signer may change. */
+export type PrefillValues = Record<string, PrefillValue | { value: PrefillValue; editable?: boolean }>;
+
+/** The kinds whose prefilled value a signer may change (drawn as text: lib/pdf/editable.ts). */
+const EDITABLE = new Set(['text', 'dropdown']);
 
 /** The longest value a text field takes (the sign page's own limit). */
 export const MAX_PREFILL_TEXT = 1000;
@@ -17,18 +22,22 @@ export function prefilledWidgets(widgets: Widget[], values: PrefillValues | unde
   if (!values || Object.keys(values).length === 0) return widgets;
   const byId = new Map(widgets.map((widget) => [widget.id, widget]));
   const problems: Array<{ path: string; message: string }> = [];
-  const prefill = new Map<string, string | boolean>();
-  for (const [name, given] of Object.entries(values)) {
+  const prefill = new Map<string, NonNullable<Widget['prefill']>>();
+  for (const [name, entry] of Object.entries(values)) {
     const widget = byId.get(name);
-    const wrong = widget ? problemOf(widget, given) : t('errors.prefill.no_such_field', { fields: fillable(widgets) });
+    const [given, editable] = typeof entry === 'object' && entry !== null ? [entry.value, entry.editable === true] : [entry, false];
+    const wrong = !widget
+      ? t('errors.prefill.no_such_field', { fields: fillable(widgets) })
+      : (problemOf(widget, given) ??
+        (editable && !EDITABLE.has(widget.type) ? t('errors.prefill.not_editable', { type: widget.type }) : undefined));
     if (wrong) problems.push({ path: `${at}.${name}`, message: wrong });
-    else prefill.set(name, typeof given === 'number' ? String(given) : given);
+    else prefill.set(name, { value: typeof given === 'number' ? String(given) : given, ...(editable ? { editable: true as const } : {}) });
   }
   if (problems.length > 0) {
     const fields = problems.map((problem) => problem.path.slice(at.length + 1)).join(', ');
     throw errors.invalidRequest(t('errors.prefill.refused', { fields }), problems);
   }
-  return widgets.map((widget) => (prefill.has(widget.id) ? { ...widget, prefill: { value: prefill.get(widget.id)! } } : widget));
+  return widgets.map((widget) => (prefill.has(widget.id) ? { ...widget, prefill: prefill.get(widget.id)! } : widget));
 }
 
 /** The names a sender may fill, for the refusal of one that is not among them. */
@@ -37,7 +46,7 @@ function fillable(widgets: Widget[]): string {
   return names.length > 0 ? names.join(', ') : '-';
 }
 
-function problemOf(widget: Widget, given: string | number | boolean): string | undefined {
+function problemOf(widget: Widget, given: PrefillValue): string | undefined {
   if (AUTO_FILLED.has(widget.type)) return t('errors.prefill.auto_filled', { type: widget.type });
   switch (widget.type) {
     case 'checkbox':

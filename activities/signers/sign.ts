@@ -40,14 +40,27 @@ export async function signAtLink(
   client: SignerClient,
 ): Promise<ApplyOutcome> {
   const { signer, document, signers } = view;
-  checkValues(widgetsOf(document, signer), submission.values);
+  const widgets = widgetsOf(document, signer);
+  checkValues(widgets, submission.values);
+  // The sender's editable values the signer changed: kept with the apply and in its audit line.
+  const changed = widgets.flatMap((widget) => {
+    const to = submission.values[widget.id];
+    return widget.prefill?.editable && to !== undefined && to !== widget.prefill.value
+      ? [{ field: widget.id, from: widget.prefill.value, to }]
+      : [];
+  });
   const outcome = await requestApply(deps, {
     record: {
       document,
       signers,
       signer,
       kind: 'browser',
-      input: { values: submission.values, appearance: submission.signature.method, consent_text: CONSENT_TEXT },
+      input: {
+        values: submission.values,
+        appearance: submission.signature.method,
+        consent_text: CONSENT_TEXT,
+        ...(changed.length > 0 ? { prefill_changed: changed } : {}),
+      },
       signatureImage: decodeImage(submission.signature.image, 'signature.image'),
       initialsImage: submission.initials ? decodeImage(submission.initials.image, 'initials.image') : undefined,
       actor: signerActor(signer, client),

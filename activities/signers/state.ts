@@ -3,7 +3,7 @@ import { Apply } from '../../db/models';
 import type { Config } from '../../lib/config/config';
 import { t } from '../../lib/i18n';
 import { autoFilledText } from '../../lib/pdf/stamp';
-import { AUTO_FILLED, unfilledWidgets } from '../../lib/pdf/widgets';
+import { AUTO_FILLED, lockedPrefill, unfilledWidgets } from '../../lib/pdf/widgets';
 import { widgetsOf } from '../apply/apply-check';
 import { applyState } from '../apply/apply-outcome';
 import { maySignNow, waitingFor } from '../documents/turn';
@@ -47,7 +47,7 @@ export function signerState(view: SignerView, options: { lastApply?: Apply; copy
     signers: signers.map((s) => ({ name: s.name, role: s.role, status: s.status })),
     // A field the sender's locked value fills is in the PDF itself, shown as the page shows the rest of it.
     widgets: document.widgets
-      .filter((widget) => !widget.prefill)
+      .filter((widget) => !lockedPrefill(widget))
       .map((widget): StateWidget => {
         const mine = widget.role === signer.role;
         return {

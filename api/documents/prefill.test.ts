@@ -89,6 +89,54 @@ describe('POST /v1/documents with values: fields filled by name, locked', () => 
     assert.doesNotMatch(await pdfText(completed), /Intern/);
   });
 
+  it('an editable value is the signer’s to keep or change: a change replaces it in their revision and is audited', async () => {
+    const values = {
+      'receiving-title': { value: 'Chief Counsel', editable: true },
+      'receiving-term': { value: '1 year', editable: true },
+    };
+    const created = await createDocument(stack, sender, {
+      template_id: nda.id,
+      name: 'Editable NDA',
+      signers: signers(),
+      values,
+      send: true,
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.document_id;
+    const sent = await downloadPdf(stack, sender.key, id);
+    assert.equal(await inWidget(sent, 'receiving-title'), 'Chief Counsel');
+
+    const [disclosing, receiving] = created.body.signers;
+    const rob = await new SignerSession(stack, receiving.sign_url, receiving.email).verify();
+    const state = await rob.request('GET', '/state');
+    const title = state.body.widgets.find((widget: { id: string }) => widget.id === 'receiving-title');
+    assert.deepEqual([title.mine, title.unfilled, title.prefill], [true, false, { value: 'Chief Counsel', editable: true }]);
+    assert.equal((await rob.sign({ 'receiving-title': 'General Counsel' })).status, 200);
+    const dana = await new SignerSession(stack, disclosing.sign_url, disclosing.email).verify();
+    assert.equal((await dana.sign()).status, 200);
+    await waitForDocument(stack, sender.key, id, (document) => document.status === 'completed', 'the document to complete');
+
+    const completed = await downloadPdf(stack, sender.key, id);
+    assert.equal(await inWidget(completed, 'receiving-title'), 'General Counsel');
+    assert.equal(await inWidget(completed, 'receiving-term'), '1 year', 'kept as prefilled');
+    assert.doesNotMatch(await pdfText(completed), /Chief Counsel/, 'the replaced value is in no later revision');
+    const lines = await AuditEvent.query(stack.deps.db).where({ document_id: id, action: 'signature.submitted' });
+    const submitted = lines.find((line) => 'prefill_changed' in line.data);
+    assert.ok(submitted, 'the signer’s audit line names the change');
+    assert.deepEqual((submitted.data as { prefill_changed: unknown }).prefill_changed, [
+      { field: 'receiving-title', from: 'Chief Counsel', to: 'General Counsel' },
+    ]);
+
+    const refused = await createDocument(stack, sender, {
+      template_id: nda.id,
+      name: 'Editable box',
+      signers: signers(),
+      values: { 'receiving-copy': { value: true, editable: true } },
+    });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.error.details[0].message, /only text and dropdown values may be editable/);
+  });
+
   it('binds the values by the hash: the same template without them is another PDF', async () => {
     const plain = await createDocument(stack, sender, { template_id: nda.id, name: 'Plain NDA', signers: signers() });
     const filled = await createDocument(stack, sender, { template_id: nda.id, name: 'Plain NDA', signers: signers(), values: VALUES });

@@ -31,11 +31,19 @@ export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email:
 
 /** Fields filled by their name (a template widget's `id`), each value locked: stamped into the PDF before any signer sees it. */
 export const PrefillValuesSchema = z
-  .record(z.string().min(1).max(100), z.union([z.string().max(MAX_PREFILL_TEXT), z.number(), z.boolean()]))
+  .record(
+    z.string().min(1).max(100),
+    z.union([
+      z.string().max(MAX_PREFILL_TEXT),
+      z.number(),
+      z.boolean(),
+      z.strictObject({ value: z.union([z.string().max(MAX_PREFILL_TEXT), z.number(), z.boolean()]), editable: z.boolean().optional() }),
+    ]),
+  )
   .refine((values) => Object.keys(values).length <= 500, { message: 'at most 500 values' })
   .meta({
     description:
-      'Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it.',
+      'Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{"value": …, "editable": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it.',
   });
 
 export const DocumentCreateSchema = z

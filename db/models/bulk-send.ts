@@ -28,7 +28,7 @@ export interface BulkItemInput {
   signers: Array<{ name: string; email: string }>;
   strict_order?: boolean;
   /** Fields of the template filled by name, locked (as POST /documents `values`). */
-  values?: Record<string, string | number | boolean>;
+  values?: Record<string, string | number | boolean | { value: string | number | boolean; editable?: boolean }>;
 }
 
 export class BulkSendItem extends BaseModel {

@@ -134,6 +134,8 @@ export interface ApplyInput {
   expected_sha256?: string;
   /** An L2 apply's mandate policy constraints it was checked against and kept to (activities/mandates/policy.ts). */
   policy_checked?: string[];
+  /** Editable prefilled values the signer changed (the sender's value, then theirs). */
+  prefill_changed?: Array<{ field: string; from: string | boolean; to: string | boolean }>;
 }
 
 export class Apply extends BaseModel {

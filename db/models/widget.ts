@@ -18,8 +18,9 @@ export interface Widget {
   /** The choices of a dropdown or a radio group (whose options the stamp lists, the chosen one marked). */
   options?: string[];
   /**
-   * A value the document's sender gave by the field's name (`values` of POST /documents), locked: it is
-   * stamped into the document's first revision, so `pre_sign_hash` binds it, and no signer fills it.
+   * A value the document's sender gave by the field's name (`values` of POST /documents), stamped into
+   * the document's first revision, so `pre_sign_hash` binds it. Locked, no signer fills it; `editable`
+   * (text and dropdown), its signer may change it, and the change is audited (lib/pdf/editable.ts).
    */
-  prefill?: { value: string | boolean };
+  prefill?: { value: string | boolean; editable?: true };
 }

@@ -28,6 +28,12 @@ export function inBox(page: PDFPage, matrix: Matrix, width: number, height: numb
 
 /** One line of text, shrunk from min(12, 70% of the height) down to 6 points, then cut with an ellipsis. */
 export function drawFittedText(page: PDFPage, font: PDFFont, text: string, width: number, height: number, centred = false): void {
+  const { line, x, y, size } = fitText(font, text, width, height, centred);
+  page.drawText(line, { x, y, size, font, color: INK });
+}
+
+/** Where and how large drawFittedText sets a line in a box of this size. */
+export function fitText(font: PDFFont, text: string, width: number, height: number, centred = false) {
   const pad = Math.min(2, width * 0.05);
   const room = width - 2 * pad;
   const max = Math.min(MAX_TEXT_SIZE, height * 0.7);
@@ -39,7 +45,7 @@ export function drawFittedText(page: PDFPage, font: PDFFont, text: string, width
     line = truncateToFit(font, text, room, size);
   }
   const x = centred ? (width - font.widthOfTextAtSize(line, size)) / 2 : pad;
-  page.drawText(line, { x, y: centredBaseline(font, size, height), size, font, color: INK });
+  return { line, x, y: centredBaseline(font, size, height), size };
 }
 
 /** An image scaled to fit with its aspect ratio kept, centred. */

@@ -2,11 +2,12 @@ import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
 import { t } from '../i18n';
 import { loadPdf } from './document';
 import { drawCheckMark, drawChoices, drawFittedImage, drawFittedText, inBox } from './draw';
+import { placeEditable, replaceEditable } from './editable';
 import { PdfError } from './errors';
 import { embedDejaVu } from './fonts';
 import { boxMatrix, displayedSize } from './geometry';
 import { checkImage, ownBuffer } from './image';
-import { unfilledWidgets, WIDGET_TYPES, type Widget, type WidgetType } from './widgets';
+import { lockedPrefill, unfilledWidgets, WIDGET_TYPES, type Widget, type WidgetType } from './widgets';
 
 export interface StampInput {
   /** Only this signer's widgets. */
@@ -41,6 +42,13 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
   const appearance = await embedAppearance(doc, input);
   for (const widget of input.widgets) {
     const page = pages[widget.page - 1];
+    if (widget.prefill?.editable) {
+      // Already in the PDF; a value the signer changed replaces it.
+      const value = input.values[widget.id];
+      if (typeof value === 'string' && value !== widget.prefill.value)
+        replaceEditable(doc, page, widget, singleLine(value), await appearance.font());
+      continue;
+    }
     const content = await contentOf(widget, input, appearance);
     if (!content) continue;
     inBox(page, boxMatrix(page, widget), widget.width, widget.height, () => {
@@ -58,11 +66,21 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
  * first seal: text and dropdown values as text, a ticked checkbox as a check mark, a radio group's options with the chosen one marked.
  */
 export async function stampPrefill(pdf: Uint8Array, widgets: Widget[]): Promise<Uint8Array> {
-  const prefilled = widgets.filter((widget) => widget.prefill);
-  const values = Object.fromEntries(prefilled.map((widget) => [widget.id, widget.prefill!.value]));
+  const locked = widgets.filter(lockedPrefill);
+  const values = Object.fromEntries(locked.map((widget) => [widget.id, widget.prefill!.value]));
   // No signer yet: only the value types a sender may prefill, and nothing counted as unfilled.
-  const unrequired = prefilled.map((widget) => ({ ...widget, required: false }));
-  return stampWidgets(pdf, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
+  const unrequired = locked.map((widget) => ({ ...widget, required: false }));
+  const stamped = await stampWidgets(pdf, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
+  const editable = widgets.filter((widget) => widget.prefill?.editable);
+  if (editable.length === 0) return stamped;
+  const doc = await loadPdf(stamped);
+  const pages = doc.getPages();
+  const font = await embedDejaVu(doc);
+  for (const widget of editable) {
+    checkWidget(widget, pages);
+    placeEditable(doc, pages[widget.page - 1], widget, singleLine(String(widget.prefill!.value)), font);
+  }
+  return doc.save();
 }
 
 type Content =

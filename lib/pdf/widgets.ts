@@ -10,8 +10,14 @@ export const AUTO_FILLED: ReadonlySet<WidgetType> = new Set<WidgetType>(['signat
  * non-blank string, a checkbox not ticked, a dropdown or radio group without one of its options.
  */
 export function unfilledWidgets(widgets: Widget[], values: Record<string, string | boolean>): Widget[] {
-  return widgets.filter((widget) => widget.required && !AUTO_FILLED.has(widget.type) && !isFilled(widget, values[widget.id]));
+  // An editable prefilled value stands unless the signer gives another.
+  return widgets.filter(
+    (widget) => widget.required && !AUTO_FILLED.has(widget.type) && !isFilled(widget, values[widget.id] ?? widget.prefill?.value),
+  );
 }
+
+/** Whether a prefilled value is the signer's to change (else it is locked: in the PDF and no signer's field). */
+export const lockedPrefill = (widget: Widget): boolean => Boolean(widget.prefill && !widget.prefill.editable);
 
 function isFilled(widget: Widget, value: string | boolean | undefined): boolean {
   switch (widget.type) {

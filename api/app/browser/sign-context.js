@@ -112,4 +112,4 @@ export const labelOf = (widget) => widget.label || t(`browser.sign.widget.${widg
 /** @param {SignStateWidget} widget */
 export const fillsIn = (widget) => widget.mine && !widget.auto_filled;
 /** @param {SignStateWidget} widget */
-export const answered = (widget) => S.values[widget.id] !== undefined;
+export const answered = (widget) => S.values[widget.id] !== undefined || widget.prefill !== undefined;

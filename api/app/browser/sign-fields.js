@@ -83,7 +83,8 @@ function editableWidget(widget) {
         placeholder: label,
         oninput: () => remember(control.value.trim() || undefined),
       });
-      control.value = /** @type {string} */ (S.values[widget.id] ?? '');
+      // A value the sender prefilled for the signer to keep or change.
+      control.value = /** @type {string} */ (S.values[widget.id] ?? widget.prefill?.value ?? '');
       break;
     case 'checkbox':
       control = h('input', {
@@ -103,7 +104,7 @@ function editableWidget(widget) {
         h('option', { value: '' }, t('browser.sign.field.choose', { label })),
         (widget.options ?? []).map((option) => h('option', { value: option }, option)),
       );
-      control.value = /** @type {string} */ (S.values[widget.id] ?? '');
+      control.value = /** @type {string} */ (S.values[widget.id] ?? widget.prefill?.value ?? '');
       break;
     case 'radio': {
       // One choice of its options: each a label the signer taps (the whole row is the target).

@@ -256,10 +256,36 @@ export const OPERATION_INPUTS = {
                     },
                     {
                       "type": "boolean"
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "value": {
+                          "anyOf": [
+                            {
+                              "type": "string",
+                              "maxLength": 1000
+                            },
+                            {
+                              "type": "number"
+                            },
+                            {
+                              "type": "boolean"
+                            }
+                          ]
+                        },
+                        "editable": {
+                          "type": "boolean"
+                        }
+                      },
+                      "required": [
+                        "value"
+                      ],
+                      "additionalProperties": false
                     }
                   ]
                 },
-                "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
+                "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{\"value\": …, \"editable\": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
               }
             },
             "required": [
@@ -491,10 +517,36 @@ export const OPERATION_INPUTS = {
               },
               {
                 "type": "boolean"
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "value": {
+                    "anyOf": [
+                      {
+                        "type": "string",
+                        "maxLength": 1000
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      }
+                    ]
+                  },
+                  "editable": {
+                    "type": "boolean"
+                  }
+                },
+                "required": [
+                  "value"
+                ],
+                "additionalProperties": false
               }
             ]
           },
-          "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
+          "description": "Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{\"value\": …, \"editable\": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it."
         },
         "send": {
           "description": "Also send at once (as POST /documents/:id/send).",

@@ -2567,6 +2567,11 @@ export type components = {
                 apply_id: string;
                 /** @enum {string} */
                 kind: "browser" | "mandate";
+                prefill_changed?: {
+                    field: string;
+                    from: string | boolean;
+                    to: string | boolean;
+                }[];
                 signer_id: string;
             };
         } | {
@@ -4690,9 +4695,12 @@ export interface operations {
                     strict_order?: boolean;
                     /** @description A template of this account (or `drive_file_id`). */
                     template_id?: string;
-                    /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
+                    /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{"value": …, "editable": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
                     values?: {
-                        [key: string]: string | number | boolean;
+                        [key: string]: string | number | boolean | {
+                            editable?: boolean;
+                            value: string | number | boolean;
+                        };
                     };
                     /** @description With `drive_file_id`: the fields to fill and sign, per signer role (as a template’s widgets). */
                     widgets?: {
@@ -6956,9 +6964,12 @@ export interface operations {
                         }[];
                         /** @description Signers sign one after another, in the order given. */
                         strict_order?: boolean;
-                        /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is locked: stamped into the document before it is sent, so `pre_sign_hash` binds it, and no signer changes it. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
+                        /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{"value": …, "editable": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
                         values?: {
-                            [key: string]: string | number | boolean;
+                            [key: string]: string | number | boolean | {
+                                editable?: boolean;
+                                value: string | number | boolean;
+                            };
                         };
                     }[];
                     /** @description The name of each document (an item’s `name` overrides it) and of the bulk. */

@@ -33,6 +33,7 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
     .option('--widgets <file.json>', 'with --file: a JSON array of widgets')
     .requiredOption('--signer <"Name <email>">', 'a signer, in signing order (repeat)', person)
     .option('--value <name=value>', 'fill a field by name, locked (repeat; true/false tick a checkbox)', namedValue)
+    .option('--editable <name=value>', 'fill a text or dropdown field by name, which its signer may change (repeat)', namedValue)
     .option('--send', 'send it at once')
     .option('--strict', 'strict signing order')
     .option('--expires-at <iso>', 'when it expires unsigned (ISO 8601, e.g. 2027-01-31T17:00:00Z)')
@@ -50,6 +51,7 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             widgets?: string;
             signer: Array<{ name: string; email: string }>;
             value?: Record<string, string | boolean>;
+            editable?: Record<string, string | boolean>;
             send?: boolean;
             strict?: boolean;
             expiresAt?: string;
@@ -67,7 +69,14 @@ export function documentCommands({ root, act, list, paging }: CommandKit): void 
             ...(options.template ? { template_id: options.template } : { drive_file_id: options.file, widgets }),
             name: options.name,
             signers: options.signer,
-            ...(options.value ? { values: options.value } : {}),
+            ...(options.value || options.editable
+              ? {
+                  values: {
+                    ...options.value,
+                    ...Object.fromEntries(Object.entries(options.editable ?? {}).map(([name, value]) => [name, { value, editable: true }])),
+                  },
+                }
+              : {}),
             send: options.send,
             strict_order: options.strict,
             ...(options.expiresAt ? { expires_at: options.expiresAt } : {}),
