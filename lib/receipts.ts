@@ -15,10 +15,16 @@ export interface ReceiptIssuer {
    * A compact JWS of the claims, signed by the active key (created on first use), `iss` and `iat`
    * set. `db` is the connection it reads the key through: the caller's transaction when it has one
    * open (a completion, an offer's acceptance), so it never waits for a second connection. `typ` is
-   * the protected header's type: `JWT` for a receipt, `mandate+jwt` for a mandate credential,
+   * the protected header's type: `JWT` for a receipt,
    * `statuslist+jwt` for a status list token.
    */
   sign(db: Knex, claims: Record<string, unknown>, subject: string, typ?: string): Promise<string>;
+  /**
+   * The active key as a bare signer, for a token a library assembles (the mandate credential, an
+   * SD-JWT VC): its `kid`, the issuer, and `sign`, which answers the ES256 signature (base64url, JOSE's
+   * r||s) of the signing input it is given.
+   */
+  signer(db: Knex): Promise<{ kid: string; issuer: string; sign(input: string): Promise<string> }>;
   /** Every key ever used, the retired ones included, as a JWKS (`GET /.well-known/jwks.json`). */
   jwks(): Promise<{ keys: JWK[] }>;
   /** A new active key; the old one is retired but stays in the JWKS. Answers the new kid. */
@@ -68,20 +74,36 @@ export function createReceiptIssuer(options: { db: Db; secret: Buffer; issuer: s
     return found;
   }
 
+  /** The active key and its private half, which this process can read. */
+  async function usableKey(runner: Knex): Promise<{ key: ReceiptKey; privateKey: CryptoKey }> {
+    const key = await activeKey(runner);
+    try {
+      return { key, privateKey: await privateKeyOf(key) };
+    } catch {
+      // Sealed under another SVC_SECRET_KEY (rotated): that key can no longer sign. It is retired
+      // (its public half stays published, so its receipts still verify) and a new one signs.
+      imported.delete(key.kid);
+      await ReceiptKey.query(runner).findById(key.kid).whereNull('retired_at').patch({ retired_at: new Date() });
+      const next = await activeKey(runner);
+      return { key: next, privateKey: await privateKeyOf(next) };
+    }
+  }
+
   return {
+    async signer(runner) {
+      const { key, privateKey } = await usableKey(runner);
+      return {
+        kid: key.kid,
+        issuer: options.issuer,
+        async sign(input: string) {
+          const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, new TextEncoder().encode(input));
+          return Buffer.from(signature).toString('base64url');
+        },
+      };
+    },
+
     async sign(runner, claims, subject, typ = 'JWT') {
-      let key = await activeKey(runner);
-      let privateKey: CryptoKey;
-      try {
-        privateKey = await privateKeyOf(key);
-      } catch {
-        // Sealed under another SVC_SECRET_KEY (rotated): that key can no longer sign. It is retired
-        // (its public half stays published, so its receipts still verify) and a new one signs.
-        imported.delete(key.kid);
-        await ReceiptKey.query(runner).findById(key.kid).whereNull('retired_at').patch({ retired_at: new Date() });
-        key = await activeKey(runner);
-        privateKey = await privateKeyOf(key);
-      }
+      const { key, privateKey } = await usableKey(runner);
       return new SignJWT(claims)
         .setProtectedHeader({ alg: ALG, kid: key.kid, typ })
         .setIssuer(options.issuer)

@@ -71,7 +71,7 @@ export const EVENT_DATA = {
       .string()
       .nullable()
       .describe(
-        'the credential of the mandate it was signed under: a compact JWS (typ mandate+jwt) verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials',
+        'the credential of the mandate it was signed under: an SD-JWT VC (typ dc+sd-jwt) whose JWT is verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials',
       ),
     confirmation_level: level.nullable(),
     pre_sign_hash: sha256,

@@ -1,10 +1,14 @@
-// Verifiable mandate credentials (issue 27): granting a mandate issues a compact JWS, signed by the
-// receipt keys (the JWKS at /.well-known/jwks.json), that states who granted what to which key; its
-// revocation is published in an IETF Token Status List (draft-ietf-oauth-status-list) at a public URL.
-// A counterparty holding a receipt checks, offline but for that list, that the signature was applied
+// Verifiable mandate credentials (issue 27, an SD-JWT VC since issue 40): granting a mandate issues
+// an SD-JWT VC (draft-ietf-oauth-sd-jwt-vc, @sd-jwt/sd-jwt-vc) signed by the receipt keys (the JWKS
+// at /.well-known/jwks.json), that states who granted what to which key under which policy; the
+// principal's e-mail and name are selectively disclosable, the rest always visible. Its revocation is
+// published in an IETF Token Status List (draft-ietf-oauth-status-list) at a public URL. A
+// counterparty holding a receipt checks, offline but for that list, that the signature was applied
 // under a mandate in force (docs/receipts.md).
 import { randomInt } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/connect';
 import { isUniqueViolation } from '../../db/errors';
@@ -15,8 +19,10 @@ import { newId } from '../../lib/ids';
 import type { ReceiptIssuer } from '../../lib/receipts';
 import { DAILY_L2_CAP } from './limits';
 
-/** The protected header's `typ` of a mandate credential and of a status list token. */
-export const CREDENTIAL_TYP = 'mandate+jwt';
+/** The protected header's `typ` of a mandate credential (an SD-JWT VC) and of a status list token. */
+export const CREDENTIAL_TYP = 'dc+sd-jwt';
+/** The credential's type (`vct`): a signing mandate of this service's kind. */
+export const CREDENTIAL_VCT = 'urn:agents:credential:signing-mandate:1';
 export const STATUS_LIST_TYP = 'statuslist+jwt';
 /** Entries per status list (16 KiB of bits before compression); a list about 80 % used is followed by a new one. */
 export const STATUS_LIST_SIZE = 131_072;
@@ -83,7 +89,12 @@ export async function issueCredential(
   const { listId, idx } = await reserveIndex(trx, mandate.id);
   const jti = newId('mc');
   const grantedAt = mandate.confirmed_at ?? new Date();
-  const claims: Record<string, unknown> = {
+  const signer = await deps.receipts.signer(trx);
+  const claims = {
+    iss: signer.issuer,
+    sub: mandate.principal_id,
+    iat: seconds(new Date()),
+    vct: CREDENTIAL_VCT,
     jti,
     nbf: seconds(grantedAt),
     ...(mandate.expires_at ? { exp: seconds(mandate.expires_at) } : {}),
@@ -102,8 +113,20 @@ export async function issueCredential(
     granted_at: grantedAt.toISOString(),
     status: { status_list: { idx, uri: statusListUrl(deps.publicUrl, listId) } },
   };
-  const jws = await deps.receipts.sign(trx, claims, mandate.principal_id, CREDENTIAL_TYP);
-  return mandate.$query(trx).patchAndFetch({ credential_id: jti, credential_jws: jws, status_list_id: listId, status_idx: idx });
+  const issuer = new SDJwtVcInstance({
+    signer: signer.sign,
+    signAlg: 'ES256',
+    hasher: digest,
+    hashAlg: 'sha-256',
+    saltGenerator: generateSalt,
+  });
+  // The holder may present it without the principal's e-mail and name; everything else is always visible.
+  const credential = await issuer.issue(
+    claims,
+    { principal: { _sd: ['email', 'name'] } },
+    { header: { kid: signer.kid, typ: CREDENTIAL_TYP } },
+  );
+  return mandate.$query(trx).patchAndFetch({ credential_id: jti, credential_jws: credential, status_list_id: listId, status_idx: idx });
 }
 
 /** The credentials of these mandates by mandate id (mandates granted before credentials have none). */

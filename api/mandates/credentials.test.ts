@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
 import { reserveIndex, STATUS_LIST_SIZE, statusListUrl } from '../../activities/mandates/credentials';
 import { confirmGrant, revokeMandate, startGrant } from '../../activities/mandates/mandates';
@@ -85,15 +87,34 @@ describe('mandate credentials and their status list', () => {
     return createLocalJWKSet((await served.json()) as JSONWebKeySet);
   }
 
-  async function verifyCredential(jws: string): Promise<Credential> {
-    assert.equal(decodeProtectedHeader(jws).typ, 'mandate+jwt');
-    const { payload } = await jwtVerify(jws, await keys(), {
+  /** The credential (an SD-JWT VC): its JWT verified against the JWKS, its claims with the disclosures read by an SD-JWT library. */
+  async function verifyCredential(credential: string): Promise<Credential> {
+    const [jwt, ...disclosures] = credential.split('~');
+    assert.equal(decodeProtectedHeader(jwt).typ, 'dc+sd-jwt');
+    assert.equal(disclosures.filter(Boolean).length, 2, 'the principal’s e-mail and name, disclosed');
+    const { payload } = await jwtVerify(jwt, await keys(), {
       issuer: stack.config.publicUrl,
-      typ: 'mandate+jwt',
+      typ: 'dc+sd-jwt',
       algorithms: ['ES256'],
-      requiredClaims: ['jti', 'sub', 'iat', 'nbf', 'status'],
+      requiredClaims: ['jti', 'sub', 'iat', 'nbf', 'status', 'vct'],
     });
-    return payload as Credential;
+    assert.equal((payload as { principal: { email?: string } }).principal.email, undefined, 'not in the JWT itself');
+    return (await new SDJwtVcInstance({ hasher: digest }).getClaims(credential)) as Credential;
+  }
+
+  /** @sd-jwt/sd-jwt-vc as a relying party sets it up: a verifier over the served JWKS, the status list fetched from this stack. */
+  async function sdJwtLibrary() {
+    const { keys: published } = (await (await fetch(`${stack.url}/.well-known/jwks.json`)).json()) as { keys: object[] };
+    const verifier = async (data: string, signature: string) => {
+      for (const jwk of published) {
+        const key = await crypto.subtle.importKey('jwk', jwk as never, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+        const bytes = Buffer.from(signature, 'base64url');
+        if (await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, bytes, new TextEncoder().encode(data))) return true;
+      }
+      return false;
+    };
+    const statusListFetcher = async (uri: string) => (await fetch(`${stack.url}${new URL(uri).pathname}`)).text();
+    return new SDJwtVcInstance({ hasher: digest, verifier, statusListFetcher, statusVerifier: verifier });
   }
 
   /** The bit at `idx` of the status list at `uri`, fetched without a key (the URL carries SVC_PUBLIC_URL's host). */
@@ -156,6 +177,20 @@ describe('mandate credentials and their status list', () => {
     assert.equal(await download.text(), jws);
 
     const claims = await verifyCredential(jws);
+    // A public SD-JWT library verifies it whole (signature over the JWKS key, disclosures, status),
+    // and as its holder presents it without the principal: then only the e-mail and name are gone.
+    const library = await sdJwtLibrary();
+    const whole = await library.verify(jws);
+    assert.deepEqual(whole.payload.principal, { email: account.email, name: 'Cora Credential' });
+    const presented = await library.present(jws, {});
+    assert.equal(presented.split('~').filter(Boolean).length, 1, 'no disclosure left');
+    const hidden = await library.verify(presented);
+    assert.equal((hidden.payload.principal as { email?: string }).email, undefined);
+    assert.equal((hidden.payload.principal as { name?: string }).name, undefined);
+    assert.deepEqual(
+      [hidden.payload.mandate_id, hidden.payload.confirmation_level, hidden.payload.api_key_id],
+      [firstId, 'L1', account.keyId],
+    );
     assert.equal(claims.sub, account.principalId);
     assert.equal(claims.jti, first.credential_id);
     assert.equal(claims.mandate_id, firstId);

@@ -166,7 +166,7 @@ describe('mandates', () => {
         credential: mandate.credential_jws,
       },
     );
-    assert.match(one.body.credential, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a compact JWS');
+    assert.match(one.body.credential, /^[\w-]+\.[\w-]+\.[\w-]+(~[\w-]+)+~$/, 'an SD-JWT: its JWT and the disclosures');
     assert.equal((await call(stack.url, 'GET', `/v1/mandates/${theirs.id}`, { key: account.key })).status, 404);
     await Mandate.query(stack.deps.db)
       .findById(mandate.id)

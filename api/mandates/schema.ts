@@ -48,7 +48,7 @@ export const MandateResponseSchema = z.object({
   l2_applies_today: z.number().int(),
   credential: z.string().nullable().meta({
     description:
-      'The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials',
+      'The mandate credential: an SD-JWT VC (typ `dc+sd-jwt`, ES256; the principal’s e-mail and name selectively disclosed) whose JWT is verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials',
   }),
 });
 export type MandateResponse = z.infer<typeof MandateResponseSchema>;
