@@ -2,6 +2,7 @@
 // signer's widgets on the current revision and seals it; the last signer's apply also certifies the
 // completion (certificate page, attached trail, seal), so a failure there rejects that apply instead of
 // wedging the document. The PDFs are stored before the commit names them.
+import { attachFiles } from '../../lib/pdf/certificate';
 import { stampWidgets } from '../../lib/pdf/stamp';
 import { completionEvidence, trailEntry } from '../documents/evidence';
 import { pdfStep } from '../documents/pdf-errors';
@@ -12,6 +13,7 @@ import type { ApplyDeps, Progress } from './apply-deps';
 import type { RenderPlan } from './apply-load';
 import { methodOf, signedAuditEntry } from './apply-signed';
 import { type Certified, certificateEntry, certificateSigner, certify, completionTrail, sha256Hex } from './complete';
+import { mandateEvidence } from './mandate-evidence';
 
 /** The stored PDFs of an apply, by their blob hashes: the stamped and sealed revision, and for the last signer the certified one. */
 export interface RenderedApply {
@@ -36,7 +38,7 @@ export async function renderApply(deps: ApplyDeps, plan: RenderPlan, watch: Rend
   const { progress, mark } = watch;
   const pdfs = await pdfStep(async () => {
     progress('stamping the fields');
-    const stamped = await stampWidgets(plan.pdf, {
+    const drawn = await stampWidgets(plan.pdf, {
       widgets: widgetsOf(plan.document, plan.signer),
       signer: { name: plan.identity.name, email: plan.identity.email },
       signedAt: plan.signedAt,
@@ -44,6 +46,9 @@ export async function renderApply(deps: ApplyDeps, plan: RenderPlan, watch: Rend
       initialsImage: plan.initialsImage,
       values: plan.apply.input.values,
     });
+    // By mandate: its credential and this apply's receipt go inside the bytes the seal covers.
+    const evidence = await mandateEvidence(deps, { apply: plan.apply, document: plan.document, stamped: drawn, signedAt: plan.signedAt });
+    const stamped = evidence.length > 0 ? await attachFiles(drawn, evidence, plan.signedAt) : drawn;
     mark('stamp');
     progress('sealing the stamped PDF (PAdES signature, timestamp authority)');
     const sealed = await (await deps.sealer()).seal(stamped, { reason: `Signed by ${plan.identity.name}`, signedAt: plan.signedAt });

@@ -217,7 +217,7 @@ describe('bulk send API', () => {
     });
     assertErrorCode(badItem, 400, 'invalid_request');
     assert.equal(badItem.body.error.details[0].path, 'items.1.signers.0.email');
-    const unknownField = await post({ template_id: templates.nda.id, name: 'x', items: [{ signers: pair('bad', 1), values: {} }] });
+    const unknownField = await post({ template_id: templates.nda.id, name: 'x', items: [{ signers: pair('bad', 1), colour: 'red' }] });
     assertErrorCode(unknownField, 400, 'invalid_request');
     assertErrorCode(await post({ template_id: templates.nda.id, name: 'Empty', items: [] }), 400, 'invalid_request');
     const noTemplate = await post({ name: 'No template', items: [{ signers: pair('bad', 2) }] });

@@ -1,13 +1,15 @@
 // ALSO_ON_PGLITE: npm test runs this file again on embedded PGlite, as `npm start` runs (test/run.ts).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { decodeJwt } from 'jose';
-import { Document, type MandatePolicy, SignRequest } from '../../db/models';
+import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, jwtVerify } from 'jose';
+import { Document, Mandate, type MandatePolicy, SignRequest } from '../../db/models';
 import { connect } from '../../test/contacts';
-import { latestMail, seedSamples, sentNda } from '../../test/documents';
+import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
 import type { Account } from '../../test/factories';
 import { agent, inboundNda, owner, sign, stack, templates, useL2Stack } from '../../test/fixtures/signing-l2';
 import { call } from '../../test/http';
+import { pdfAttachments, pdfsig } from '../../test/pdf-tools';
 import { grantMandate, principalOf } from '../../test/principal';
 import { waitFor } from '../../test/wait';
 
@@ -113,6 +115,35 @@ describe('a mandate’s policy, checked with every L2 apply by it', () => {
         return true;
       },
     );
+  });
+
+  it('the mandate travels with the signature: its credential and this apply’s receipt are inside the signed revision', async () => {
+    const policy = { counterparties: ['example.test'], daily_cap: 4 };
+    const { account, mandate } = await withPolicy(policy);
+    const document = await inboundNda(account);
+    const applied = await signed(account, document.document_id);
+    const pdf = await downloadPdf(stack, owner.key, document.document_id);
+    assert.ok((await pdfsig(pdf)).valid, 'the revision’s seal covers them');
+    const files = await pdfAttachments(pdf);
+    const credential = files[`mandate-credential-${mandate.id}.sd-jwt`]?.toString();
+    assert.equal(credential, (await Mandate.query(stack.deps.db).findById(mandate.id))!.credential_jws);
+    const receiptFile = Object.keys(files).find((name) => /^mandate-receipt-apl_\w+\.jws$/.test(name));
+    assert.ok(receiptFile, Object.keys(files).join(', '));
+    const keys = createLocalJWKSet((await (await fetch(`${stack.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet);
+    const { payload: receipt } = await jwtVerify(files[receiptFile].toString(), keys, {
+      issuer: stack.config.publicUrl,
+      typ: 'mandate-receipt+jwt',
+      algorithms: ['ES256'],
+    });
+    assert.deepEqual(
+      [receipt.receipt_type, receipt.document_id, receipt.mandate_id, receipt.pre_sign_hash, receipt.in_policy],
+      ['mandate.applied', document.document_id, mandate.id, applied.pre_sign_hash, true],
+    );
+    assert.deepEqual(receipt.policy, policy);
+    assert.deepEqual((receipt.policy_checked as string[]).sort(), ['counterparties', 'daily_cap']);
+    const { payload: issued } = await jwtVerify(credential!.split('~')[0], keys, { issuer: stack.config.publicUrl, typ: 'dc+sd-jwt' });
+    assert.equal(receipt.credential_sha256, createHash('sha256').update(credential!.split('~')[0]).digest('hex'));
+    assert.equal(issued.mandate_id, mandate.id);
   });
 
   it('the L2 notice mail names the limits the apply was checked against', async () => {

@@ -167,3 +167,18 @@ function rule(flow: TextFlow): void {
     color: RULE,
   });
 }
+
+/** Attaches files to a PDF (associated files of the document, as the certificate's are) and answers the new bytes. */
+export async function attachFiles(pdf: Uint8Array, attachments: Attachment[], at: Date): Promise<Uint8Array> {
+  const doc = await loadPdf(pdf);
+  for (const attachment of attachments) {
+    await doc.attach(attachment.bytes, attachment.name, {
+      mimeType: attachment.mimeType,
+      description: attachment.description,
+      creationDate: at,
+      modificationDate: at,
+      afRelationship: AFRelationship.Supplement,
+    });
+  }
+  return doc.save();
+}
