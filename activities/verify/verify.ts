@@ -3,7 +3,7 @@
 // it and how. Signer data is shown only for such an exact match: the caller then already holds the PDF
 // that names them.
 import type { Db } from '../../db/connect';
-import { Apply, Document, DocumentRevision, DocumentSigner, Offer } from '../../db/models';
+import { Apply, Document, DocumentRevision, DocumentSigner, Mandate, type MandatePolicy, type MandateState, Offer } from '../../db/models';
 import type { SignatureReport, TimestampReport, VerificationReport } from '../../lib/pdf/verify/report';
 import { pdfStep } from '../documents/pdf-errors';
 
@@ -14,6 +14,21 @@ export interface VerifiedSigner {
   mandate_id: string | null;
   level: 'L1' | 'L2' | null;
   signed_at: string;
+  /** For a signature by mandate: its policy, what it was checked against, and the mandate's status then and now. */
+  mandate: VerifiedMandate | null;
+}
+
+export interface VerifiedMandate {
+  id: string;
+  policy: MandatePolicy | null;
+  /** The constraints this signature was checked against and kept to (an L2 apply; an L1 one was the principal's own confirmation). */
+  policy_checked: string[];
+  /** An apply out of policy is refused, never signed: a signature by mandate was in policy. */
+  in_policy: true;
+  /** In force when it signed: the service checks the mandate under its row lock as it commits each signature. */
+  status_then: 'active';
+  status_now: MandateState;
+  credential_id: string | null;
 }
 
 /** A signature as the API reports it: the verifier's judgement, with the short answers of earlier versions beside it. */
@@ -97,8 +112,12 @@ async function signersAt(db: Db, document: Document, revision: number): Promise<
         .select('apply_id')
     ).map((offer) => offer.apply_id),
   );
+  const mandateIds = [...new Set(applies.map((apply) => apply.mandate_id).filter((id): id is string => Boolean(id)))];
+  const mandates = new Map((mandateIds.length ? await Mandate.query(db).whereIn('id', mandateIds) : []).map((row) => [row.id, row]));
+  const now = new Date();
   return applies.map((apply) => {
     const signer = signers.get(apply.signer_id)!;
+    const mandate = apply.mandate_id ? mandates.get(apply.mandate_id) : undefined;
     const level = apply.confirmation_level ? (apply.confirmation_level.toUpperCase() as 'L1' | 'L2') : null;
     return {
       name: signer.signed_name ?? signer.name,
@@ -107,6 +126,17 @@ async function signersAt(db: Db, document: Document, revision: number): Promise<
       mandate_id: apply.mandate_id,
       level,
       signed_at: (apply.applied_at ?? signer.signed_at!).toISOString(),
+      mandate: mandate
+        ? {
+            id: mandate.id,
+            policy: mandate.policy ?? null,
+            policy_checked: apply.input.policy_checked ?? [],
+            in_policy: true,
+            status_then: 'active',
+            status_now: mandate.statusAt(now),
+            credential_id: mandate.credential_id,
+          }
+        : null,
     };
   });
 }

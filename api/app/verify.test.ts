@@ -106,7 +106,7 @@ describe('the app’s verify page (public)', () => {
     assert.match(byTestId(html, 'completed'), /^Yes/);
     const signers = rows(html, 'verify-signers');
     assert.deepEqual(
-      signers.map(([name, email, how, mandate, level]) => [name, email, how, mandate, level]),
+      signers.map(([name, email, how, mandate, level]) => [name, email, how, mandate.split(/\s/)[0], level]),
       [
         [
           completed.signers[0].name,
@@ -117,6 +117,11 @@ describe('the app’s verify page (public)', () => {
         ],
         [completed.signers[1].name, completed.signers[1].email, 'In the browser, at their sign link', '—', '—'],
       ],
+    );
+    // The mandate's cell: in force when it signed, its limits (none here) and its status now.
+    assert.match(
+      signers[0][3],
+      /In force when it signed, and within its limits: no limits beyond its level, mode and expiry\.\s*Still in force now\./,
     );
     for (const [, , , , , signedAt] of signers) assert.match(signedAt, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     const signatures = rows(html, 'verify-signatures');

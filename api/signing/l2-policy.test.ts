@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, jwtVerify } from 'jose';
+import { revokeMandate } from '../../activities/mandates/mandates';
 import { Document, Mandate, type MandatePolicy, SignRequest } from '../../db/models';
 import { connect } from '../../test/contacts';
 import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
@@ -144,6 +145,22 @@ describe('a mandate’s policy, checked with every L2 apply by it', () => {
     const { payload: issued } = await jwtVerify(credential!.split('~')[0], keys, { issuer: stack.config.publicUrl, typ: 'dc+sd-jwt' });
     assert.equal(receipt.credential_sha256, createHash('sha256').update(credential!.split('~')[0]).digest('hex'));
     assert.equal(issued.mandate_id, mandate.id);
+
+    // POST /v1/verify names the mandate, its policy and what this signature kept to; then, revoked, its status now.
+    const verifyMandate = async () => {
+      const report = await call(stack.url, 'POST', '/v1/verify', { raw: pdf, headers: { 'content-type': 'application/pdf' } });
+      assert.equal(report.status, 200, report.text);
+      return report.body.signers.find((signer: { mandate_id: string | null }) => signer.mandate_id === mandate.id).mandate;
+    };
+    const before = await verifyMandate();
+    assert.deepEqual(
+      [before.policy, before.policy_checked.sort(), before.in_policy, before.status_then, before.status_now],
+      [policy, ['counterparties', 'daily_cap'], true, 'active', 'active'],
+    );
+    const principal = await principalOf(stack, account);
+    await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });
+    const after = await verifyMandate();
+    assert.deepEqual([after.status_then, after.status_now], ['active', 'revoked']);
   });
 
   it('the L2 notice mail names the limits the apply was checked against', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MandatePolicySchema } from '../mandates/schema';
 
 const IndicationSchema = z.enum(['TOTAL-PASSED', 'TOTAL-FAILED', 'INDETERMINATE']).meta({
   description:
@@ -93,6 +94,20 @@ const VerifiedSignerSchema = z.object({
   mandate_id: z.string().nullable(),
   level: z.enum(['L1', 'L2']).nullable(),
   signed_at: z.iso.datetime(),
+  mandate: z
+    .object({
+      id: z.string(),
+      policy: MandatePolicySchema.nullable(),
+      policy_checked: z.array(z.string()).meta({ description: 'The policy’s constraints this signature was checked against and kept to' }),
+      in_policy: z.literal(true).meta({ description: 'An apply out of policy is refused, never signed' }),
+      status_then: z
+        .literal('active')
+        .meta({ description: 'In force when it signed (checked under the mandate’s row lock at the commit)' }),
+      status_now: z.enum(['pending', 'active', 'revoked', 'expired']),
+      credential_id: z.string().nullable().meta({ description: 'The `jti` of the mandate credential attached to the revision it signed' }),
+    })
+    .nullable()
+    .meta({ description: 'For a signature by mandate: its policy and its status then and now; null in the browser' }),
 });
 
 export const VerifyReportSchema = z.object({

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { policyWords } from '../../../activities/mandates/policy';
 import type { Services } from '../../../activities/services';
-import { type VerifiedSigner, type VerifyReport, verifyPdf } from '../../../activities/verify/verify';
+import { type VerifiedMandate, type VerifiedSigner, type VerifyReport, verifyPdf } from '../../../activities/verify/verify';
 import { errors, ServiceError } from '../../../lib/errors';
 import { type MessageKey, t } from '../../../lib/i18n';
 import { html, type SafeHtml } from '../../http/html';
@@ -54,6 +55,12 @@ function verdict(report: VerifyReport): SafeHtml {
 <p>${t(shown.lead)}</p>${report.problems.length > 0 && html`<ul data-testid="problems">${report.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</section>`;
 }
 
+/** A signature's mandate: its id, the limits it kept to (in plain words), and whether it is in force now. */
+function mandateCell(mandate: VerifiedMandate): SafeHtml {
+  const limits = mandate.policy ? policyWords(mandate.policy).join(' ') : t('sign.verify.signers.no_limits');
+  return html`<code>${mandate.id}</code><br><span class="hint" data-testid="verify-mandate-policy">${t('sign.verify.signers.kept_to', { limits })}</span><br><span data-testid="verify-mandate-status">${t('sign.verify.signers.mandate_now', { status: mandate.status_now })}</span>`;
+}
+
 function origin(report: VerifyReport): SafeHtml {
   if (!report.issued_by_this_service)
     return html`<dl class="facts" data-testid="origin"><dt>${t('sign.verify.origin.issued')}</dt><dd data-testid="issued">${t('sign.verify.origin.no')}</dd>
@@ -76,7 +83,7 @@ function origin(report: VerifyReport): SafeHtml {
             signer.name,
             signer.email,
             t(HOW[signer.how]),
-            signer.mandate_id ? html`<code>${signer.mandate_id}</code>` : '—',
+            signer.mandate ? mandateCell(signer.mandate) : signer.mandate_id ? html`<code>${signer.mandate_id}</code>` : '—',
             signer.level ?? '—',
             at(signer.signed_at),
           ],

@@ -2897,7 +2897,7 @@ export type components = {
                 confirmation_level: ("l1" | "l2") | null;
                 document_hash: string;
                 document_id: string;
-                /** @description the credential of the mandate it was signed under: a compact JWS (typ mandate+jwt) verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials */
+                /** @description the credential of the mandate it was signed under: an SD-JWT VC (typ dc+sd-jwt) whose JWT is verifiable against /.well-known/jwks.json, its revocation in the status list it names (docs/receipts.md); null in the browser and for a mandate granted before credentials */
                 mandate_credential: string | null;
                 mandate_id: string | null;
                 pre_sign_hash: string;
@@ -7653,7 +7653,7 @@ export interface operations {
                             /** @enum {string} */
                             confirmation_level: "L1" | "L2";
                             consent_version: string;
-                            /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
+                            /** @description The mandate credential: an SD-JWT VC (typ `dc+sd-jwt`, ES256; the principal’s e-mail and name selectively disclosed) whose JWT is verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
                             credential: string | null;
                             /** @description L2 applies per UTC day: 25, or the policy’s `daily_cap`. */
                             daily_l2_cap: number;
@@ -7789,7 +7789,7 @@ export interface operations {
                         /** @enum {string} */
                         confirmation_level: "L1" | "L2";
                         consent_version: string;
-                        /** @description The mandate credential: a compact JWS (typ `mandate+jwt`, ES256) verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
+                        /** @description The mandate credential: an SD-JWT VC (typ `dc+sd-jwt`, ES256; the principal’s e-mail and name selectively disclosed) whose JWT is verifiable against GET /.well-known/jwks.json, its revocation published in the status list it names (docs/receipts.md); null for a mandate granted before credentials */
                         credential: string | null;
                         /** @description L2 applies per UTC day: 25, or the policy’s `daily_cap`. */
                         daily_l2_cap: number;
@@ -12856,6 +12856,48 @@ export interface operations {
                             /** @enum {string} */
                             how: "browser" | "l1" | "l2" | "offer";
                             level: ("L1" | "L2") | null;
+                            /** @description For a signature by mandate: its policy and its status then and now; null in the browser */
+                            mandate: {
+                                /** @description The `jti` of the mandate credential attached to the revision it signed */
+                                credential_id: string | null;
+                                id: string;
+                                /**
+                                 * @description An apply out of policy is refused, never signed
+                                 * @constant
+                                 */
+                                in_policy: true;
+                                policy: {
+                                    /** @description E-mail addresses or domains: every other party of a document (its other signers, and its sender when that is someone else) is one of them. */
+                                    counterparties?: string[];
+                                    /** @description L2 applies per UTC day, under the service’s 25. */
+                                    daily_cap?: number;
+                                    /** @description Exact SHA-256 of the document as it is signed (its `pre_sign_hash`). */
+                                    document_hashes?: string[];
+                                    /** @description Only between `from` and `to` (HH:MM, `to` excluded; across midnight when `to` is earlier) in the IANA `time_zone`. */
+                                    hours?: {
+                                        from: string;
+                                        time_zone: string;
+                                        to: string;
+                                    };
+                                    /** @description At most `max` signatures with any one counterparty in the last day, 7 days or 30 days. */
+                                    per_counterparty?: {
+                                        max: number;
+                                        /** @enum {string} */
+                                        period: "day" | "week" | "month";
+                                    };
+                                    /** @description Template ids the document is made from (or one of `document_hashes`). */
+                                    templates?: string[];
+                                } | null;
+                                /** @description The policy’s constraints this signature was checked against and kept to */
+                                policy_checked: string[];
+                                /** @enum {string} */
+                                status_now: "pending" | "active" | "revoked" | "expired";
+                                /**
+                                 * @description In force when it signed (checked under the mandate’s row lock at the commit)
+                                 * @constant
+                                 */
+                                status_then: "active";
+                            } | null;
                             mandate_id: string | null;
                             name: string;
                             /** Format: date-time */
