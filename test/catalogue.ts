@@ -37,8 +37,12 @@ export function outsideCatalogue(text: string, data: readonly string[] = []): st
     before = rest;
     rest = rest.replace(innermost, ' ');
   }
+  // URLs and e-mail addresses first, whole: a short datum (a level, "L2") found inside a link's random
+  // token would otherwise cut the token in two, and leave a piece of it that reads like a word.
+  const [urls, emails, ...values] = NO_LANGUAGE;
+  rest = rest.replace(urls, ' ').replace(emails, ' ');
   for (const value of [...data].filter(Boolean).sort((a, b) => b.length - a.length)) rest = rest.split(value).join(' ');
-  for (const pattern of NO_LANGUAGE) rest = rest.replace(pattern, ' ');
+  for (const pattern of values) rest = rest.replace(pattern, ' ');
   return rest
     .split(/\s{2,}|\n/)
     .map((part) => part.trim())
