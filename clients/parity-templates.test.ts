@@ -46,6 +46,21 @@ describe('every surface does the same for the same operation', () => {
       made.set(surface, listed.body.data.find((template: { name: string }) => template.name === `Parity template ${surface}`).template_id);
 
     await row(
+      'get_template',
+      agent,
+      async (surface) => {
+        const id = made.get(surface)!;
+        return {
+          name: 'get_template',
+          rest: rest('GET', `/templates/${id}`),
+          sdk: (c) => c.getTemplate(id),
+          cli: ['templates', 'get', id],
+          mcp: ['get_template', { template_id: id }],
+        };
+      },
+      (template) => template.widgets.map((widget: { id: string; type: string; role: string }) => [widget.id, widget.type, widget.role]),
+    );
+    await row(
       'update_template',
       agent,
       async (surface) => {

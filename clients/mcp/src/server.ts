@@ -192,6 +192,7 @@ export const TOOL_NAMES = [
   'remind_signers',
   'upload_file',
   'create_template',
+  'get_template',
   'update_template',
   'delete_template',
   'request_sign',

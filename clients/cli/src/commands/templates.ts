@@ -26,8 +26,21 @@ export function templateCommands({ root, act, list, paging }: CommandKit): void 
   );
   templates
     .command('get <id>')
-    .description('one template with its widgets')
-    .action(act(async ({ client, out }, id: string) => out.result(await client.getTemplate(id))));
+    .description('one template with its fields: the names `docs create --value` fills them by')
+    .action(
+      act(async ({ client, out }, id: string) => {
+        const template = await client.getTemplate(id);
+        out.result(template, () =>
+          [
+            `${template.template_id} ${template.name} (roles: ${template.roles.join(', ')})`,
+            ...template.widgets.map(
+              (widget) =>
+                `  ${widget.id}  ${widget.type}  ${widget.role}${widget.required ? '  required' : ''}${widget.options ? `  options: ${widget.options.join(' | ')}` : ''}`,
+            ),
+          ].join('\n'),
+        );
+      }),
+    );
   templates
     .command('create')
     .description('a template from a PDF (--pdf, uploaded to your Drive first, or --file drv_…) and its widgets')

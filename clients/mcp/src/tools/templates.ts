@@ -1,5 +1,5 @@
 // Templates: create from a Drive PDF with widgets per role, update, delete (the agent_editor flag).
-import { inputOf, type ToolKit, WRITE } from './kit';
+import { inputOf, READ, type ToolKit, WRITE } from './kit';
 
 export function templateTools({ tool, client }: ToolKit): void {
   tool(
@@ -8,6 +8,13 @@ export function templateTools({ tool, client }: ToolKit): void {
     inputOf('createTemplate', { describe: { drive_file_id: 'A PDF uploaded with upload_file (drv_…)' } }),
     WRITE,
     (input) => client.createTemplate(input),
+  );
+  tool(
+    'get_template',
+    'One template: its roles and its fields, each by the name (id) create_document’s values fill it by, with its type, role, whether it is required and a dropdown’s or radio group’s options.',
+    inputOf('getTemplate', { path: { id: 'template_id' }, describe: { template_id: 'tpl_…' } }),
+    READ,
+    (input) => client.getTemplate(input.template_id),
   );
   tool(
     'update_template',
