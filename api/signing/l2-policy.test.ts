@@ -6,7 +6,7 @@ import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, jwtVerify } from 'jos
 import { revokeMandate } from '../../activities/mandates/mandates';
 import { Document, Mandate, type MandatePolicy, SignRequest } from '../../db/models';
 import { connect } from '../../test/contacts';
-import { downloadPdf, latestMail, seedSamples, sentNda } from '../../test/documents';
+import { downloadPdf, latestMail, SignerSession, seedSamples, sentNda, waitForDocument } from '../../test/documents';
 import type { Account } from '../../test/factories';
 import { agent, inboundNda, owner, sign, stack, templates, useL2Stack } from '../../test/fixtures/signing-l2';
 import { call } from '../../test/http';
@@ -161,6 +161,22 @@ describe('a mandate’s policy, checked with every L2 apply by it', () => {
     await revokeMandate(stack.deps.db, principal, mandate.id, { type: 'principal', id: principal.id });
     const after = await verifyMandate();
     assert.deepEqual([after.status_then, after.status_now], ['active', 'revoked']);
+
+    // The counterparty signs in the browser: the completed PDF carries both files on, beside its own receipt.
+    const carl = document.signers[1];
+    const session = await new SignerSession(stack, carl.sign_url, carl.email).verify();
+    assert.equal((await session.sign({ 'receiving-title': 'CFO' })).status, 200);
+    await waitForDocument(stack, owner.key, document.document_id, (doc) => doc.status === 'completed', 'the document to complete');
+    const completed = await pdfAttachments(await downloadPdf(stack, owner.key, document.document_id));
+    assert.deepEqual(
+      [
+        completed[`mandate-credential-${mandate.id}.sd-jwt`]?.toString(),
+        completed[receiptFile]?.toString(),
+        Boolean(completed['receipt.jws']),
+      ],
+      [credential, files[receiptFile].toString(), true],
+    );
+    await jwtVerify(completed[receiptFile].toString(), keys, { issuer: stack.config.publicUrl, typ: 'mandate-receipt+jwt' });
   });
 
   it('the L2 notice mail names the limits the apply was checked against', async () => {
