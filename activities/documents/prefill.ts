@@ -66,8 +66,3 @@ function problemOf(widget: Widget, given: PrefillValue): string | undefined {
     }
   }
 }
-
-/** The fields a signer fills or is stamped for: a locked prefill is in the PDF already. */
-export function unprefilled(widgets: Widget[]): Widget[] {
-  return widgets.filter((widget) => !widget.prefill);
-}

@@ -29,16 +29,14 @@ export const DocumentRemindersSchema = z.strictObject({
 
 export const SignerInputSchema = z.strictObject({ name: SignerNameSchema, email: EmailSchema });
 
-/** Fields filled by their name (a template widget's `id`), each value locked: stamped into the PDF before any signer sees it. */
+/** A field's value: text (or a number), a checkbox's tick, an option. */
+const PrefillValueSchema = z.union([z.string().max(MAX_PREFILL_TEXT), z.number(), z.boolean()]);
+
+/** Fields filled by their name (a template widget's `id`): stamped into the PDF before any signer sees it, locked or editable. */
 export const PrefillValuesSchema = z
   .record(
     z.string().min(1).max(100),
-    z.union([
-      z.string().max(MAX_PREFILL_TEXT),
-      z.number(),
-      z.boolean(),
-      z.strictObject({ value: z.union([z.string().max(MAX_PREFILL_TEXT), z.number(), z.boolean()]), editable: z.boolean().optional() }),
-    ]),
+    z.union([PrefillValueSchema, z.strictObject({ value: PrefillValueSchema, editable: z.boolean().optional() })]),
   )
   .refine((values) => Object.keys(values).length <= 500, { message: 'at most 500 values' })
   .meta({

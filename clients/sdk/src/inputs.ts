@@ -248,14 +248,18 @@ export const OPERATION_INPUTS = {
                 "additionalProperties": {
                   "anyOf": [
                     {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    {
-                      "type": "number"
-                    },
-                    {
-                      "type": "boolean"
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "maxLength": 1000
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        }
+                      ]
                     },
                     {
                       "type": "object",
@@ -509,14 +513,18 @@ export const OPERATION_INPUTS = {
           "additionalProperties": {
             "anyOf": [
               {
-                "type": "string",
-                "maxLength": 1000
-              },
-              {
-                "type": "number"
-              },
-              {
-                "type": "boolean"
+                "anyOf": [
+                  {
+                    "type": "string",
+                    "maxLength": 1000
+                  },
+                  {
+                    "type": "number"
+                  },
+                  {
+                    "type": "boolean"
+                  }
+                ]
               },
               {
                 "type": "object",

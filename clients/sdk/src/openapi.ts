@@ -4697,7 +4697,7 @@ export interface operations {
                     template_id?: string;
                     /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{"value": …, "editable": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
                     values?: {
-                        [key: string]: string | number | boolean | {
+                        [key: string]: (string | number | boolean) | {
                             editable?: boolean;
                             value: string | number | boolean;
                         };
@@ -6966,7 +6966,7 @@ export interface operations {
                         strict_order?: boolean;
                         /** @description Fields filled by name (GET /templates/:id lists each field’s `id`, type, role and options): a string or number for a text field, true or false for a checkbox, one of the options for a dropdown. Each value is stamped into the document before it is sent, so `pre_sign_hash` binds it; given as a value it is locked (no signer changes it), as `{"value": …, "editable": true}` (text and dropdown fields) its signer may change it at the sign link, and the change is in the audit trail. A name no field has, an auto-filled field (signature, initials, date, name, email) or a value that does not suit its field is a 400 naming it. */
                         values?: {
-                            [key: string]: string | number | boolean | {
+                            [key: string]: (string | number | boolean) | {
                                 editable?: boolean;
                                 value: string | number | boolean;
                             };
