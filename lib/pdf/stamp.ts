@@ -28,6 +28,12 @@ const EDGE_TOLERANCE = 0.5;
 /** Draws the signer's appearance on their widgets and returns the new PDF bytes (not sealed). Throws PdfError on input it cannot draw. */
 export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<Uint8Array> {
   const doc = await loadPdf(pdf);
+  await drawWidgets(doc, input);
+  return doc.save();
+}
+
+/** Checks `input` against `doc` and draws it; answers the appearance, whose font later marks share. */
+async function drawWidgets(doc: PDFDocument, input: StampInput): Promise<Appearance> {
   const pages = doc.getPages();
   for (const widget of input.widgets) checkWidget(widget, pages);
   checkValues(input);
@@ -58,7 +64,7 @@ export async function stampWidgets(pdf: Uint8Array, input: StampInput): Promise<
       else drawFittedText(page, content.font, content.text, widget.width, widget.height, widget.type === 'initials');
     });
   }
-  return doc.save();
+  return appearance;
 }
 
 /**
@@ -70,15 +76,13 @@ export async function stampPrefill(pdf: Uint8Array, widgets: Widget[]): Promise<
   const values = Object.fromEntries(locked.map((widget) => [widget.id, widget.prefill!.value]));
   // No signer yet: only the value types a sender may prefill, and nothing counted as unfilled.
   const unrequired = locked.map((widget) => ({ ...widget, required: false }));
-  const stamped = await stampWidgets(pdf, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
-  const editable = widgets.filter((widget) => widget.prefill?.editable);
-  if (editable.length === 0) return stamped;
-  const doc = await loadPdf(stamped);
+  // One load and one save: the locked values drawn, then the editable ones placed, in the same font.
+  const doc = await loadPdf(pdf);
+  const appearance = await drawWidgets(doc, { widgets: unrequired, signer: { name: '', email: '' }, signedAt: new Date(0), values });
   const pages = doc.getPages();
-  const font = await embedDejaVu(doc);
-  for (const widget of editable) {
+  for (const widget of widgets.filter((candidate) => candidate.prefill?.editable)) {
     checkWidget(widget, pages);
-    placeEditable(doc, pages[widget.page - 1], widget, singleLine(String(widget.prefill!.value)), font);
+    placeEditable(doc, pages[widget.page - 1], widget, singleLine(String(widget.prefill!.value)), await appearance.font());
   }
   return doc.save();
 }
