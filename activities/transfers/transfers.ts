@@ -54,9 +54,14 @@ export async function transferView(db: Db | Knex.Transaction, transfer: Transfer
  * Why a package is blocked for good, in the reader's words: its linked document ended unsigned.
  * (`blocked_reason` keeps the English for the API; a page or a refusal words it from the catalogue.)
  */
-export async function blockedWords(db: Db | Knex.Transaction, transfer: Transfer): Promise<string | undefined> {
+export async function blockedWords(
+  db: Db | Knex.Transaction,
+  transfer: Transfer,
+  /** The linked document when the caller read it already (the claim page shows it too). */
+  linked?: Pick<Document, 'status'>,
+): Promise<string | undefined> {
   if (!transfer.blocked_reason) return undefined;
-  const document = transfer.document_id ? await Document.query(db).findById(transfer.document_id) : undefined;
+  const document = linked ?? (transfer.document_id ? await Document.query(db).findById(transfer.document_id) : undefined);
   const key = `sign.claim.blocked.${document?.status}`;
   return t(hasMessage(key) ? key : 'sign.claim.blocked.other');
 }

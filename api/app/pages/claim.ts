@@ -159,7 +159,7 @@ export function claimRoutes(router: Router, deps: Services, appPath: string): vo
 <dt>${t('sign.claim.facts.for')}</dt><dd data-testid="claim-for">${recipient.name} (${recipient.email})</dd>
 <dt>${t('sign.claim.facts.unlocks')}</dt><dd data-testid="claim-mode">${modeWords(view, document)}</dd>
 ${transfer.mode === 'accept' && html`<dt>${t('sign.claim.facts.accepted')}</dt><dd data-testid="claim-accepted">${t('sign.claim.facts.accepted_count', { accepted: view.recipients.filter((r) => r.accepted_at).length, total: view.recipients.length })}</dd>`}
-<dt>${t('sign.claim.facts.status')}</dt><dd data-testid="claim-state">${stateWords(view, await blockedWords(deps.db, transfer))}</dd></dl>
+<dt>${t('sign.claim.facts.status')}</dt><dd data-testid="claim-state">${stateWords(view, await blockedWords(deps.db, transfer, document))}</dd></dl>
 ${actions(ctx, view, recipient)}
 <section aria-labelledby="files-title"><h2 id="files-title">${t('sign.claim.files.heading')}</h2>${files(ctx, view)}
 <p class="hint">${transfer.status === 'released' ? t('sign.claim.files.hint_released') : t('sign.claim.files.hint_waiting')} ${t('sign.claim.files.keep')}</p></section>`;
