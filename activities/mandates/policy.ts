@@ -88,20 +88,33 @@ export function outOfPolicy(constraint: PolicyConstraint, message: string): Serv
   return errors.mandateScope(t('errors.policy.out_of_policy', { constraint, why: message }), [{ path: `policy.${constraint}`, message }]);
 }
 
-/** The people a document binds the principal to: its other signers and, when someone else sent it, its sender. */
-async function counterpartiesOf(
-  db: Db | Knex.Transaction,
+/**
+ * The people a document binds the principal to: its other signers and, when someone else sent it,
+ * its sender (`senders`: the e-mail of each sender by principal id, read once for all documents).
+ */
+function counterpartiesOf(
   document: Pick<Document, 'owner_principal_id'>,
   signers: Array<Pick<DocumentSigner, 'email'>>,
   principal: Pick<Principal, 'id' | 'email'>,
-): Promise<string[]> {
+  senders: Map<string, string>,
+): string[] {
   const me = principal.email.toLowerCase();
-  const emails = new Set(signers.map((signer) => signer.email.toLowerCase()).filter((email) => email !== me));
-  if (document.owner_principal_id !== principal.id) {
-    const owner = await Principal.query(db).findById(document.owner_principal_id);
-    if (owner && owner.email.toLowerCase() !== me) emails.add(owner.email.toLowerCase());
-  }
+  const emails = new Set(signers.map((signer) => signer.email.toLowerCase()));
+  const sender = document.owner_principal_id !== principal.id ? senders.get(document.owner_principal_id) : undefined;
+  if (sender) emails.add(sender.toLowerCase());
+  emails.delete(me);
   return [...emails];
+}
+
+/** The e-mail of the sender of each of these documents that someone else sent (by principal id), in one query. */
+async function sendersOf(
+  db: Db | Knex.Transaction,
+  documents: Array<Pick<Document, 'owner_principal_id'>>,
+  principal: Pick<Principal, 'id'>,
+): Promise<Map<string, string>> {
+  const ids = [...new Set(documents.map((document) => document.owner_principal_id))].filter((id) => id !== principal.id);
+  const rows = ids.length ? await Principal.query(db).whereIn('id', ids).select('id', 'email') : [];
+  return new Map(rows.map((row) => [row.id, row.email]));
 }
 
 const covers = (entry: string, email: string) => (entry.includes('@') ? entry === email : email.endsWith(`@${entry}`));
@@ -132,7 +145,11 @@ export async function enforcePolicy(
   if (!policy) return [];
   const checked: PolicyConstraint[] = [];
   const { document } = apply;
-  const parties = await counterpartiesOf(db, document, apply.signers, apply.principal);
+  // Whom it binds the principal to, read only for the constraints that ask.
+  const parties =
+    policy.counterparties || policy.per_counterparty
+      ? counterpartiesOf(document, apply.signers, apply.principal, await sendersOf(db, [document], apply.principal))
+      : [];
   if (policy.counterparties) {
     const outside = parties.filter((email) => !policy.counterparties!.some((entry) => covers(entry, email)));
     if (outside.length > 0)
@@ -166,13 +183,17 @@ export async function enforcePolicy(
       // This document's own earlier apply is the one a retry joins, not another signature.
       .whereNot('document_id', document.id)
       .select('document_id');
+    // The earlier documents, their signers and their senders: three reads, however many there were.
+    const ids = [...new Set(earlier.map((row) => row.document_id))];
+    const others = ids.length ? await Document.query(db).whereIn('id', ids) : [];
+    const signersOf = new Map<string, DocumentSigner[]>();
+    for (const signer of ids.length ? await DocumentSigner.query(db).whereIn('document_id', ids) : [])
+      signersOf.set(signer.document_id, [...(signersOf.get(signer.document_id) ?? []), signer]);
+    const senders = await sendersOf(db, others, apply.principal);
     const counts = new Map<string, number>();
-    for (const documentId of new Set(earlier.map((row) => row.document_id))) {
-      const other = await Document.query(db).findById(documentId);
-      if (!other) continue;
-      const signers = await DocumentSigner.query(db).where({ document_id: documentId });
-      for (const email of await counterpartiesOf(db, other, signers, apply.principal)) counts.set(email, (counts.get(email) ?? 0) + 1);
-    }
+    for (const other of others)
+      for (const email of counterpartiesOf(other, signersOf.get(other.id) ?? [], apply.principal, senders))
+        counts.set(email, (counts.get(email) ?? 0) + 1);
     const full = parties.filter((email) => (counts.get(email) ?? 0) >= max);
     if (full.length > 0)
       throw outOfPolicy('per_counterparty', t('errors.policy.per_counterparty_full', { emails: full.join(', '), max, period }));
