@@ -1,7 +1,7 @@
 // The first of an apply's three steps (apply.ts): what it is made of, read without a lock and without
 // the rules (the request checked them when it recorded the apply, and the commit checks again what can
 // have changed since, under its row locks: apply-commit.ts).
-import { ApiKey, Apply, Document, DocumentRevision, type DocumentSigner } from '../../db/models';
+import { ApiKey, Apply, Document, DocumentRevision, type DocumentSigner, type Mandate } from '../../db/models';
 import { errors, ServiceError } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { readableImageKind } from '../../lib/pdf/image';
@@ -37,6 +37,8 @@ export type ApplyPlan =
   | (ApplyRows & {
       renders: true;
       identity: SigningIdentity;
+      /** The mandate of an apply by mandate, as read for its identity (the render attaches its credential). */
+      mandate: Mandate | undefined;
       signatureImage: Uint8Array;
       initialsImage: Uint8Array | undefined;
       /** The current revision's unsealed PDF, which the signature is stamped on. */
@@ -80,7 +82,7 @@ export async function loadApply(
   if (document.status !== 'sent' || signer.status !== 'pending') return { plan: { ...rows, renders: false } };
   const [who, current] = await Promise.all([
     signingIdentity(deps.db, apply, signer).then(
-      (identity) => ({ identity }),
+      (found) => found,
       (error: unknown) => ({ error }),
     ),
     DocumentRevision.query(deps.db).findById([document.id, document.current_revision]),
@@ -89,7 +91,7 @@ export async function loadApply(
     if (who.error instanceof ServiceError) return { outcome: (await rejectApply(deps.db, apply.id, who.error))! };
     throw who.error;
   }
-  const { identity } = who;
+  const { identity, mandate } = who;
   progress('reading the current PDF and the appearance from the blob store');
   const [signatureImage, initialsImage, pdf] = await Promise.all([
     deps.blobs.get(apply.signature_sha256!),
@@ -100,5 +102,5 @@ export async function loadApply(
     const unreadable = errors.missingAppearance(t('errors.documents.stored_signature_unreadable'));
     return { outcome: (await rejectApply(deps.db, apply.id, unreadable))! };
   }
-  return { plan: { ...rows, renders: true, identity, signatureImage, initialsImage, pdf } };
+  return { plan: { ...rows, renders: true, identity, mandate, signatureImage, initialsImage, pdf } };
 }

@@ -47,7 +47,13 @@ export async function renderApply(deps: ApplyDeps, plan: RenderPlan, watch: Rend
       values: plan.apply.input.values,
     });
     // By mandate: its credential and this apply's receipt go inside the bytes the seal covers.
-    const evidence = await mandateEvidence(deps, { apply: plan.apply, document: plan.document, stamped: drawn, signedAt: plan.signedAt });
+    const evidence = await mandateEvidence(deps, {
+      apply: plan.apply,
+      document: plan.document,
+      mandate: plan.mandate,
+      stamped: drawn,
+      signedAt: plan.signedAt,
+    });
     const stamped = evidence.length > 0 ? await attachFiles(drawn, evidence, plan.signedAt) : drawn;
     mark('stamp');
     progress('sealing the stamped PDF (PAdES signature, timestamp authority)');

@@ -22,12 +22,16 @@ export interface SigningIdentity {
  * An apply by a principal (under a mandate) carries the principal's registered name and e-mail,
  * never the name the agent typed for the signer row: that stays a label (SPEC Guarantee 1).
  */
-export async function signingIdentity(db: Db, apply: Apply, signer: DocumentSigner): Promise<SigningIdentity> {
-  if (!apply.mandate_id) return { name: signer.name, email: signer.email, tenantId: signer.tenant_id };
+export async function signingIdentity(
+  db: Db,
+  apply: Apply,
+  signer: DocumentSigner,
+): Promise<{ identity: SigningIdentity; mandate?: Mandate }> {
+  if (!apply.mandate_id) return { identity: { name: signer.name, email: signer.email, tenantId: signer.tenant_id } };
   const mandate = await Mandate.query(db).findById(apply.mandate_id);
   const principal = mandate ? await Principal.query(db).findById(mandate.principal_id) : undefined;
   if (!principal) throw errors.mandateInactive(t('errors.documents.apply_mandate_gone'));
-  return { name: principal.name, email: principal.email, tenantId: principal.tenant_id };
+  return { identity: { name: principal.name, email: principal.email, tenantId: principal.tenant_id }, mandate };
 }
 
 export function methodOf(apply: Apply): string {

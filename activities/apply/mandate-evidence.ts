@@ -5,7 +5,7 @@
 // document before and after the stamp, when. A relying party holding only the PDF checks both
 // against the JWKS (docs/receipts.md).
 import { createHash } from 'node:crypto';
-import { type Apply, type Document, Mandate } from '../../db/models';
+import type { Apply, Document, Mandate } from '../../db/models';
 import { t } from '../../lib/i18n';
 import type { Attachment } from '../../lib/pdf/certificate';
 import { PROTOCOL } from '../receipts/receipts';
@@ -26,11 +26,10 @@ export const receiptFileName = (applyId: string) => `mandate-receipt-${applyId}.
  */
 export async function mandateEvidence(
   deps: Pick<ApplyDeps, 'db' | 'receipts'>,
-  input: { apply: Apply; document: Document; stamped: Uint8Array; signedAt: Date },
+  input: { apply: Apply; document: Document; mandate: Mandate | undefined; stamped: Uint8Array; signedAt: Date },
 ): Promise<Attachment[]> {
-  const { apply, document } = input;
+  const { apply, document, mandate } = input;
   if (apply.kind !== 'mandate' || !apply.mandate_id) return [];
-  const mandate = await Mandate.query(deps.db).findById(apply.mandate_id);
   const credential = mandate?.credential_jws;
   if (!mandate || !credential) return [];
   const receipt = await deps.receipts.sign(
