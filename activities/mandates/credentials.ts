@@ -17,7 +17,7 @@ import { errors } from '../../lib/errors';
 import { t } from '../../lib/i18n';
 import { newId } from '../../lib/ids';
 import type { ReceiptIssuer } from '../../lib/receipts';
-import { DAILY_L2_CAP } from './limits';
+import { dailyCapOf } from './policy';
 
 /** The protected header's `typ` of a mandate credential (an SD-JWT VC) and of a status list token. */
 export const CREDENTIAL_TYP = 'dc+sd-jwt';
@@ -105,7 +105,7 @@ export async function issueCredential(
     api_key_id: mandate.api_key_id,
     confirmation_level: mandate.confirmation_level,
     mode: mandate.mode,
-    limits: { daily_l2_applies: Math.min(DAILY_L2_CAP, mandate.policy?.daily_cap ?? DAILY_L2_CAP) },
+    limits: { daily_l2_applies: dailyCapOf(mandate) },
     // What every L2 apply by it was checked against (activities/mandates/policy.ts), as granted.
     ...(mandate.policy ? { policy: mandate.policy } : {}),
     consent_version: mandate.consent_version,
